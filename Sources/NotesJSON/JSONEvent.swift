@@ -1,0 +1,24 @@
+/// One parsed JSON token, as yajl reports it.
+///
+/// The buffers are valid only during the call to ``JSONEventHandler/handle(_:)``: they may point into
+/// the chunk being parsed or into yajl's own buffer. Strings and keys are unescaped UTF-8 (valid, with no
+/// lone surrogates: ``JSONScanner`` checked them); numbers are the exact text of the input.
+public enum JSONEvent {
+    case startObject
+    case endObject
+    case startArray
+    case endArray
+    case key(UnsafeRawBufferPointer)
+    case string(UnsafeRawBufferPointer)
+    case number(UnsafeRawBufferPointer)
+    case bool(Bool)
+    case null
+}
+
+/// Receives the events of a ``JSONStreamParser``.
+public protocol JSONEventHandler: AnyObject {
+    /// Handles one event.
+    /// - Returns: `false` to stop parsing; the parser then throws ``JSONError/Kind/stopped`` with the
+    ///   offset just past this token, and the handler keeps its own reason.
+    func handle(_ event: JSONEvent) -> Bool
+}

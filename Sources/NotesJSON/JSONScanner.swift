@@ -1,0 +1,230 @@
+/// Follows the lexical state of a JSON text across chunk boundaries, so that limits and strict text rules
+/// hold before yajl sees a byte.
+///
+/// yajl buffers a token that spans chunks whole before calling back, accepts form feed and vertical tab
+/// as whitespace, lets escaped lone surrogates, UTF-8-encoded surrogates and some overlong forms through,
+/// and lets its state stack grow without bound. This scanner counts the bytes of the current string,
+/// key or number, counts nesting, and checks strings strictly (RFC 8259, RFC 3629), reporting the first
+/// offending byte. It does not check the grammar: that stays yajl's job, and the parser only reports a
+/// ``Violation`` when yajl accepted every byte before it.
+struct JSONScanner {
+    /// The first byte of a chunk that breaks a rule or a limit.
+    struct Violation: Equatable {
+        /// Index in the chunk passed to ``scan(_:)``.
+        var index: Int
+        var kind: JSONError.Kind
+        var message: String
+    }
+
+    private enum Mode: UInt8 {
+        case between
+        case string
+        case bare
+    }
+
+    let maxTokenBytes: Int
+    let maxDepth: Int
+
+    private var mode = Mode.between
+    /// Bytes of the current token so far (between the quotes for a string).
+    private var tokenBytes = 0
+    private var depth = 0
+    /// 0: no escape; 1: after a backslash; 2...5: reading the hex digits of `\u`.
+    private var escape: UInt8 = 0
+    private var codeUnit: UInt32 = 0
+    /// An escaped high surrogate was read; the next thing in the string must be an escaped low one.
+    private var highSurrogatePending = false
+    /// Continuation bytes still expected in a multi-byte UTF-8 sequence, and the range of the next one.
+    private var utf8Remaining: UInt8 = 0
+    private var utf8Low: UInt8 = 0x80
+    private var utf8High: UInt8 = 0xBF
+
+    init(maxTokenBytes: Int, maxDepth: Int) {
+        self.maxTokenBytes = maxTokenBytes
+        self.maxDepth = maxDepth
+    }
+
+    /// Scans the next chunk of the document.
+    /// - Returns: The first violation in `buffer`, or `nil` when every byte is acceptable. After a
+    ///   violation the scanner's state is unspecified.
+    mutating func scan(_ buffer: UnsafeRawBufferPointer) -> Violation? {
+        var i = 0
+        let count = buffer.count
+        while i < count {
+            switch mode {
+            case .string:
+                if let violation = scanString(buffer, from: &i) { return violation }
+            case .bare:
+                let byte = buffer[i]
+                if Self.endsBareToken(byte) {
+                    mode = .between
+                    continue
+                }
+                tokenBytes += 1
+                if tokenBytes > maxTokenBytes { return tokenTooLong(at: i) }
+                i += 1
+            case .between:
+                switch buffer[i] {
+                case UInt8(ascii: "\""):
+                    mode = .string
+                    tokenBytes = 0
+                case UInt8(ascii: "["), UInt8(ascii: "{"):
+                    depth += 1
+                    if depth > maxDepth {
+                        return Violation(
+                            index: i,
+                            kind: .limitExceeded(.depth(maxDepth)),
+                            message: "nesting deeper than \(maxDepth) levels"
+                        )
+                    }
+                case UInt8(ascii: "]"), UInt8(ascii: "}"):
+                    depth -= 1
+                case UInt8(ascii: " "), UInt8(ascii: "\n"), UInt8(ascii: "\r"), UInt8(ascii: "\t"),
+                    UInt8(ascii: ","), UInt8(ascii: ":"):
+                    break
+                case 0..<0x20:
+                    return Violation(
+                        index: i,
+                        kind: .invalidText,
+                        message: "control character \(Self.hex(buffer[i])) between tokens"
+                    )
+                default:
+                    mode = .bare
+                    tokenBytes = 1
+                    if tokenBytes > maxTokenBytes { return tokenTooLong(at: i) }
+                }
+                i += 1
+            }
+        }
+        return nil
+    }
+
+    /// Scans string bytes from `i` up to the closing quote or the end of the buffer.
+    @inline(__always)
+    private mutating func scanString(_ buffer: UnsafeRawBufferPointer, from i: inout Int) -> Violation? {
+        let count = buffer.count
+        while i < count {
+            // Fast path: a run of plain printable ASCII.
+            if escape == 0 && utf8Remaining == 0 && !highSurrogatePending {
+                var j = i
+                while j < count {
+                    let byte = buffer[j]
+                    if byte < 0x20 || byte >= 0x80 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
+                        break
+                    }
+                    j += 1
+                }
+                let run = j - i
+                if run > 0 {
+                    if tokenBytes + run > maxTokenBytes { return tokenTooLong(at: i + (maxTokenBytes - tokenBytes)) }
+                    tokenBytes += run
+                    i = j
+                    if i == count { return nil }
+                }
+            }
+
+            let byte = buffer[i]
+            if utf8Remaining > 0 {
+                guard byte >= utf8Low && byte <= utf8High else { return invalid(at: i, "invalid UTF-8 in string") }
+                utf8Remaining -= 1
+                utf8Low = 0x80
+                utf8High = 0xBF
+            } else if escape == 1 {
+                switch byte {
+                case UInt8(ascii: "u"):
+                    escape = 2
+                    codeUnit = 0
+                case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"), UInt8(ascii: "b"),
+                    UInt8(ascii: "f"), UInt8(ascii: "n"), UInt8(ascii: "r"), UInt8(ascii: "t"):
+                    if highSurrogatePending { return invalid(at: i, "unpaired surrogate escape in string") }
+                    escape = 0
+                default:
+                    return invalid(at: i, "invalid escape in string")
+                }
+            } else if escape > 1 {
+                guard let digit = Self.hexValue(byte) else { return invalid(at: i, "invalid \\u escape in string") }
+                codeUnit = codeUnit << 4 | UInt32(digit)
+                escape += 1
+                if escape == 6 {
+                    escape = 0
+                    switch codeUnit {
+                    case 0xD800...0xDBFF:
+                        if highSurrogatePending { return invalid(at: i, "unpaired surrogate escape in string") }
+                        highSurrogatePending = true
+                    case 0xDC00...0xDFFF:
+                        if !highSurrogatePending { return invalid(at: i, "unpaired surrogate escape in string") }
+                        highSurrogatePending = false
+                    default:
+                        if highSurrogatePending { return invalid(at: i, "unpaired surrogate escape in string") }
+                    }
+                }
+            } else if byte == UInt8(ascii: "\"") {
+                if highSurrogatePending { return invalid(at: i, "unpaired surrogate escape in string") }
+                mode = .between
+                i += 1
+                return nil
+            } else if byte == UInt8(ascii: "\\") {
+                escape = 1
+            } else if highSurrogatePending {
+                return invalid(at: i, "unpaired surrogate escape in string")
+            } else if byte < 0x20 {
+                return invalid(at: i, "control character \(Self.hex(byte)) in string")
+            } else {
+                // A lead byte of a multi-byte sequence (RFC 3629, table 3-7 of Unicode).
+                switch byte {
+                case 0xC2...0xDF: utf8Remaining = 1
+                case 0xE0: (utf8Remaining, utf8Low) = (2, 0xA0)
+                case 0xE1...0xEC, 0xEE...0xEF: utf8Remaining = 2
+                case 0xED: (utf8Remaining, utf8High) = (2, 0x9F)
+                case 0xF0: (utf8Remaining, utf8Low) = (3, 0x90)
+                case 0xF1...0xF3: utf8Remaining = 3
+                case 0xF4: (utf8Remaining, utf8High) = (3, 0x8F)
+                default: return invalid(at: i, "invalid UTF-8 in string")
+                }
+            }
+            tokenBytes += 1
+            if tokenBytes > maxTokenBytes { return tokenTooLong(at: i) }
+            i += 1
+        }
+        return nil
+    }
+
+    private func tokenTooLong(at index: Int) -> Violation {
+        let what = mode == .string ? "string" : "number or literal"
+        return Violation(
+            index: index,
+            kind: .limitExceeded(.tokenBytes(maxTokenBytes)),
+            message: "\(what) longer than \(maxTokenBytes) bytes"
+        )
+    }
+
+    private func invalid(at index: Int, _ message: String) -> Violation {
+        Violation(index: index, kind: .invalidText, message: message)
+    }
+
+    @inline(__always)
+    private static func endsBareToken(_ byte: UInt8) -> Bool {
+        switch byte {
+        case 0...0x20, UInt8(ascii: ","), UInt8(ascii: ":"), UInt8(ascii: "]"), UInt8(ascii: "}"),
+            UInt8(ascii: "["), UInt8(ascii: "{"), UInt8(ascii: "\""):
+            return true
+        default:
+            return false
+        }
+    }
+
+    @inline(__always)
+    private static func hexValue(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): return byte - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): return byte - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): return byte - UInt8(ascii: "A") + 10
+        default: return nil
+        }
+    }
+
+    private static func hex(_ byte: UInt8) -> String {
+        let digits = Array("0123456789ABCDEF")
+        return "0x" + String(digits[Int(byte >> 4)]) + String(digits[Int(byte & 0xF)])
+    }
+}

@@ -1,0 +1,268 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The set of note ids seen in a run, compact enough for millions of ids, with page-level undo.
+///
+/// Not a `Set<String>`: ids are copied once into an append-only arena of 1 MiB segments as
+/// `[varint length][bytes]` records, and an open-addressing table (linear probing, load at most 3/4)
+/// holds a 1-byte hash tag and a 4-byte arena position per slot. Lookups compare tags first and touch the
+/// arena only on a tag match. The hash is the standard library's `Hasher` (SipHash, seeded per process),
+/// so a hostile server cannot choose ids that collide.
+///
+/// Cost per id: `1 + length` bytes in the arena (2 for ids of 128 bytes or more) plus 5 bytes per slot
+/// at a load between 3/8 and 3/4, i.e. 6.7 to 13.3 bytes: about 28 to 35 bytes for a 20-byte id, so a
+/// million 20-byte ids take about 31 MiB (measured: ``memoryFootprint``). Ids may be at most
+/// ``maxIDBytes`` long; the arena holds at most 4 GiB.
+///
+/// Pages: ids inserted since the last ``commitPage()`` form the open page; ``rollbackPage()`` removes
+/// them, so a page that fails or is retried leaves no trace. A duplicate reports the page that holds the
+/// first copy. One instance per run; not for concurrent use.
+public final class IDSet {
+    /// The longest id the set stores.
+    public static let maxIDBytes = 65_535
+
+    /// The outcome of ``insert(_:)``.
+    public enum InsertResult: Equatable, Sendable {
+        case inserted
+        /// The id was already there, first inserted on page `page` (0-based, counting committed pages).
+        case duplicate(page: Int)
+    }
+
+    private static let segmentShift = 20
+    private static let segmentSize = 1 << segmentShift
+    private static let maxSegments = 1 << (32 - segmentShift)
+
+    private var segments: [UnsafeMutableRawPointer] = []
+    /// Bytes used in each full segment (all but the last).
+    private var segmentEnds: [Int] = []
+    /// Arena position of the next record: segment index << 20 | offset in the segment.
+    private var end: UInt32 = 0
+    /// 0 for an empty slot, else 0x80 | 7 bits of the hash.
+    private var tags: [UInt8]
+    private var positions: [UInt32]
+    private var mask: Int
+    public private(set) var count = 0
+
+    /// Arena position where each committed page ends.
+    private var pageEnds: [UInt32] = []
+    /// Slots filled since the last commit, for ``rollbackPage()``; `nil` after the table grew.
+    private var openSlots: [Int]? = []
+    private var countAtCommit = 0
+
+    /// - Parameter capacity: Ids to make room for up front; defaults to 1,024.
+    public init(capacity: Int = 1024) {
+        var slots = 16
+        while slots * 3 / 4 < capacity { slots <<= 1 }
+        tags = Array(repeating: 0, count: slots)
+        positions = Array(repeating: 0, count: slots)
+        mask = slots - 1
+    }
+
+    deinit {
+        for segment in segments { segment.deallocate() }
+    }
+
+    /// Pages committed so far.
+    public var committedPages: Int { pageEnds.count }
+
+    /// Bytes this set holds on the heap: arena segments and the table.
+    public var memoryFootprint: Int {
+        segments.count * Self.segmentSize + tags.count * (MemoryLayout<UInt8>.size + MemoryLayout<UInt32>.size)
+    }
+
+    /// Whether `id` is in the set.
+    public func contains(_ id: UnsafeRawBufferPointer) -> Bool {
+        let hash = Self.hash(id)
+        return find(id, hash: hash).found
+    }
+
+    /// Inserts `id` into the open page.
+    /// - Returns: ``InsertResult/inserted``, or where the id was seen first.
+    /// - Precondition: `id.count <= maxIDBytes`, and the arena has room (4 GiB).
+    @discardableResult
+    public func insert(_ id: UnsafeRawBufferPointer) -> InsertResult {
+        precondition(id.count <= Self.maxIDBytes, "ids are at most \(Self.maxIDBytes) bytes")
+        let hash = Self.hash(id)
+        let (found, slot) = find(id, hash: hash)
+        if found { return .duplicate(page: page(of: positions[slot])) }
+        tags[slot] = Self.tag(hash)
+        positions[slot] = append(id)
+        openSlots?.append(slot)
+        count += 1
+        if count > (mask + 1) / 4 * 3 { grow() }
+        return .inserted
+    }
+
+    /// Inserts the UTF-8 bytes of `id`.
+    @discardableResult
+    public func insert(_ id: String) -> InsertResult {
+        var id = id
+        return id.withUTF8 { insert(UnsafeRawBufferPointer($0)) }
+    }
+
+    /// Whether the UTF-8 bytes of `id` are in the set.
+    public func contains(_ id: String) -> Bool {
+        var id = id
+        return id.withUTF8 { contains(UnsafeRawBufferPointer($0)) }
+    }
+
+    /// Makes the ids of the open page permanent and opens the next page.
+    public func commitPage() {
+        pageEnds.append(end)
+        openSlots = []
+        countAtCommit = count
+    }
+
+    /// Removes every id inserted since the last commit.
+    public func rollbackPage() {
+        guard count != countAtCommit else { return }
+        let committedEnd = pageEnds.last ?? 0
+        if let slots = openSlots {
+            // Linear probing: undoing inserts newest first restores the table exactly.
+            for slot in slots.reversed() { tags[slot] = 0 }
+        } else {
+            // The table grew during the page: rebuild it from the committed records.
+            tags = Array(repeating: 0, count: tags.count)
+            forEachRecord(upTo: committedEnd) { position, id in
+                let slot = find(id, hash: Self.hash(id)).slot
+                tags[slot] = Self.tag(Self.hash(id))
+                positions[slot] = position
+            }
+        }
+        count = countAtCommit
+        openSlots = []
+        let keepSegments = Int(committedEnd >> UInt32(Self.segmentShift)) + 1
+        while segments.count > keepSegments { segments.removeLast().deallocate() }
+        segmentEnds.removeSubrange(min(segmentEnds.count, keepSegments - 1)...)
+        end = committedEnd
+    }
+
+    // MARK: - Table
+
+    @inline(__always)
+    private static func hash(_ id: UnsafeRawBufferPointer) -> Int {
+        var hasher = Hasher()
+        hasher.combine(bytes: id)
+        return hasher.finalize()
+    }
+
+    @inline(__always)
+    private static func tag(_ hash: Int) -> UInt8 {
+        UInt8(truncatingIfNeeded: UInt(bitPattern: hash) >> 57) | 0x80
+    }
+
+    /// The slot holding `id`, or the empty slot where it would go.
+    @inline(__always)
+    private func find(_ id: UnsafeRawBufferPointer, hash: Int) -> (found: Bool, slot: Int) {
+        let tag = Self.tag(hash)
+        var slot = hash & mask
+        while true {
+            let slotTag = tags[slot]
+            if slotTag == 0 { return (false, slot) }
+            if slotTag == tag && recordEquals(positions[slot], id) { return (true, slot) }
+            slot = (slot + 1) & mask
+        }
+    }
+
+    private func grow() {
+        let slots = (mask + 1) * 2
+        let oldTags = tags
+        let oldPositions = positions
+        tags = Array(repeating: 0, count: slots)
+        positions = Array(repeating: 0, count: slots)
+        mask = slots - 1
+        for index in oldTags.indices where oldTags[index] != 0 {
+            let id = record(at: oldPositions[index])
+            let slot = find(id, hash: Self.hash(id)).slot
+            tags[slot] = oldTags[index]
+            positions[slot] = oldPositions[index]
+        }
+        openSlots = nil
+    }
+
+    // MARK: - Arena
+
+    private func append(_ id: UnsafeRawBufferPointer) -> UInt32 {
+        let recordSize = (id.count < 0x80 ? 1 : id.count < 0x4000 ? 2 : 3) + id.count
+        var segment = Int(end >> UInt32(Self.segmentShift))
+        var offset = Int(end) & (Self.segmentSize - 1)
+        if segment == segments.count || offset + recordSize > Self.segmentSize {
+            if segment < segments.count {
+                segmentEnds.append(offset)
+                segment += 1
+                offset = 0
+            } else if segment > 0 {
+                segmentEnds.append(Self.segmentSize)  // the previous record ended the segment exactly
+            }
+            precondition(segment < Self.maxSegments, "IDSet holds at most 4 GiB of ids")
+            segments.append(UnsafeMutableRawPointer.allocate(byteCount: Self.segmentSize, alignment: 16))
+        }
+        let base = segments[segment] + offset
+        var length = id.count
+        var cursor = 0
+        repeat {
+            let more = length >= 0x80
+            base.storeBytes(of: UInt8(truncatingIfNeeded: length & 0x7F) | (more ? 0x80 : 0), toByteOffset: cursor, as: UInt8.self)
+            length >>= 7
+            cursor += 1
+        } while length > 0
+        if id.count > 0 { (base + cursor).copyMemory(from: id.baseAddress!, byteCount: id.count) }
+        let position = UInt32(segment << Self.segmentShift | offset)
+        let next = segment << Self.segmentShift + offset + recordSize
+        end = next >= Self.maxSegments << Self.segmentShift ? UInt32.max : UInt32(next)
+        return position
+    }
+
+    @inline(__always)
+    private func record(at position: UInt32) -> UnsafeRawBufferPointer {
+        let base = UnsafeRawPointer(segments[Int(position >> UInt32(Self.segmentShift))])
+            + Int(position & UInt32(Self.segmentSize - 1))
+        var length = 0
+        var shift = 0
+        var cursor = 0
+        while true {
+            let byte = base.load(fromByteOffset: cursor, as: UInt8.self)
+            length |= Int(byte & 0x7F) << shift
+            cursor += 1
+            if byte & 0x80 == 0 { break }
+            shift += 7
+        }
+        return UnsafeRawBufferPointer(start: base + cursor, count: length)
+    }
+
+    @inline(__always)
+    private func recordEquals(_ position: UInt32, _ id: UnsafeRawBufferPointer) -> Bool {
+        let stored = record(at: position)
+        guard stored.count == id.count else { return false }
+        return id.count == 0 || memcmp(stored.baseAddress!, id.baseAddress!, id.count) == 0
+    }
+
+    private func forEachRecord(upTo limit: UInt32, _ body: (UInt32, UnsafeRawBufferPointer) -> Void) {
+        var position = 0
+        while position < Int(limit) {
+            let segment = position >> Self.segmentShift
+            // A record never crosses a segment: after the last record of a full segment, go to the next.
+            if segment < segmentEnds.count && position & (Self.segmentSize - 1) == segmentEnds[segment] {
+                position = (segment + 1) << Self.segmentShift
+                continue
+            }
+            let id = record(at: UInt32(position))
+            body(UInt32(position), id)
+            position += (id.count < 0x80 ? 1 : id.count < 0x4000 ? 2 : 3) + id.count
+        }
+    }
+
+    /// The 0-based committed page that holds the record at `position` (the open page is `committedPages`).
+    private func page(of position: UInt32) -> Int {
+        var low = 0
+        var high = pageEnds.count
+        while low < high {
+            let middle = (low + high) / 2
+            if pageEnds[middle] <= position { low = middle + 1 } else { high = middle }
+        }
+        return low
+    }
+}

@@ -1,0 +1,41 @@
+/// One note of a page: its typed `id` and `title` and, when asked for, its exact JSON.
+///
+/// The bytes live in one buffer per note (one allocation); `id` and `title` are decoded on access.
+public struct Note: Sendable, Hashable {
+    private let storage: [UInt8]
+    private let idCount: Int
+    private let titleCount: Int
+    private let hasJSON: Bool
+
+    /// - Parameters:
+    ///   - id: The note's id, a non-empty string.
+    ///   - title: The note's title.
+    ///   - json: The note's JSON text, if any; defaults to none.
+    public init(id: String, title: String, json: String? = nil) {
+        self.init(id: Array(id.utf8), title: Array(title.utf8), json: json.map { Array($0.utf8) })
+    }
+
+    init(id: some Collection<UInt8>, title: some Collection<UInt8>, json: [UInt8]?) {
+        var storage: [UInt8] = []
+        storage.reserveCapacity(id.count + title.count + (json?.count ?? 0))
+        storage.append(contentsOf: id)
+        storage.append(contentsOf: title)
+        if let json { storage.append(contentsOf: json) }
+        self.storage = storage
+        self.idCount = id.count
+        self.titleCount = title.count
+        self.hasJSON = json != nil
+    }
+
+    public var id: String { String(decoding: idBytes, as: UTF8.self) }
+    public var title: String { String(decoding: storage[idCount..<idCount + titleCount], as: UTF8.self) }
+
+    /// The id's UTF-8 bytes.
+    public var idBytes: ArraySlice<UInt8> { storage[..<idCount] }
+
+    /// The note's JSON, compact, with every field and numbers exactly as the server wrote them; `nil`
+    /// unless the decoder was asked to keep it.
+    public var json: ArraySlice<UInt8>? {
+        hasJSON ? storage[(idCount + titleCount)...] : nil
+    }
+}

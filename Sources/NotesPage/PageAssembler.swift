@@ -1,0 +1,304 @@
+import NotesJSON
+
+/// The state machine that turns JSON events into notes: it follows the items and next paths, checks each
+/// note against the contract, and records the first contract error it meets.
+///
+/// It never throws from a callback: it returns `false` to stop yajl and keeps the reason in ``failure``.
+final class PageAssembler: JSONEventHandler {
+    /// What an open container is to the page.
+    private enum Frame {
+        /// An object on the way to the items and/or next path, `level` keys deep.
+        case path(level: Int, items: Bool, next: Bool)
+        /// The notes array.
+        case items
+        /// A note object.
+        case note
+        /// A container inside a note: copied to the note's JSON.
+        case inNote
+        /// A container of no interest.
+        case skip
+    }
+
+    /// What the next value is to the page.
+    private enum Role {
+        case none
+        case items
+        case next
+        case descend(level: Int, items: Bool, next: Bool)
+        case skip
+        case noteID
+        case noteTitle
+        case noteOther
+    }
+
+    private let configuration: PageConfiguration
+    let ids: IDSet
+
+    private var frames: [Frame] = []
+    private var role = Role.none
+    private var started = false
+    private(set) var foundItems = false
+    private(set) var isBareArray = false
+    private var foundNext = false
+    private(set) var nextCursor: [UInt8]?
+
+    /// Notes finished since the caller last took them.
+    var notes: [Note] = []
+    private(set) var noteCount = 0
+    private(set) var failure: PageError?
+    /// Where the parser stands, for error offsets; the decoder keeps it current.
+    var offsetOfChunk = 0
+
+    // The note being read.
+    private var noteID: [UInt8] = []
+    private var noteTitle: [UInt8] = []
+    private var hasID = false
+    private var hasTitle = false
+    private var writer = CompactJSONWriter()
+
+    init(configuration: PageConfiguration, ids: IDSet) {
+        self.configuration = configuration
+        self.ids = ids
+        frames.reserveCapacity(configuration.limits.maxDepth)
+    }
+
+    func handle(_ event: JSONEvent) -> Bool {
+        guard let frame = frames.last else { return top(event) }
+        switch frame {
+        case .note: return inNote(event, direct: true)
+        case .inNote: return inNote(event, direct: false)
+        case .items: return inItems(event)
+        case .path(let level, let items, let next): return inPath(event, level: level, items: items, next: next)
+        case .skip:
+            switch event {
+            case .startObject, .startArray: frames.append(.skip)
+            case .endObject, .endArray: frames.removeLast()
+            default: break
+            }
+            return true
+        }
+    }
+
+    // MARK: - States
+
+    private func top(_ event: JSONEvent) -> Bool {
+        precondition(!started, "one document per page")
+        started = true
+        switch event {
+        case .startObject:
+            frames.append(.path(level: 0, items: true, next: true))
+            return true
+        case .startArray:
+            foundItems = true
+            isBareArray = true
+            frames.append(.items)
+            return true
+        default:
+            return fail(.notAPage, "the page is a JSON scalar, not an object or array")
+        }
+    }
+
+    private func inPath(_ event: JSONEvent, level: Int, items: Bool, next: Bool) -> Bool {
+        if case .key(let key) = event {
+            role = pathRole(for: key, level: level, items: items, next: next)
+            if case .items = role, foundItems { return fail(.duplicateKey, "'\(configuration.itemsPath)' appears twice") }
+            if case .next = role, foundNext { return fail(.duplicateKey, "'\(configuration.nextPath)' appears twice") }
+            return true
+        }
+        let role = self.role
+        self.role = .none
+        switch (role, event) {
+        case (_, .endObject):
+            frames.removeLast()
+        case (.items, .startArray):
+            foundItems = true
+            frames.append(.items)
+        case (.items, _):
+            return fail(.itemsNotArray, "'\(configuration.itemsPath)' is \(Self.describe(event)), not an array")
+        case (.next, .string(let text)):
+            foundNext = true
+            nextCursor = text.isEmpty ? nil : Array(text)
+        case (.next, .null):
+            foundNext = true
+        case (.next, _):
+            return fail(.invalidNext, "'\(configuration.nextPath)' is \(Self.describe(event)), not a string or null")
+        case (.descend(let level, let items, let next), .startObject):
+            frames.append(.path(level: level, items: items, next: next))
+        case (_, .startObject), (_, .startArray):
+            frames.append(.skip)
+        default:
+            break
+        }
+        return true
+    }
+
+    private func pathRole(for key: UnsafeRawBufferPointer, level: Int, items: Bool, next: Bool) -> Role {
+        let itemsPath = configuration.itemsPath.components
+        let nextPath = configuration.nextPath.components
+        let onItems = items && level < itemsPath.count && key.elementsEqual(itemsPath[level])
+        let onNext = next && level < nextPath.count && key.elementsEqual(nextPath[level])
+        if onItems && level + 1 == itemsPath.count { return .items }
+        if onNext && level + 1 == nextPath.count { return .next }
+        if onItems || onNext { return .descend(level: level + 1, items: onItems, next: onNext) }
+        return .skip
+    }
+
+    private func inItems(_ event: JSONEvent) -> Bool {
+        switch event {
+        case .startObject:
+            if noteCount == configuration.maxPageNotes {
+                let limit = configuration.maxPageNotes
+                return fail(.limitExceeded(.pageNotes(limit)), "more than \(limit) notes on the page")
+            }
+            frames.append(.note)
+            noteID.removeAll(keepingCapacity: true)
+            noteTitle.removeAll(keepingCapacity: true)
+            hasID = false
+            hasTitle = false
+            if configuration.keepsJSON {
+                writer.reset()
+                writer.open(UInt8(ascii: "{"))
+            }
+            return true
+        case .endArray:
+            frames.removeLast()
+            return true
+        default:
+            return fail(.noteNotObject, "item \(noteCount) is \(Self.describe(event)), not an object", note: noteCount)
+        }
+    }
+
+    /// An event inside a note: `direct` when it belongs to the note object itself, not a nested value.
+    private func inNote(_ event: JSONEvent, direct: Bool) -> Bool {
+        let role = direct ? self.role : .noteOther
+        if direct { self.role = .none }
+        let keeps = configuration.keepsJSON
+        switch event {
+        case .key(let key):
+            if keeps { writer.key(key) }
+            guard direct else { return true }
+            if key.elementsEqual("id".utf8) {
+                if hasID { return fail(.duplicateField, "note has two 'id' fields", note: noteCount) }
+                self.role = .noteID
+            } else if key.elementsEqual("title".utf8) {
+                if hasTitle { return fail(.duplicateField, "note has two 'title' fields", note: noteCount) }
+                self.role = .noteTitle
+            } else {
+                self.role = .noteOther
+            }
+            return true
+        case .string(let text):
+            switch role {
+            case .noteID:
+                return acceptID(text) && write(string: text)
+            case .noteTitle:
+                hasTitle = true
+                noteTitle.append(contentsOf: text)
+                return write(string: text)
+            default:
+                return write(string: text)
+            }
+        case .endObject where direct:
+            return finishNote()
+        case .endObject, .endArray:
+            if keeps { writer.close(event.isEndObject ? UInt8(ascii: "}") : UInt8(ascii: "]")) }
+            frames.removeLast()
+            return true
+        default:
+            if case .noteID = role {
+                return fail(.invalidID, "id is \(Self.describe(event)), not a string", note: noteCount)
+            }
+            if case .noteTitle = role {
+                return fail(.invalidTitle, "title is \(Self.describe(event)), not a string", note: noteCount)
+            }
+            if keeps {
+                switch event {
+                case .startObject: writer.open(UInt8(ascii: "{"))
+                case .startArray: writer.open(UInt8(ascii: "["))
+                case .number(let text): writer.value(raw: text)
+                case .bool(let value): writer.value(literal: value ? "true" : "false")
+                case .null: writer.value(literal: "null")
+                default: break
+                }
+            }
+            if event.isStart { frames.append(.inNote) }
+            return true
+        }
+    }
+
+    private func write(string text: UnsafeRawBufferPointer) -> Bool {
+        if configuration.keepsJSON { writer.value(string: text) }
+        return true
+    }
+
+    private func acceptID(_ text: UnsafeRawBufferPointer) -> Bool {
+        if text.isEmpty { return fail(.invalidID, "id is an empty string", note: noteCount) }
+        if text.count > IDSet.maxIDBytes {
+            return fail(.invalidID, "id longer than \(IDSet.maxIDBytes) bytes", note: noteCount)
+        }
+        if case .duplicate(let page) = ids.insert(text) {
+            let onPage = page == ids.committedPages ? "earlier on this page" : "on page \(page + 1)"
+            return fail(.duplicateID(firstPage: page), "duplicate id \(Self.quote(text)), seen \(onPage)", note: noteCount)
+        }
+        hasID = true
+        noteID.append(contentsOf: text)
+        return true
+    }
+
+    private func finishNote() -> Bool {
+        guard hasID else { return fail(.missingID, "note has no 'id'", note: noteCount) }
+        guard hasTitle else { return fail(.missingTitle, "note has no 'title'", note: noteCount) }
+        frames.removeLast()
+        var json: [UInt8]?
+        if configuration.keepsJSON {
+            writer.close(UInt8(ascii: "}"))
+            json = writer.bytes
+        }
+        notes.append(Note(id: noteID, title: noteTitle, json: json))
+        noteCount += 1
+        return true
+    }
+
+    // MARK: - Errors
+
+    private func fail(_ code: PageError.Code, _ message: String, note: Int? = nil) -> Bool {
+        failure = PageError(code, message: message, offset: 0, noteIndex: note)
+        return false
+    }
+
+    private static func describe(_ event: JSONEvent) -> String {
+        switch event {
+        case .startObject: return "an object"
+        case .startArray: return "an array"
+        case .string: return "a string"
+        case .number: return "a number"
+        case .bool: return "a boolean"
+        case .null: return "null"
+        case .key, .endObject, .endArray: return "misplaced"
+        }
+    }
+
+    /// At most 24 bytes of `text`, as a JSON string, so a message stays short.
+    static func quote(_ text: UnsafeRawBufferPointer) -> String {
+        var writer = CompactJSONWriter()
+        let shown = text.count <= 24 ? text : UnsafeRawBufferPointer(rebasing: text[..<24])
+        writer.value(string: shown)
+        var quoted = String(decoding: writer.bytes, as: UTF8.self)
+        if shown.count < text.count { quoted.insert(contentsOf: "…", at: quoted.index(before: quoted.endIndex)) }
+        return quoted
+    }
+}
+
+extension JSONEvent {
+    fileprivate var isStart: Bool {
+        switch self {
+        case .startObject, .startArray: return true
+        default: return false
+        }
+    }
+
+    fileprivate var isEndObject: Bool {
+        if case .endObject = self { return true }
+        return false
+    }
+}

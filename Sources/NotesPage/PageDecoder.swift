@@ -1,0 +1,142 @@
+import NotesJSON
+
+/// Decodes one page incrementally: feed the body chunk by chunk as it arrives; notes come out as soon as
+/// their closing brace is parsed; ``finish()`` checks the page is complete and returns its next cursor.
+///
+/// Every id goes into the run's ``IDSet``. The page's ids become permanent only when ``finish()``
+/// succeeds: a page that fails, or a decoder dropped before it finishes (cancelled, retried), takes its
+/// ids back out. Errors are sticky: after one, every call throws it again.
+///
+/// ```swift
+/// var decoder = PageDecoder(configuration: PageConfiguration(), ids: ids)
+/// var notes: [Note] = []
+/// for chunk in body { try decoder.feed(chunk, into: &notes) }
+/// let page = try decoder.finish()
+/// ```
+public struct PageDecoder: ~Copyable {
+    /// What a finished page said besides its notes.
+    public struct Summary: Sendable, Hashable {
+        /// The next cursor: `nil` when the next path is absent, `null` or an empty string.
+        public var nextCursor: String?
+        /// Notes on the page.
+        public var noteCount: Int
+        /// Bytes of the body.
+        public var byteCount: Int
+        /// Whether the body was a bare array rather than an object.
+        public var isBareArray: Bool
+    }
+
+    public let configuration: PageConfiguration
+    private let assembler: PageAssembler
+    private var parser: JSONStreamParser
+    private var committed = false
+    private var failure: PageError?
+
+    /// - Parameters:
+    ///   - configuration: Limits and paths; defaults to ``PageConfiguration/init(limits:maxPageNotes:itemsPath:nextPath:keepsJSON:)``'s.
+    ///   - ids: The run's id set; defaults to a new one (a page on its own).
+    public init(configuration: PageConfiguration = PageConfiguration(), ids: IDSet = IDSet()) {
+        precondition(configuration.pathProblem == nil, configuration.pathProblem ?? "")
+        self.configuration = configuration
+        self.assembler = PageAssembler(configuration: configuration, ids: ids)
+        self.parser = JSONStreamParser(limits: configuration.limits, handler: assembler)
+    }
+
+    deinit {
+        if !committed { assembler.ids.rollbackPage() }
+    }
+
+    /// Bytes fed and accepted so far.
+    public var offset: Int { parser.offset }
+
+    /// Decodes the next chunk of the body, appending the notes it completes to `notes`.
+    /// - Throws: ``PageError`` for invalid JSON, a limit, or a contract violation.
+    public mutating func feed(_ chunk: UnsafeRawBufferPointer, into notes: inout [Note]) throws(PageError) {
+        if let failure { throw failure }
+        do {
+            try parser.feed(chunk)
+        } catch {
+            take(into: &notes)  // the notes completed before the error, as with any other chunking
+            try fail(error)
+        }
+        take(into: &notes)
+    }
+
+    /// Decodes the next chunk of the body, appending the notes it completes to `notes`.
+    public mutating func feed(_ chunk: some Collection<UInt8>, into notes: inout [Note]) throws(PageError) {
+        if let failure { throw failure }
+        do {
+            try parser.feed(chunk)
+        } catch {
+            take(into: &notes)  // the notes completed before the error, as with any other chunking
+            try fail(error)
+        }
+        take(into: &notes)
+    }
+
+    /// Ends the body, appending any last notes, and commits the page's ids to the run.
+    /// - Returns: The next cursor and counts.
+    /// - Throws: ``PageError``: truncated JSON, or no notes array.
+    public mutating func finish(into notes: inout [Note]) throws(PageError) -> Summary {
+        if let failure { throw failure }
+        do {
+            try parser.finish()
+        } catch {
+            take(into: &notes)
+            try fail(error)
+        }
+        take(into: &notes)
+        guard assembler.foundItems else {
+            let path = configuration.itemsPath
+            try fail(PageError(.missingItems, message: "no '\(path)' array in the page", offset: parser.offset))
+        }
+        assembler.ids.commitPage()
+        committed = true
+        return Summary(
+            nextCursor: assembler.nextCursor.map { String(decoding: $0, as: UTF8.self) },
+            noteCount: assembler.noteCount,
+            byteCount: parser.offset,
+            isBareArray: assembler.isBareArray
+        )
+    }
+
+    private func take(into notes: inout [Note]) {
+        guard !assembler.notes.isEmpty else { return }
+        if notes.isEmpty {
+            swap(&notes, &assembler.notes)
+        } else {
+            notes.append(contentsOf: assembler.notes)
+            assembler.notes.removeAll(keepingCapacity: true)
+        }
+    }
+
+    private mutating func fail(_ error: JSONError) throws(PageError) -> Never {
+        switch error.kind {
+        case .stopped:
+            var failure = assembler.failure!
+            failure.offset = error.offset
+            try fail(failure)
+        case .syntax, .invalidText:
+            try fail(PageError(.invalidJSON, message: "invalid JSON: \(error.message)", offset: error.offset))
+        case .truncated:
+            try fail(PageError(.truncated, message: error.message, offset: error.offset))
+        case .limitExceeded(let limit):
+            let pageLimit: PageLimit
+            switch limit {
+            case .documentBytes(let value): pageLimit = .pageBytes(value)
+            case .tokenBytes(let value): pageLimit = .stringBytes(value)
+            case .depth(let value): pageLimit = .depth(value)
+            }
+            try fail(PageError(.limitExceeded(pageLimit), message: error.message, offset: error.offset))
+        }
+    }
+
+    private mutating func fail(_ error: PageError) throws(PageError) -> Never {
+        failure = error
+        if !committed {
+            assembler.ids.rollbackPage()
+            committed = true  // nothing left to take back
+        }
+        throw error
+    }
+}

@@ -1,0 +1,114 @@
+import Foundation
+import NotesJSON
+import NotesPage
+import Testing
+
+/// One case of `Fixtures/contract/cases.json`.
+struct ContractCase: Decodable, CustomTestStringConvertible, Sendable {
+    struct Expectation: Decodable, Sendable {
+        var ids: [String]?
+        var next_cursor: String?
+        var notes: [String]?
+        var error: String?
+        var offset: Int?
+        var note: Int?
+    }
+
+    var file: String
+    var items_path: String?
+    var next_path: String?
+    var max_depth: Int?
+    var max_string_bytes: Int?
+    var max_page_notes: Int?
+    var limit: String?
+    var expect: Expectation
+
+    var testDescription: String { file }
+
+    var configuration: PageConfiguration {
+        var configuration = PageConfiguration()
+        if let items_path { configuration.itemsPath = FieldPath(items_path) }
+        if let next_path { configuration.nextPath = FieldPath(next_path) }
+        if let max_depth { configuration.limits.maxDepth = max_depth }
+        if let max_string_bytes { configuration.limits.maxTokenBytes = max_string_bytes }
+        if let max_page_notes { configuration.maxPageNotes = max_page_notes }
+        return configuration
+    }
+
+    var body: [UInt8] {
+        let url = repositoryRoot.appendingPathComponent("Fixtures/contract").appendingPathComponent(file)
+        return Array(try! Data(contentsOf: url))
+    }
+
+    static let all: [ContractCase] = {
+        struct Manifest: Decodable { var cases: [ContractCase] }
+        let url = repositoryRoot.appendingPathComponent("Fixtures/contract/cases.json")
+        return try! JSONDecoder().decode(Manifest.self, from: Data(contentsOf: url)).cases
+    }()
+}
+
+@Suite("The contract fixtures")
+struct ContractFixtureTests {
+    @Test("Every file in Fixtures/contract has a case")
+    func everyFileHasACase() throws {
+        let files = try FileManager.default.contentsOfDirectory(
+            atPath: repositoryRoot.appendingPathComponent("Fixtures/contract").path
+        ).filter { $0 != "cases.json" }
+        #expect(Set(files) == Set(ContractCase.all.map(\.file)))
+    }
+
+    @Test("Decoded in one chunk, each case gives what the manifest says", arguments: ContractCase.all)
+    func wholeChunk(_ contract: ContractCase) throws {
+        let outcome = decode(contract.body, configuration: contract.configuration)
+        let expect = contract.expect
+        if let code = expect.error {
+            guard case .failure(let error, _) = outcome else {
+                Issue.record("expected \(code), got \(outcome)")
+                return
+            }
+            #expect(error.code.name == code)
+            #expect(error.offset == expect.offset)
+            #expect(error.noteIndex == expect.note)
+            #expect(error.limit?.name == contract.limit)
+            #expect(!error.message.isEmpty && error.message.utf8.count < 100)
+        } else {
+            guard case .page(let notes, let next) = outcome else {
+                Issue.record("expected a page, got \(outcome)")
+                return
+            }
+            #expect(next == expect.next_cursor)
+            var ids: [String] = []
+            var decoder = PageDecoder(configuration: contract.configuration)
+            var decoded: [Note] = []
+            try decoder.feed(contract.body, into: &decoded)
+            _ = try decoder.finish(into: &decoded)
+            ids = decoded.map(\.id)
+            #expect(ids == expect.ids)
+            if let expected = expect.notes { #expect(notes == expected) }
+        }
+    }
+
+    @Test("Every split point gives the same result as one chunk", arguments: ContractCase.all)
+    func everySplitPoint(_ contract: ContractCase) {
+        let body = contract.body
+        let whole = decode(body, configuration: contract.configuration)
+        for split in 0...body.count {
+            let outcome = decode([body[..<split], body[split...]], configuration: contract.configuration)
+            #expect(outcome == whole, "split at \(split)")
+            if outcome != whole { return }
+        }
+    }
+
+    @Test("Random chunkings, empty chunks included, give the same result", arguments: ContractCase.all)
+    func randomChunkings(_ contract: ContractCase) {
+        let body = contract.body
+        let whole = decode(body, configuration: contract.configuration)
+        var random = SplitMix64(state: 42)
+        for round in 0..<200 {
+            let chunks = randomChunks(body, maxChunk: round % 2 == 0 ? 3 : 17, using: &random)
+            let outcome = decode(chunks, configuration: contract.configuration)
+            #expect(outcome == whole, "chunk sizes \(chunks.map(\.count))")
+            if outcome != whole { return }
+        }
+    }
+}
