@@ -11,6 +11,7 @@ let package = Package(
     products: [
         .library(name: "NotesPage", targets: ["NotesPage"]),
         .executable(name: "notes-page", targets: ["notes-page"]),
+        .executable(name: "notes-gen", targets: ["notes-gen"]),
     ],
     targets: [
         // MARK: - C libraries from Debian
@@ -27,17 +28,24 @@ let package = Package(
         .target(name: "NotesJSON", dependencies: ["CYajl"], swiftSettings: swiftSettings),
         /// The page contract: notes, cursors, the id set.
         .target(name: "NotesPage", dependencies: ["NotesJSON"], swiftSettings: swiftSettings),
+        /// Hand-written command-line parsing and help in the style of swift-argument-parser.
+        .target(name: "ArgumentParsing", swiftSettings: swiftSettings),
+        /// Deterministic fixture pages for tests and benchmarks.
+        .target(name: "NotesGen", dependencies: ["ArgumentParsing"], swiftSettings: swiftSettings),
         /// The `notes-page` command line, as a library so tests can call it.
-        .target(name: "NotesCLI", dependencies: ["NotesPage"], swiftSettings: swiftSettings),
+        .target(name: "NotesCLI", dependencies: ["NotesPage", "ArgumentParsing"], swiftSettings: swiftSettings),
 
         // MARK: - Executables
 
         .executableTarget(name: "notes-page", dependencies: ["NotesCLI"], swiftSettings: swiftSettings),
+        .executableTarget(name: "notes-gen", dependencies: ["NotesGen"], swiftSettings: swiftSettings),
 
         // MARK: - Tests
 
-
+        .testTarget(name: "ArgumentParsingTests", dependencies: ["ArgumentParsing"], swiftSettings: swiftSettings),
+        .testTarget(name: "NotesJSONTests", dependencies: ["NotesJSON"], swiftSettings: swiftSettings),
         .testTarget(name: "NotesPageTests", dependencies: ["NotesPage"], swiftSettings: swiftSettings),
-
+        .testTarget(name: "NotesCLITests", dependencies: ["NotesCLI"], swiftSettings: swiftSettings),
+        .testTarget(name: "NotesGenTests", dependencies: ["NotesGen", "NotesPage"], swiftSettings: swiftSettings),
     ]
 )

@@ -39,6 +39,13 @@ struct JSONScanner {
     private var utf8Low: UInt8 = 0x80
     private var utf8High: UInt8 = 0xBF
 
+    /// After ``scan(_:)``: where the token still open at the end of the buffer began (an index in the
+    /// buffer, or -1 when it began in an earlier buffer); `nil` when no token is open.
+    private(set) var openTokenStart: Int?
+    /// After ``scan(_:)``: the index just past a token that began in an earlier buffer and ended in this
+    /// one; `nil` when there was none.
+    private(set) var carriedTokenEnd: Int?
+
     init(maxTokenBytes: Int, maxDepth: Int) {
         self.maxTokenBytes = maxTokenBytes
         self.maxDepth = maxDepth
@@ -50,14 +57,25 @@ struct JSONScanner {
     mutating func scan(_ buffer: UnsafeRawBufferPointer) -> Violation? {
         var i = 0
         let count = buffer.count
+        var tokenStart = mode == .between ? 0 : -1
+        carriedTokenEnd = nil
+        defer { openTokenStart = mode == .between ? nil : tokenStart }
         while i < count {
             switch mode {
             case .string:
                 if let violation = scanString(buffer, from: &i) { return violation }
+                if mode == .between && tokenStart < 0 { carriedTokenEnd = i }
             case .bare:
                 let byte = buffer[i]
                 if Self.endsBareToken(byte) {
+                    if byte == UInt8(ascii: "\"") {
+                        // Never valid JSON; caught here so that yajl never sees a number cut from the
+                        // byte that ends it.
+                        return Violation(index: i, kind: .syntax, message: "a string right after a number or literal")
+                    }
                     mode = .between
+                    // yajl needs the byte after a number to know it has ended: it goes with the token.
+                    if tokenStart < 0 { carriedTokenEnd = i + 1 }
                     continue
                 }
                 tokenBytes += 1
@@ -68,6 +86,7 @@ struct JSONScanner {
                 case UInt8(ascii: "\""):
                     mode = .string
                     tokenBytes = 0
+                    tokenStart = i
                 case UInt8(ascii: "["), UInt8(ascii: "{"):
                     depth += 1
                     if depth > maxDepth {
@@ -91,6 +110,7 @@ struct JSONScanner {
                 default:
                     mode = .bare
                     tokenBytes = 1
+                    tokenStart = i
                     if tokenBytes > maxTokenBytes { return tokenTooLong(at: i) }
                 }
                 i += 1

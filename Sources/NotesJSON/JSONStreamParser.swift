@@ -1,7 +1,10 @@
 /// A push parser for one JSON document: feed it chunks as they arrive, then call ``finish()``.
 ///
 /// Each chunk is first checked by ``JSONScanner`` (limits, strict UTF-8 and escapes), then the bytes up to
-/// the first violation go to yajl, which calls the handler for every complete token. The first error is
+/// the first violation go to yajl, which calls the handler for every complete token. yajl only ever sees
+/// whole tokens: a string, key, number or literal cut by the end of a chunk is held back here (at most
+/// ``JSONLimits/maxTokenBytes``) and handed over with the rest of it. So yajl never grows a buffer of its
+/// own, and where it reports an error does not depend on how the input was chunked. The first error is
 /// sticky: later calls throw it again. Memory is bounded by the limits: yajl never holds more than
 /// ``JSONLimits/maxTokenBytes`` of a pending token, nor a state stack deeper than
 /// ``JSONLimits/maxDepth``.
@@ -15,6 +18,10 @@ public struct JSONStreamParser: ~Copyable {
     private var scanner: JSONScanner
     private var failure: JSONError?
     private var finished = false
+    /// The start of a token cut by the end of the last chunk, not yet given to yajl.
+    private var carry: [UInt8] = []
+    /// Document offset of the first byte of the next buffer given to yajl.
+    private var yajlOffset = 0
 
     /// - Parameters:
     ///   - limits: The bounds to enforce; defaults to ``JSONLimits/init(maxDocumentBytes:maxTokenBytes:maxDepth:)``'s.
@@ -49,15 +56,53 @@ public struct JSONStreamParser: ~Copyable {
             pending = JSONError(violation.kind, offset: offset + violation.index, message: violation.message)
         }
 
-        switch yajl.parse(accepted) {
-        case .ok:
-            offset += accepted.count
-        case .stopped:
-            try fail(JSONError(.stopped, offset: offset + yajl.bytesConsumed, message: "stopped by the handler"))
-        case .error(let message):
-            try fail(JSONError(.syntax, offset: offset + yajl.bytesConsumed, message: message))
+        offset += accepted.count
+
+        // The token carried over from the last chunk, completed by this one.
+        var rest = accepted
+        if !carry.isEmpty {
+            if let carriedEnd = scanner.carriedTokenEnd {
+                let end = min(carriedEnd, accepted.count)  // a violation may cut the chunk first
+                carry.append(contentsOf: accepted[..<end])
+                try parseCarry()
+                rest = UnsafeRawBufferPointer(rebasing: accepted[end...])
+            } else {
+                carry.append(contentsOf: accepted)  // still open: the whole chunk belongs to it
+                rest = UnsafeRawBufferPointer(rebasing: accepted[accepted.count...])
+                if pending == nil { return }
+                try parseCarry()
+            }
         }
+        // Whole tokens go to yajl straight from the chunk; a token cut at the end waits in `carry`.
+        // Before a violation everything goes, so that yajl may report an earlier error.
+        var tail = rest.count
+        if pending == nil, let start = scanner.openTokenStart {
+            tail = max(0, start - (accepted.count - rest.count))
+        }
+        try parse(UnsafeRawBufferPointer(rebasing: rest[..<tail]))
         if let pending { try fail(pending) }
+        carry.append(contentsOf: rest[tail...])
+    }
+
+    private mutating func parseCarry() throws(JSONError) {
+        guard !carry.isEmpty else { return }
+        var held: [UInt8] = []
+        swap(&held, &carry)  // keeps the buffer, and lets `parse` mutate self while reading it
+        let result = held.withUnsafeBytes { bytes in Result { () throws(JSONError) in try parse(bytes) } }
+        held.removeAll(keepingCapacity: true)
+        swap(&held, &carry)
+        try result.get()
+    }
+
+    private mutating func parse(_ bytes: UnsafeRawBufferPointer) throws(JSONError) {
+        switch yajl.parse(bytes) {
+        case .ok:
+            yajlOffset += bytes.count
+        case .stopped:
+            try fail(JSONError(.stopped, offset: yajlOffset + yajl.bytesConsumed, message: "stopped by the handler"))
+        case .error(let message):
+            try fail(JSONError(.syntax, offset: yajlOffset + yajl.bytesConsumed, message: message))
+        }
     }
 
     /// Parses the next chunk.
@@ -74,6 +119,7 @@ public struct JSONStreamParser: ~Copyable {
     public mutating func finish() throws(JSONError) {
         if let failure { throw failure }
         precondition(!finished, "finish() called twice")
+        try parseCarry()
         switch yajl.complete() {
         case .ok:
             finished = true

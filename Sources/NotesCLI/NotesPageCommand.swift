@@ -1,0 +1,55 @@
+import ArgumentParsing
+
+/// The `notes-page` command: dispatches to its subcommands.
+public enum NotesPageCommand {
+    static let spec = CommandSpec(
+        name: "notes-page",
+        overview: "Read cursor-paginated JSON APIs safely: every page streamed, bounded and checked.",
+        subcommands: [
+            ("decode", "Decode one page from a file or standard input."),
+        ]
+    )
+
+    /// Runs the command line `arguments` (without the program name).
+    /// - Returns: The exit status.
+    public static func main(_ arguments: [String]) -> Int32 {
+        guard let first = arguments.first else {
+            printError(spec.help)
+            return ExitStatus.usage.rawValue
+        }
+        let rest = Array(arguments.dropFirst())
+        switch first {
+        case "-h", "--help":
+            print(spec.help, terminator: "")
+            return ExitStatus.success.rawValue
+        case "help":
+            return main((rest.first.map { [$0] } ?? []) + ["--help"])
+        case "decode":
+            return run(rest, spec: DecodeCommand.spec) { parsed throws(UsageError) in
+                try DecodeCommand(parsed).run()
+            }
+        default:
+            printError(spec.errorText(UsageError("Unknown subcommand '\(first)'")))
+            return ExitStatus.usage.rawValue
+        }
+    }
+
+    /// Parses `arguments` against `spec`: prints help for `-h`, an error for bad usage, else runs `body`.
+    private static func run(
+        _ arguments: [String],
+        spec: CommandSpec,
+        _ body: (ParsedArguments) throws(UsageError) -> ExitStatus
+    ) -> Int32 {
+        do {
+            let parsed = try ParsedArguments(arguments, spec: spec)
+            if parsed.wantsHelp {
+                print(spec.help, terminator: "")
+                return ExitStatus.success.rawValue
+            }
+            return try body(parsed).rawValue
+        } catch {
+            printError(spec.errorText(error))
+            return ExitStatus.usage.rawValue
+        }
+    }
+}

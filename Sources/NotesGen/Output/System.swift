@@ -1,0 +1,84 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+// Every libc call of NotesGen lives in this file.
+
+/// A failed system call: its `errno`.
+struct Errno: Error, Equatable {
+    var code: Int32
+
+    /// The C library's text for the code (`strerror`), e.g. `No such file or directory`.
+    var message: String { String(cString: strerror(code)) }
+}
+
+/// Thin wrappers over the POSIX calls the generator needs; each retries on `EINTR`.
+enum System {
+    static let standardOutput: Int32 = 1
+
+    /// Opens `path` for writing, created with mode 0644 and truncated (`open(2)`).
+    /// - Parameter readable: Also open for reading; defaults to `false`.
+    static func create(_ path: String, readable: Bool = false) throws(Errno) -> Int32 {
+        let flags = (readable ? O_RDWR : O_WRONLY) | O_CREAT | O_TRUNC | O_CLOEXEC
+        while true {
+            let descriptor = open(path, flags, 0o644)
+            if descriptor >= 0 { return descriptor }
+            if errno != EINTR { throw Errno(code: errno) }
+        }
+    }
+
+    /// Makes the directory `path` (`mkdir(2)`, mode 0755); a directory already there is fine.
+    static func makeDirectory(_ path: String) throws(Errno) {
+        if mkdir(path, 0o755) == 0 { return }
+        let code = errno
+        guard code == EEXIST else { throw Errno(code: code) }
+        // Something is there: make sure it is a directory.
+        let descriptor = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw Errno(code: errno) }
+        _ = close(descriptor)
+    }
+
+    /// Writes all of `bytes` (`write(2)`), continuing after short writes.
+    static func writeAll(_ descriptor: Int32, _ bytes: UnsafeRawBufferPointer) throws(Errno) {
+        var done = 0
+        while done < bytes.count {
+            let written = write(descriptor, bytes.baseAddress! + done, bytes.count - done)
+            if written < 0 {
+                if errno == EINTR { continue }
+                throw Errno(code: errno)
+            }
+            done += written
+        }
+    }
+
+    /// Reads at most `buffer.count` bytes (`read(2)`); 0 at the end of the file.
+    static func readSome(_ descriptor: Int32, into buffer: UnsafeMutableRawBufferPointer) throws(Errno) -> Int {
+        while true {
+            let count = read(descriptor, buffer.baseAddress, buffer.count)
+            if count >= 0 { return count }
+            if errno != EINTR { throw Errno(code: errno) }
+        }
+    }
+
+    /// Moves the read/write position back to the start (`lseek(2)`).
+    static func rewind(_ descriptor: Int32) throws(Errno) {
+        if lseek(descriptor, 0, SEEK_SET) < 0 { throw Errno(code: errno) }
+    }
+
+    /// Closes `descriptor` (`close(2)`); an error here can mean lost data, so it is reported.
+    static func closeFile(_ descriptor: Int32) throws(Errno) {
+        if close(descriptor) != 0 && errno != EINTR { throw Errno(code: errno) }
+    }
+
+    /// Renames `source` to `destination`, replacing it atomically (`rename(2)`).
+    static func renameFile(_ source: String, to destination: String) throws(Errno) {
+        if rename(source, destination) != 0 { throw Errno(code: errno) }
+    }
+
+    /// Removes the file `path` (`unlink(2)`).
+    static func removeFile(_ path: String) throws(Errno) {
+        if unlink(path) != 0 { throw Errno(code: errno) }
+    }
+}
