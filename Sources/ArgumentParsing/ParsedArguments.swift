@@ -87,7 +87,8 @@ public struct ParsedArguments: Sendable, Equatable {
 
     /// The option's value as an integer in `range`, or `defaultValue` when absent.
     /// - Throws: ``UsageError`` naming the option and the accepted range.
-    public func integer(_ name: String, default defaultValue: Int, in range: ClosedRange<Int>) throws(UsageError) -> Int {
+    public func integer(_ name: String, default defaultValue: Int, in range: ClosedRange<Int>) throws(UsageError) -> Int
+    {
         guard let text = value(name) else { return defaultValue }
         guard let number = Int(text), range.contains(number) else {
             throw UsageError("Invalid value '\(text)' for '\(name)': \(Self.describe(range))")
@@ -97,7 +98,9 @@ public struct ParsedArguments: Sendable, Equatable {
 
     /// The option's value as a byte count, with an optional binary suffix (`K`, `KiB`, `M`, `MiB`, `G`,
     /// `GiB`; `64MiB` is 67,108,864), or `defaultValue` when absent.
-    public func byteCount(_ name: String, default defaultValue: Int, in range: ClosedRange<Int>) throws(UsageError) -> Int {
+    public func byteCount(_ name: String, default defaultValue: Int, in range: ClosedRange<Int>) throws(UsageError)
+        -> Int
+    {
         guard let text = value(name) else { return defaultValue }
         let units: [(String, Int)] = [
             ("KiB", 1 << 10), ("MiB", 1 << 20), ("GiB", 1 << 30), ("K", 1 << 10), ("M", 1 << 20), ("G", 1 << 30),
@@ -110,16 +113,20 @@ public struct ParsedArguments: Sendable, Equatable {
             break
         }
         guard let number = Int(digits), number >= 0, number <= Int.max / scale, range.contains(number * scale) else {
-            throw UsageError("Invalid value '\(text)' for '\(name)': \(Self.describe(range)) bytes (suffixes K, M, G allowed)")
+            throw UsageError(
+                "Invalid value '\(text)' for '\(name)': \(Self.describe(range)) bytes (suffixes K, M, G allowed)")
         }
         return number * scale
     }
 
     /// The option's value, which must be one of `choices`, or `defaultValue` when absent.
-    public func choice(_ name: String, default defaultValue: String, from choices: [String]) throws(UsageError) -> String {
+    public func choice(_ name: String, default defaultValue: String, from choices: [String]) throws(UsageError)
+        -> String
+    {
         guard let text = value(name) else { return defaultValue }
         guard choices.contains(text) else {
-            throw UsageError("Invalid value '\(text)' for '\(name)': expected one of \(choices.joined(separator: ", "))")
+            throw UsageError(
+                "Invalid value '\(text)' for '\(name)': expected one of \(choices.joined(separator: ", "))")
         }
         return text
     }

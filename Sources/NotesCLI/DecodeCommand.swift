@@ -2,9 +2,9 @@ import ArgumentParsing
 import NotesPage
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// `notes-page decode [<file>|-]`: decodes one page from a file or standard input, streaming.

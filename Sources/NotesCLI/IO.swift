@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Reads a file or standard input in fixed-size chunks with `read(2)`: memory stays at one chunk.
@@ -63,7 +63,9 @@ struct OutputWriter: ~Copyable {
     mutating func flush() throws(SystemError) {
         var written = 0
         while written < buffer.count {
-            let count = buffer.withUnsafeBytes { systemWrite(descriptor, $0.baseAddress! + written, $0.count - written) }
+            let count = buffer.withUnsafeBytes {
+                systemWrite(descriptor, $0.baseAddress! + written, $0.count - written)
+            }
             if count < 0 {
                 if errno == EINTR { continue }
                 throw SystemError(operation: "cannot write output")

@@ -6,7 +6,7 @@ public enum NotesPageCommand {
         name: "notes-page",
         overview: "Read cursor-paginated JSON APIs safely: every page streamed, bounded and checked.",
         subcommands: [
-            ("decode", "Decode one page from a file or standard input."),
+            ("decode", "Decode one page from a file or standard input.")
         ]
     )
 

@@ -17,7 +17,9 @@ struct PageOptions: Equatable {
     var format: Format
 
     static let specs: [CommandSpec.Option] = [
-        .init("--format", value: "format", help: "ndjson (each note's JSON, one per line), ids, or none (validate only). Default: ndjson."),
+        .init(
+            "--format", value: "format",
+            help: "ndjson (each note's JSON, one per line), ids, or none (validate only). Default: ndjson."),
         .init("--max-page-bytes", value: "bytes", help: "Longest page body (suffixes K, M, G). Default: 64M."),
         .init("--max-string-bytes", value: "bytes", help: "Longest string, key or number, as written. Default: 1M."),
         .init("--max-depth", value: "n", help: "Deepest nesting of arrays and objects. Default: 64."),
@@ -34,17 +36,21 @@ struct PageOptions: Equatable {
     init(_ parsed: ParsedArguments) throws(UsageError) {
         let defaults = PageConfiguration()
         let limits = JSONLimits(
-            maxDocumentBytes: try parsed.byteCount("--max-page-bytes", default: defaults.limits.maxDocumentBytes, in: 1...Int(Int32.max) * 16),
-            maxTokenBytes: try parsed.byteCount("--max-string-bytes", default: defaults.limits.maxTokenBytes, in: 1...Int(Int32.max)),
+            maxDocumentBytes: try parsed.byteCount(
+                "--max-page-bytes", default: defaults.limits.maxDocumentBytes, in: 1...Int(Int32.max) * 16),
+            maxTokenBytes: try parsed.byteCount(
+                "--max-string-bytes", default: defaults.limits.maxTokenBytes, in: 1...Int(Int32.max)),
             maxDepth: try parsed.integer("--max-depth", default: defaults.limits.maxDepth, in: 2...100_000)
         )
         configuration = PageConfiguration(
             limits: limits,
-            maxPageNotes: try parsed.integer("--max-page-notes", default: defaults.maxPageNotes, in: 0...Int(Int32.max)),
+            maxPageNotes: try parsed.integer(
+                "--max-page-notes", default: defaults.maxPageNotes, in: 0...Int(Int32.max)),
             itemsPath: FieldPath(parsed.value("--items-path") ?? defaults.itemsPath.description),
             nextPath: FieldPath(parsed.value("--next-path") ?? defaults.nextPath.description)
         )
-        let formatName = try parsed.choice("--format", default: Format.ndjson.rawValue, from: Format.allCases.map(\.rawValue))
+        let formatName = try parsed.choice(
+            "--format", default: Format.ndjson.rawValue, from: Format.allCases.map(\.rawValue))
         format = Format(rawValue: formatName)!
         configuration.keepsJSON = format == .ndjson
         if let problem = configuration.pathProblem { throw UsageError("Invalid paths: \(problem)") }

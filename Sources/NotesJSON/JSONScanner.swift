@@ -124,16 +124,9 @@ struct JSONScanner {
     private mutating func scanString(_ buffer: UnsafeRawBufferPointer, from i: inout Int) -> Violation? {
         let count = buffer.count
         while i < count {
-            // Fast path: a run of plain printable ASCII.
+            // Fast path: a run of plain printable ASCII, eight bytes at a time.
             if escape == 0 && utf8Remaining == 0 && !highSurrogatePending {
-                var j = i
-                while j < count {
-                    let byte = buffer[j]
-                    if byte < 0x20 || byte >= 0x80 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
-                        break
-                    }
-                    j += 1
-                }
+                let j = Self.plainRun(buffer, from: i)
                 let run = j - i
                 if run > 0 {
                     if tokenBytes + run > maxTokenBytes { return tokenTooLong(at: i + (maxTokenBytes - tokenBytes)) }
@@ -207,6 +200,32 @@ struct JSONScanner {
             i += 1
         }
         return nil
+    }
+
+    /// The index of the first byte at or after `start` that is not plain printable ASCII inside a
+    /// string: a control byte, a byte of 0x80 or more, `"` or `\\`; `buffer.count` if there is none.
+    @inline(__always)
+    private static func plainRun(_ buffer: UnsafeRawBufferPointer, from start: Int) -> Int {
+        let count = buffer.count
+        var j = start
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let highs: UInt64 = 0x8080_8080_8080_8080
+        while j + 8 <= count {
+            let word = UInt64(littleEndian: buffer.loadUnaligned(fromByteOffset: j, as: UInt64.self))
+            // A byte is special if its high bit is set, if it is below 0x20, or if it equals '"' or '\\'.
+            let control = (word &- ones &* 0x20) & ~word
+            let quote = word ^ (ones &* 0x22)
+            let backslash = word ^ (ones &* 0x5C)
+            let special = (word | control | ((quote &- ones) & ~quote) | ((backslash &- ones) & ~backslash)) & highs
+            if special != 0 { return j + (special.trailingZeroBitCount >> 3) }
+            j += 8
+        }
+        while j < count {
+            let byte = buffer[j]
+            if byte < 0x20 || byte >= 0x80 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") { break }
+            j += 1
+        }
+        return j
     }
 
     private func tokenTooLong(at index: Int) -> Violation {

@@ -93,8 +93,8 @@ final class JSONCallbackContext {
 
 @inline(__always)
 private func deliver(_ ctx: UnsafeMutableRawPointer?, _ event: JSONEvent) -> Int32 {
-    let context = Unmanaged<JSONCallbackContext>.fromOpaque(ctx!).takeUnretainedValue()
-    return context.handler.handle(event) ? 1 : 0
+    // The parser owns the context for as long as yajl may call back: no retain needed.
+    Unmanaged<JSONCallbackContext>.fromOpaque(ctx!)._withUnsafeGuaranteedRef { $0.handler.handle(event) } ? 1 : 0
 }
 
 @inline(__always)

@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// The set of note ids seen in a run, compact enough for millions of ids, with page-level undo.
@@ -205,7 +205,8 @@ public final class IDSet {
         var cursor = 0
         repeat {
             let more = length >= 0x80
-            base.storeBytes(of: UInt8(truncatingIfNeeded: length & 0x7F) | (more ? 0x80 : 0), toByteOffset: cursor, as: UInt8.self)
+            base.storeBytes(
+                of: UInt8(truncatingIfNeeded: length & 0x7F) | (more ? 0x80 : 0), toByteOffset: cursor, as: UInt8.self)
             length >>= 7
             cursor += 1
         } while length > 0
@@ -218,7 +219,8 @@ public final class IDSet {
 
     @inline(__always)
     private func record(at position: UInt32) -> UnsafeRawBufferPointer {
-        let base = UnsafeRawPointer(segments[Int(position >> UInt32(Self.segmentShift))])
+        let base =
+            UnsafeRawPointer(segments[Int(position >> UInt32(Self.segmentShift))])
             + Int(position & UInt32(Self.segmentSize - 1))
         var length = 0
         var shift = 0

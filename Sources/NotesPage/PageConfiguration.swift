@@ -54,7 +54,8 @@ public struct FieldPath: Sendable, Hashable, CustomStringConvertible {
 
     /// - Parameter dotted: Keys separated by dots; a key cannot contain a dot.
     public init(_ dotted: String) {
-        components = dotted.isEmpty ? [] : dotted.split(separator: ".", omittingEmptySubsequences: false).map { Array($0.utf8) }
+        components =
+            dotted.isEmpty ? [] : dotted.split(separator: ".", omittingEmptySubsequences: false).map { Array($0.utf8) }
     }
 
     public var description: String {

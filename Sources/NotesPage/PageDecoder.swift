@@ -43,7 +43,7 @@ public struct PageDecoder: ~Copyable {
     }
 
     deinit {
-        if !committed { assembler.ids.rollbackPage() }
+        if !committed { assembler.state.pointee.ids.rollbackPage() }
     }
 
     /// Bytes fed and accepted so far.
@@ -86,34 +86,34 @@ public struct PageDecoder: ~Copyable {
             try fail(error)
         }
         take(into: &notes)
-        guard assembler.foundItems else {
+        guard assembler.state.pointee.foundItems else {
             let path = configuration.itemsPath
             try fail(PageError(.missingItems, message: "no '\(path)' array in the page", offset: parser.offset))
         }
-        assembler.ids.commitPage()
+        assembler.state.pointee.ids.commitPage()
         committed = true
         return Summary(
-            nextCursor: assembler.nextCursor.map { String(decoding: $0, as: UTF8.self) },
-            noteCount: assembler.noteCount,
+            nextCursor: assembler.state.pointee.nextCursor.map { String(decoding: $0, as: UTF8.self) },
+            noteCount: assembler.state.pointee.noteCount,
             byteCount: parser.offset,
-            isBareArray: assembler.isBareArray
+            isBareArray: assembler.state.pointee.isBareArray
         )
     }
 
     private func take(into notes: inout [Note]) {
-        guard !assembler.notes.isEmpty else { return }
+        guard !assembler.state.pointee.notes.isEmpty else { return }
         if notes.isEmpty {
-            swap(&notes, &assembler.notes)
+            swap(&notes, &assembler.state.pointee.notes)
         } else {
-            notes.append(contentsOf: assembler.notes)
-            assembler.notes.removeAll(keepingCapacity: true)
+            notes.append(contentsOf: assembler.state.pointee.notes)
+            assembler.state.pointee.notes.removeAll(keepingCapacity: true)
         }
     }
 
     private mutating func fail(_ error: JSONError) throws(PageError) -> Never {
         switch error.kind {
         case .stopped:
-            var failure = assembler.failure!
+            var failure = assembler.state.pointee.failure!
             failure.offset = error.offset
             try fail(failure)
         case .syntax, .invalidText:
@@ -134,7 +134,7 @@ public struct PageDecoder: ~Copyable {
     private mutating func fail(_ error: PageError) throws(PageError) -> Never {
         failure = error
         if !committed {
-            assembler.ids.rollbackPage()
+            assembler.state.pointee.ids.rollbackPage()
             committed = true  // nothing left to take back
         }
         throw error

@@ -1,9 +1,9 @@
 import NotesCLI
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 exit(NotesPageCommand.main(Array(CommandLine.arguments.dropFirst())))

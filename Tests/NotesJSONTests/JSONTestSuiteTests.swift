@@ -6,7 +6,8 @@ import Testing
 /// clone. It is not part of this repository; where it is absent these tests are skipped.
 enum JSONTestSuite {
     static let directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("shared/JSONTestSuite/test_parsing")
+        .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent(
+            "shared/JSONTestSuite/test_parsing")
 
     static let isAvailable = FileManager.default.fileExists(atPath: directory.path)
 
@@ -130,7 +131,8 @@ struct JSONTestSuiteTests {
 
     @Test("500 nested arrays parse with a depth limit of 500")
     func deepWithHigherLimit() {
-        let outcome = parse(JSONTestSuite.bytes("i_structure_500_nested_arrays.json"), limits: JSONLimits(maxDepth: 500))
+        let outcome = parse(
+            JSONTestSuite.bytes("i_structure_500_nested_arrays.json"), limits: JSONLimits(maxDepth: 500))
         guard case .accepted(let events) = outcome else {
             Issue.record("rejected: \(outcome)")
             return

@@ -7,7 +7,7 @@ import Testing
 struct ContractCase: Decodable, CustomTestStringConvertible, Sendable {
     struct Expectation: Decodable, Sendable {
         var ids: [String]?
-        var next_cursor: String?
+        var nextCursor: String?
         var notes: [String]?
         var error: String?
         var offset: Int?
@@ -15,11 +15,11 @@ struct ContractCase: Decodable, CustomTestStringConvertible, Sendable {
     }
 
     var file: String
-    var items_path: String?
-    var next_path: String?
-    var max_depth: Int?
-    var max_string_bytes: Int?
-    var max_page_notes: Int?
+    var itemsPath: String?
+    var nextPath: String?
+    var maxDepth: Int?
+    var maxStringBytes: Int?
+    var maxPageNotes: Int?
     var limit: String?
     var expect: Expectation
 
@@ -27,11 +27,11 @@ struct ContractCase: Decodable, CustomTestStringConvertible, Sendable {
 
     var configuration: PageConfiguration {
         var configuration = PageConfiguration()
-        if let items_path { configuration.itemsPath = FieldPath(items_path) }
-        if let next_path { configuration.nextPath = FieldPath(next_path) }
-        if let max_depth { configuration.limits.maxDepth = max_depth }
-        if let max_string_bytes { configuration.limits.maxTokenBytes = max_string_bytes }
-        if let max_page_notes { configuration.maxPageNotes = max_page_notes }
+        if let itemsPath { configuration.itemsPath = FieldPath(itemsPath) }
+        if let nextPath { configuration.nextPath = FieldPath(nextPath) }
+        if let maxDepth { configuration.limits.maxDepth = maxDepth }
+        if let maxStringBytes { configuration.limits.maxTokenBytes = maxStringBytes }
+        if let maxPageNotes { configuration.maxPageNotes = maxPageNotes }
         return configuration
     }
 
@@ -43,7 +43,9 @@ struct ContractCase: Decodable, CustomTestStringConvertible, Sendable {
     static let all: [ContractCase] = {
         struct Manifest: Decodable { var cases: [ContractCase] }
         let url = repositoryRoot.appendingPathComponent("Fixtures/contract/cases.json")
-        return try! JSONDecoder().decode(Manifest.self, from: Data(contentsOf: url)).cases
+        let decoder = JSONDecoder()
+        decoder.keyDecodingStrategy = .convertFromSnakeCase
+        return try! decoder.decode(Manifest.self, from: Data(contentsOf: url)).cases
     }()
 }
 
@@ -76,7 +78,7 @@ struct ContractFixtureTests {
                 Issue.record("expected a page, got \(outcome)")
                 return
             }
-            #expect(next == expect.next_cursor)
+            #expect(next == expect.nextCursor)
             var ids: [String] = []
             var decoder = PageDecoder(configuration: contract.configuration)
             var decoded: [Note] = []

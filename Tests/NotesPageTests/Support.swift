@@ -28,7 +28,8 @@ func decode(_ chunks: [ArraySlice<UInt8>], configuration: PageConfiguration = Pa
     do {
         for chunk in chunks { try decoder.feed(chunk, into: &notes) }
         let summary = try decoder.finish(into: &notes)
-        return .page(notes: notes.map { String(decoding: $0.json ?? $0.idBytes, as: UTF8.self) }, next: summary.nextCursor)
+        return .page(
+            notes: notes.map { String(decoding: $0.json ?? $0.idBytes, as: UTF8.self) }, next: summary.nextCursor)
     } catch {
         return .failure(error, notesBefore: notes.count)
     }

@@ -1,0 +1,76 @@
+import NotesPage
+import Testing
+
+@Suite("The compact id set")
+struct IDSetTests {
+    @Test("Inserts, finds, and reports a duplicate with the page of its first copy")
+    func basics() {
+        let ids = IDSet()
+        #expect(ids.insert("a") == .inserted)
+        #expect(ids.insert("") == .inserted)
+        #expect(ids.contains("a") && ids.contains("") && !ids.contains("b"))
+        ids.commitPage()
+        #expect(ids.insert("b") == .inserted)
+        #expect(ids.insert("a") == .duplicate(page: 0))
+        #expect(ids.insert("b") == .duplicate(page: 1))
+        #expect(ids.count == 3)
+    }
+
+    @Test("100,000 ids with a shared prefix: every one found once, none invented")
+    func many() {
+        let ids = IDSet(capacity: 16)
+        for index in 0..<100_000 { #expect(ids.insert("note-\(index)") == .inserted) }
+        #expect(ids.count == 100_000)
+        for index in stride(from: 0, to: 100_000, by: 7) { #expect(ids.insert("note-\(index)") == .duplicate(page: 0)) }
+        for index in 100_000..<101_000 { #expect(!ids.contains("note-\(index)")) }
+    }
+
+    @Test("Rolling back a page removes its ids, whether or not the table grew meanwhile", arguments: [10, 5_000])
+    func rollback(pageSize: Int) {
+        let ids = IDSet(capacity: 16)
+        for index in 0..<1_000 { ids.insert("kept-\(index)") }
+        ids.commitPage()
+        for index in 0..<pageSize { ids.insert("dropped-\(index)") }
+        ids.rollbackPage()
+        #expect(ids.count == 1_000)
+        for index in 0..<1_000 { #expect(ids.contains("kept-\(index)")) }
+        for index in 0..<pageSize { #expect(!ids.contains("dropped-\(index)")) }
+        // The page can be read again: its ids are new once more.
+        for index in 0..<pageSize { #expect(ids.insert("dropped-\(index)") == .inserted) }
+        ids.commitPage()
+        #expect(ids.insert("dropped-0") == .duplicate(page: 1))
+        #expect(ids.insert("kept-999") == .duplicate(page: 0))
+    }
+
+    @Test("Long ids fill several 1 MiB segments; rollback across a segment boundary keeps the rest")
+    func segments() {
+        let ids = IDSet()
+        let long = String(repeating: "x", count: 60_000)
+        for index in 0..<20 { #expect(ids.insert("\(index)-\(long)") == .inserted) }  // 1.2 MB: two segments
+        ids.commitPage()
+        for index in 20..<60 { ids.insert("\(index)-\(long)") }
+        ids.insert(String(repeating: "y", count: IDSet.maxIDBytes))
+        ids.rollbackPage()
+        #expect(ids.count == 20)
+        for index in 0..<20 { #expect(ids.contains("\(index)-\(long)")) }
+        for index in 20..<60 { #expect(!ids.contains("\(index)-\(long)")) }
+        for index in 20..<40 { #expect(ids.insert("\(index)-\(long)") == .inserted) }
+        #expect(ids.insert("5-\(long)") == .duplicate(page: 0))
+    }
+
+    @Test("A million 20-byte ids take under 40 MiB")
+    func footprint() {
+        let ids = IDSet()
+        var id = Array("id-0000000000000000x".utf8)
+        for index in 0..<1_000_000 {
+            var value = index
+            for position in stride(from: 18, through: 3, by: -1) {
+                id[position] = UInt8(ascii: "0") + UInt8(value % 10)
+                value /= 10
+            }
+            id.withUnsafeBytes { _ = ids.insert($0) }
+        }
+        #expect(ids.count == 1_000_000)
+        #expect(ids.memoryFootprint < 40 << 20, "\(ids.memoryFootprint) bytes")
+    }
+}
