@@ -9,7 +9,7 @@ let swiftSettings: [SwiftSetting] = [
 let package = Package(
     name: "notes-page",
     products: [
-        .library(name: "NotesPage", targets: ["NotesPage"]),
+        .library(name: "NotesPage", targets: ["NotesPage", "NotesFetch"]),
         .executable(name: "notes-page", targets: ["notes-page"]),
         .executable(name: "notes-gen", targets: ["notes-gen"]),
     ],
@@ -22,18 +22,28 @@ let package = Package(
             providers: [.apt(["libyajl-dev"])]
         ),
 
+        .systemLibrary(
+            name: "CCurl",
+            pkgConfig: "libcurl",
+            providers: [.apt(["libcurl4-openssl-dev"])]
+        ),
+
         // MARK: - Libraries
 
         /// A push parser over yajl with hard limits; knows nothing about notes.
         .target(name: "NotesJSON", dependencies: ["CYajl"], swiftSettings: swiftSettings),
         /// The page contract: notes, cursors, the id set.
         .target(name: "NotesPage", dependencies: ["NotesJSON"], swiftSettings: swiftSettings),
+        /// Walking a paginated endpoint: transport (libcurl on Linux), retries, cursors, the run's id set.
+        .target(name: "NotesFetch", dependencies: ["NotesPage", "CCurl"], swiftSettings: swiftSettings),
         /// Hand-written command-line parsing and help in the style of swift-argument-parser.
         .target(name: "ArgumentParsing", swiftSettings: swiftSettings),
         /// Deterministic fixture pages for tests and benchmarks.
         .target(name: "NotesGen", dependencies: ["ArgumentParsing"], swiftSettings: swiftSettings),
         /// The `notes-page` command line, as a library so tests can call it.
-        .target(name: "NotesCLI", dependencies: ["NotesPage", "ArgumentParsing"], swiftSettings: swiftSettings),
+        .target(
+            name: "NotesCLI", dependencies: ["NotesPage", "NotesFetch", "ArgumentParsing"], swiftSettings: swiftSettings
+        ),
 
         // MARK: - Executables
 
@@ -45,6 +55,7 @@ let package = Package(
         .testTarget(name: "ArgumentParsingTests", dependencies: ["ArgumentParsing"], swiftSettings: swiftSettings),
         .testTarget(name: "NotesJSONTests", dependencies: ["NotesJSON"], swiftSettings: swiftSettings),
         .testTarget(name: "NotesPageTests", dependencies: ["NotesPage"], swiftSettings: swiftSettings),
+        .testTarget(name: "NotesFetchTests", dependencies: ["NotesFetch"], swiftSettings: swiftSettings),
         .testTarget(name: "NotesCLITests", dependencies: ["NotesCLI"], swiftSettings: swiftSettings),
         .testTarget(name: "NotesGenTests", dependencies: ["NotesGen", "NotesPage"], swiftSettings: swiftSettings),
     ]

@@ -1,0 +1,187 @@
+internal import CCurl
+public import Synchronization
+
+// Every curl_* call of the project lives in this file.
+
+/// The Linux transport: libcurl's easy interface, one handle reused so keep-alive connections carry
+/// over from page to page.
+///
+/// The write callback hands each chunk straight to the receiver on the calling thread, so while the
+/// receiver works nothing more is read from the socket (the kernel's buffer fills, then TCP pushes back
+/// on the server): memory holds one chunk. Returning 0 from a callback is how a stopped or cancelled
+/// request ends; a progress callback checks the cancellation flag at least once a second while no data
+/// arrives. Redirects are not followed here: the fetcher decides, so it can drop credentials.
+///
+/// Requests on one transport run one at a time (a lock guards the handle, which is why the class can be
+/// `@unchecked Sendable`); use one transport per concurrent walk.
+public final class CurlTransport: HTTPTransport, @unchecked Sendable {
+    private let lock = Mutex(())
+    private let easy: EasyHandle
+
+    public init() {
+        _ = Self.globalInit
+        easy = EasyHandle()
+    }
+
+    private static let globalInit: Void = {
+        curl_global_init(Int(CURL_GLOBAL_DEFAULT))
+    }()
+
+    public func perform(_ request: HTTPRequest, receiver: some HTTPResponseReceiver, cancellation: CancellationFlag)
+        throws(TransportError) -> Bool
+    {
+        let exchange = Exchange(receiver: receiver, cancellation: cancellation)
+        let result: Result<Bool, TransportError> = lock.withLock { _ in
+            Result { () throws(TransportError) in try easy.perform(request, exchange) }
+        }
+        return try result.get()
+    }
+}
+
+/// What the callbacks see of one request.
+private final class Exchange {
+    let receiver: any HTTPResponseReceiver
+    let cancellation: CancellationFlag
+    var status = 0
+    var headers: [HTTPHeader] = []
+    var headerBytes = 0
+    var headDelivered = false
+    /// The receiver returned `false`.
+    var stopped = false
+
+    static let maxHeaderBytes = 64 << 10
+
+    init(receiver: any HTTPResponseReceiver, cancellation: CancellationFlag) {
+        self.receiver = receiver
+        self.cancellation = cancellation
+    }
+
+    /// One header line, status line and the blank line that ends the head included.
+    func header(_ line: UnsafeRawBufferPointer) -> Bool {
+        headerBytes += line.count
+        if headerBytes > Self.maxHeaderBytes { return false }
+        var text = Substring(String(decoding: line, as: UTF8.self))
+        while let last = text.last, last == "\r" || last == "\n" { text.removeLast() }
+        if text.hasPrefix("HTTP/") {
+            status = text.split(separator: " ").dropFirst().first.flatMap { Int($0) } ?? 0
+            headers = []
+            return true
+        }
+        if text.isEmpty {
+            if (100..<200).contains(status) { return true }  // an interim response: the real one follows
+            headDelivered = true
+            if !receiver.receive(head: HTTPResponseHead(status: status, headers: headers)) {
+                stopped = true
+                return false
+            }
+            return true
+        }
+        guard let colon = text.firstIndex(of: ":") else { return true }
+        let value = text[text.index(after: colon)...].drop { $0 == " " || $0 == "\t" }
+        headers.append(HTTPHeader(String(text[..<colon]), String(value)))
+        return true
+    }
+
+    func body(_ chunk: UnsafeRawBufferPointer) -> Bool {
+        if cancellation.isCancelled { return false }
+        if !receiver.receive(body: chunk) {
+            stopped = true
+            return false
+        }
+        return true
+    }
+}
+
+/// The one owner of a `CURL *` easy handle: created in `init`, cleaned up exactly once in `deinit`.
+private struct EasyHandle: ~Copyable {
+    private let handle: UnsafeMutableRawPointer
+    private let errorBuffer: UnsafeMutablePointer<CChar>
+
+    init() {
+        guard let handle = curl_easy_init() else { fatalError("curl_easy_init failed") }
+        self.handle = handle
+        errorBuffer = .allocate(capacity: Int(CURL_ERROR_SIZE))
+        errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE))
+    }
+
+    deinit {
+        curl_easy_cleanup(handle)
+        errorBuffer.deallocate()
+    }
+
+    func perform(_ request: HTTPRequest, _ exchange: Exchange) throws(TransportError) -> Bool {
+        var headerList: UnsafeMutablePointer<curl_slist>?
+        for header in request.headers {
+            headerList = curl_slist_append(headerList, "\(header.name): \(header.value)")
+        }
+        headerList = curl_slist_append(headerList, "Accept: application/json")
+        defer { curl_slist_free_all(headerList) }
+
+        let context = Unmanaged.passUnretained(exchange).toOpaque()
+        let timeout = max(1, Int(request.idleTimeout.rounded(.up)))
+        errorBuffer[0] = 0
+        notes_curl_set_string(handle, CURLOPT_URL, request.url)
+        notes_curl_set_string(handle, CURLOPT_PROTOCOLS_STR, "http,https")
+        notes_curl_set_list(handle, CURLOPT_HTTPHEADER, headerList)
+        notes_curl_set_long(handle, CURLOPT_HTTPGET, 1)
+        notes_curl_set_long(handle, CURLOPT_FOLLOWLOCATION, 0)
+        notes_curl_set_long(handle, CURLOPT_NOSIGNAL, 1)
+        notes_curl_set_long(handle, CURLOPT_TCP_KEEPALIVE, 1)
+        notes_curl_set_long(handle, CURLOPT_BUFFERSIZE, 64 << 10)
+        notes_curl_set_string(handle, CURLOPT_ACCEPT_ENCODING, "")
+        notes_curl_set_string(handle, CURLOPT_USERAGENT, "notes-page/1")
+        notes_curl_set_long(handle, CURLOPT_CONNECTTIMEOUT, timeout)
+        notes_curl_set_long(handle, CURLOPT_LOW_SPEED_LIMIT, 1)
+        notes_curl_set_long(handle, CURLOPT_LOW_SPEED_TIME, timeout)
+        notes_curl_set_pointer(handle, CURLOPT_ERRORBUFFER, errorBuffer)
+        notes_curl_set_data_callback(handle, CURLOPT_HEADERFUNCTION, headerCallback)
+        notes_curl_set_pointer(handle, CURLOPT_HEADERDATA, context)
+        notes_curl_set_data_callback(handle, CURLOPT_WRITEFUNCTION, writeCallback)
+        notes_curl_set_pointer(handle, CURLOPT_WRITEDATA, context)
+        notes_curl_set_long(handle, CURLOPT_NOPROGRESS, 0)
+        notes_curl_set_progress_callback(handle, progressCallback)
+        notes_curl_set_pointer(handle, CURLOPT_XFERINFODATA, context)
+
+        let code = curl_easy_perform(handle)
+        if code == CURLE_OK {
+            guard exchange.headDelivered else { throw TransportError(.broken, "the response had no head") }
+            return true
+        }
+        if exchange.stopped { return false }
+        if exchange.cancellation.isCancelled { throw TransportError(.cancelled, "cancelled") }
+        let detail = String(cString: errorBuffer)
+        let message = detail.isEmpty ? String(cString: curl_easy_strerror(code)) : detail
+        switch code {
+        case CURLE_COULDNT_CONNECT, CURLE_COULDNT_RESOLVE_HOST, CURLE_COULDNT_RESOLVE_PROXY:
+            throw TransportError(.connect, message)
+        case CURLE_OPERATION_TIMEDOUT:
+            throw TransportError(.timeout, message)
+        case CURLE_PARTIAL_FILE, CURLE_RECV_ERROR, CURLE_SEND_ERROR, CURLE_GOT_NOTHING:
+            throw TransportError(.broken, message)
+        case CURLE_WRITE_ERROR where exchange.headerBytes > Exchange.maxHeaderBytes:
+            throw TransportError(.other, "response headers longer than \(Exchange.maxHeaderBytes) bytes")
+        default:
+            throw TransportError(.other, message)
+        }
+    }
+}
+
+private func exchange(_ context: UnsafeMutableRawPointer?) -> Exchange {
+    Unmanaged<Exchange>.fromOpaque(context!).takeUnretainedValue()
+}
+
+private let headerCallback: curl_write_callback = { data, size, count, context in
+    let length = size * count
+    let line = UnsafeRawBufferPointer(start: data, count: length)
+    return exchange(context).header(line) ? length : 0
+}
+
+private let writeCallback: curl_write_callback = { data, size, count, context in
+    let length = size * count
+    let chunk = UnsafeRawBufferPointer(start: data, count: length)
+    return exchange(context).body(chunk) ? length : 0
+}
+
+private let progressCallback: curl_xferinfo_callback = { context, _, _, _, _ in
+    exchange(context).cancellation.isCancelled ? 1 : 0
+}

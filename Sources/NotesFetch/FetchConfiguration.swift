@@ -1,0 +1,98 @@
+import Foundation
+public import NotesPage
+
+/// How to walk an endpoint.
+public struct FetchConfiguration: Sendable {
+    /// Limits and paths of each page.
+    public var page: PageConfiguration
+    /// The query parameter that carries an opaque cursor.
+    public var cursorParameter: String
+    /// Retries after the first attempt of a page.
+    public var retries: Int
+    public var backoff: Backoff
+    /// Seconds without a byte before a request fails (and is retried).
+    public var idleTimeout: Double
+    /// Extra request headers.
+    public var headers: [HTTPHeader]
+    /// A bearer token, sent as `Authorization: Bearer …` to the endpoint's origin only.
+    public var token: Secret?
+    /// Redirects followed in a row for one page.
+    public var maxRedirects: Int
+
+    /// - Parameters:
+    ///   - page: Defaults to ``PageConfiguration``'s defaults.
+    ///   - cursorParameter: Defaults to `cursor`.
+    ///   - retries: Defaults to 4.
+    ///   - backoff: Defaults to ``Backoff``'s defaults.
+    ///   - idleTimeout: Defaults to 30 seconds.
+    ///   - headers: Defaults to none.
+    ///   - token: Defaults to none.
+    ///   - maxRedirects: Defaults to 5.
+    public init(
+        page: PageConfiguration = PageConfiguration(),
+        cursorParameter: String = "cursor",
+        retries: Int = 4,
+        backoff: Backoff = Backoff(),
+        idleTimeout: Double = 30,
+        headers: [HTTPHeader] = [],
+        token: Secret? = nil,
+        maxRedirects: Int = 5
+    ) {
+        self.page = page
+        self.cursorParameter = cursorParameter
+        self.retries = retries
+        self.backoff = backoff
+        self.idleTimeout = idleTimeout
+        self.headers = headers
+        self.token = token
+        self.maxRedirects = maxRedirects
+    }
+}
+
+/// A credential: its description never shows the value.
+public struct Secret: Sendable, Hashable, CustomStringConvertible, CustomDebugStringConvertible {
+    public let value: String
+
+    public init(_ value: String) {
+        self.value = value
+    }
+
+    public var description: String { "<redacted>" }
+    public var debugDescription: String { "<redacted>" }
+}
+
+/// The clock, sleep and random source of a walk, injectable so tests take no real time.
+public struct FetchEnvironment: Sendable {
+    /// Sleeps for the given seconds; throws when the task is cancelled.
+    public var sleep: @Sendable (Double) async throws -> Void
+    /// Seconds since 1970, for `Retry-After` dates.
+    public var now: @Sendable () -> Double
+    /// A random number in `0..<1`, for jitter.
+    public var random: @Sendable () -> Double
+
+    public init(
+        sleep: @escaping @Sendable (Double) async throws -> Void,
+        now: @escaping @Sendable () -> Double,
+        random: @escaping @Sendable () -> Double
+    ) {
+        self.sleep = sleep
+        self.now = now
+        self.random = random
+    }
+
+    /// Real time and the system's random source.
+    public static let live = FetchEnvironment(
+        sleep: { seconds in try await Task.sleep(nanoseconds: UInt64(max(0, seconds) * 1e9)) },
+        now: { Date().timeIntervalSince1970 },
+        random: { Double.random(in: 0..<1) }
+    )
+}
+
+/// A random number generator that draws from a closure, to feed ``Backoff`` from ``FetchEnvironment``.
+struct ClosureRandom: RandomNumberGenerator {
+    let draw: () -> Double
+
+    mutating func next() -> UInt64 {
+        UInt64(min(max(draw(), 0), 0.999_999_999_999) * 9_007_199_254_740_992) << 11
+    }
+}

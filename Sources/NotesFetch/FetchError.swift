@@ -1,0 +1,84 @@
+public import NotesPage
+
+/// Why a walk stopped, and on which page. Messages never hold a token or a header value.
+public struct FetchError: Error, Sendable, Hashable, CustomStringConvertible {
+    public enum Code: Sendable, Hashable {
+        /// The body broke the contract or a limit.
+        case contract(PageError)
+        /// A status the walk cannot use: a 4xx other than 401, 403 and 429, or a redirect without a target.
+        case status(Int)
+        /// The `Content-Type` is not JSON in UTF-8 (the value, cut short).
+        case contentType(String)
+        /// `Content-Length` is over the page byte cap.
+        case tooLarge(contentLength: Int, limit: Int)
+        /// The server sent a next page already visited in this run.
+        case cycle
+        /// Too many redirects in a row.
+        case redirects(Int)
+        /// 401 or 403: the credentials are missing or no longer valid. Never retried.
+        case sessionExpired(status: Int)
+        /// Still failing after every retry: the last reason.
+        case unavailable(String)
+        /// The walk was cancelled.
+        case cancelled
+        /// Writing the output or the state failed.
+        case output(String)
+    }
+
+    /// The broad kind of failure, which decides the command's exit code.
+    public enum Kind: Sendable, Hashable {
+        case contract
+        case unavailable
+        case sessionExpired
+        case cancelled
+        case output
+    }
+
+    public var code: Code
+    /// 1-based number of the page in the run.
+    public var page: Int
+    /// Where the page is.
+    public var location: PageLocation
+    /// Requests made for the page, redirects not counted.
+    public var attempts: Int
+
+    public init(_ code: Code, page: Int, location: PageLocation, attempts: Int = 1) {
+        self.code = code
+        self.page = page
+        self.location = location
+        self.attempts = attempts
+    }
+
+    public var kind: Kind {
+        switch code {
+        case .contract, .status, .contentType, .tooLarge, .cycle, .redirects: return .contract
+        case .sessionExpired: return .sessionExpired
+        case .unavailable: return .unavailable
+        case .cancelled: return .cancelled
+        case .output: return .output
+        }
+    }
+
+    /// What went wrong, without where.
+    public var reason: String {
+        switch code {
+        case .contract(let error): return error.description
+        case .status(let status): return "the server answered HTTP \(status)"
+        case .contentType(let type):
+            return "the response is \(type.isEmpty ? "without a Content-Type" : "'\(type)'"), not JSON"
+        case .tooLarge(let length, let limit):
+            return "Content-Length \(length) is over the page limit of \(limit) bytes"
+        case .cycle: return "the server sent a next page already visited in this run (a cursor cycle)"
+        case .redirects(let count): return "more than \(count) redirects in a row"
+        case .sessionExpired(let status): return "session expired (HTTP \(status)): sign in again or renew the token"
+        case .unavailable(let last):
+            return "the server is unavailable after \(attempts) attempt\(attempts == 1 ? "" : "s"): \(last)"
+        case .cancelled: return "interrupted"
+        case .output(let message): return message
+        }
+    }
+
+    public var description: String {
+        "page \(page) (\(location)): \(reason)"
+    }
+}

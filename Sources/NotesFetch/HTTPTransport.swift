@@ -1,0 +1,98 @@
+public import Synchronization
+
+/// One HTTP header field.
+public struct HTTPHeader: Sendable, Hashable {
+    public var name: String
+    public var value: String
+
+    public init(_ name: String, _ value: String) {
+        self.name = name
+        self.value = value
+    }
+}
+
+/// A GET request.
+public struct HTTPRequest: Sendable, Hashable {
+    public var url: String
+    public var headers: [HTTPHeader]
+    /// Seconds without a byte (connecting or reading) before the request fails.
+    public var idleTimeout: Double
+
+    public init(url: String, headers: [HTTPHeader] = [], idleTimeout: Double = 30) {
+        self.url = url
+        self.headers = headers
+        self.idleTimeout = idleTimeout
+    }
+}
+
+/// The status line and header fields of a response.
+public struct HTTPResponseHead: Sendable, Hashable {
+    public var status: Int
+    public var headers: [HTTPHeader]
+
+    public init(status: Int, headers: [HTTPHeader] = []) {
+        self.status = status
+        self.headers = headers
+    }
+
+    /// The first value of the field `name` (case-insensitive).
+    public func value(of name: String) -> String? {
+        headers.first { $0.name.lowercased() == name.lowercased() }?.value
+    }
+
+    /// Every value of the field `name` (case-insensitive), in order.
+    public func values(of name: String) -> [String] {
+        headers.filter { $0.name.lowercased() == name.lowercased() }.map(\.value)
+    }
+}
+
+/// Takes a response as it arrives. The transport calls it on its own thread, in order: the head once,
+/// then each chunk of the body. Returning `false` stops the exchange: the transport closes the connection.
+public protocol HTTPResponseReceiver: AnyObject {
+    func receive(head: HTTPResponseHead) -> Bool
+    func receive(body chunk: UnsafeRawBufferPointer) -> Bool
+}
+
+/// Why an exchange failed: all but ``Kind/cancelled`` are worth a retry.
+public struct TransportError: Error, Sendable, Hashable, CustomStringConvertible {
+    public enum Kind: Sendable, Hashable {
+        case connect
+        case timeout
+        /// The connection broke: reset, closed early, or the body shorter than its Content-Length.
+        case broken
+        case cancelled
+        case other
+    }
+
+    public var kind: Kind
+    /// Short and safe to log: never holds a header value.
+    public var message: String
+
+    public init(_ kind: Kind, _ message: String) {
+        self.kind = kind
+        self.message = message
+    }
+
+    public var description: String { message }
+}
+
+/// Set once to stop a request at the next chunk (or within a second while waiting for one).
+public final class CancellationFlag: Sendable {
+    private let state = Atomic<Bool>(false)
+
+    public init() {}
+
+    public var isCancelled: Bool { state.load(ordering: .relaxed) }
+
+    public func cancel() { state.store(true, ordering: .relaxed) }
+}
+
+/// Performs HTTP exchanges, blocking the calling thread, with real backpressure: the body is read from
+/// the socket only as fast as the receiver takes it.
+public protocol HTTPTransport: Sendable {
+    /// Performs `request`.
+    /// - Returns: `true` when the response ended, `false` when the receiver stopped it.
+    /// - Throws: ``TransportError`` when the exchange failed or `cancellation` was set.
+    func perform(_ request: HTTPRequest, receiver: some HTTPResponseReceiver, cancellation: CancellationFlag)
+        throws(TransportError) -> Bool
+}

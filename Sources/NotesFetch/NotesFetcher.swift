@@ -1,0 +1,287 @@
+import Dispatch
+public import NotesPage
+
+/// A page fetched, decoded and checked: its notes are complete and their ids are in the run's set.
+public struct FetchedPage: Sendable {
+    /// 1-based number of the page in the run.
+    public var number: Int
+    public var location: PageLocation
+    public var notes: [Note]
+    /// Where the next page is; `nil` on the last page.
+    public var next: PageLocation?
+    /// Bytes of the body.
+    public var byteCount: Int
+    /// Requests made for the page, redirects not counted.
+    public var attempts: Int
+}
+
+/// Walks a cursor-paginated endpoint: fetches each page through the transport, streams the body into a
+/// ``PageDecoder`` as it arrives, retries what is worth retrying, and follows the next cursor.
+///
+/// The transport blocks a thread of the fetcher's own serial queue, never a thread of the concurrency
+/// pool. Cancelling the calling task (or the ``CancellationFlag`` passed in) stops the request at the
+/// next chunk; the page's partial notes are dropped and its ids taken back out of the set.
+public final class NotesFetcher: Sendable {
+    public let locator: PageLocator
+    public let configuration: FetchConfiguration
+    private let transport: any HTTPTransport
+    private let environment: FetchEnvironment
+    private let queue = DispatchQueue(label: "notes-page.transport")
+
+    /// - Parameters:
+    ///   - locator: The endpoint and its cursor parameter.
+    ///   - configuration: Limits, retries, headers, credentials.
+    ///   - transport: Defaults to ``CurlTransport``.
+    ///   - environment: Defaults to ``FetchEnvironment/live``.
+    public init(
+        locator: PageLocator,
+        configuration: FetchConfiguration = FetchConfiguration(),
+        transport: any HTTPTransport = CurlTransport(),
+        environment: FetchEnvironment = .live
+    ) {
+        self.locator = locator
+        self.configuration = configuration
+        self.transport = transport
+        self.environment = environment
+    }
+
+    /// Fetches and decodes one page, retrying transport errors, 429 and 5xx with backoff.
+    /// - Parameters:
+    ///   - location: Where the page is.
+    ///   - number: The page's 1-based number in the run, for errors and the id set.
+    ///   - ids: The run's id set; the page's ids are committed when it succeeds.
+    ///   - cancellation: Checked at every chunk; cancelling the task sets it too.
+    /// - Throws: ``FetchError``.
+    public func fetchPage(
+        _ location: PageLocation,
+        number: Int,
+        ids: IDSet,
+        cancellation: CancellationFlag = CancellationFlag()
+    ) async throws(FetchError) -> FetchedPage {
+        let url = locator.url(for: location)
+        var random = ClosureRandom(draw: environment.random)
+        var attempt = 0
+        while true {
+            attempt += 1
+            if cancellation.isCancelled || Task.isCancelled {
+                throw FetchError(.cancelled, page: number, location: location, attempts: attempt - 1)
+            }
+            let outcome = await withTaskCancellationHandler {
+                await attemptPage(url: url, ids: ids, cancellation: cancellation)
+            } onCancel: {
+                cancellation.cancel()
+            }
+            switch outcome {
+            case .page(let notes, let summary, let finalURL, let linkHeaders):
+                let next = locator.next(bodyValue: summary.nextCursor, linkHeaders: linkHeaders, pageURL: finalURL)
+                return FetchedPage(
+                    number: number,
+                    location: location,
+                    notes: notes,
+                    next: next,
+                    byteCount: summary.byteCount,
+                    attempts: attempt
+                )
+            case .fatal(let code):
+                throw FetchError(code, page: number, location: location, attempts: attempt)
+            case .retryable(let reason, let retryAfter):
+                if attempt > configuration.retries {
+                    throw FetchError(.unavailable(reason), page: number, location: location, attempts: attempt)
+                }
+                let delay = configuration.backoff.delay(forRetry: attempt, retryAfter: retryAfter, using: &random)
+                do {
+                    try await environment.sleep(delay)
+                } catch {
+                    throw FetchError(.cancelled, page: number, location: location, attempts: attempt)
+                }
+            }
+        }
+    }
+
+    /// Walks from `start` to the last page (or a bound), handing each complete page to `body` in order.
+    /// - Parameters:
+    ///   - start: The first page to fetch.
+    ///   - firstNumber: Its number in the run (more than 1 when resuming).
+    ///   - ids: The run's id set.
+    ///   - visited: Page URLs seen in the run, for cycle detection; the start's URL is added.
+    ///   - maxPages: Stop after this many pages, if set.
+    ///   - maxNotes: Stop after the page that brings the run's notes to this many, if set.
+    ///   - cancellation: Stops the walk at the next chunk.
+    ///   - body: Takes each page; the walk waits for it. It may throw ``FetchError`` to stop.
+    /// - Returns: Where the walk stopped: the next page's location, or `nil` when it reached the end.
+    public func walk(
+        from start: PageLocation,
+        firstNumber: Int = 1,
+        ids: IDSet,
+        visited: IDSet,
+        maxPages: Int? = nil,
+        maxNotes: Int? = nil,
+        cancellation: CancellationFlag = CancellationFlag(),
+        body: (FetchedPage) async throws(FetchError) -> Void
+    ) async throws(FetchError) -> PageLocation? {
+        var location = start
+        var number = firstNumber
+        var pages = 0
+        var notes = 0
+        visited.insert(locator.url(for: location))
+        visited.commitPage()
+        while true {
+            let page = try await fetchPage(location, number: number, ids: ids, cancellation: cancellation)
+            try await body(page)
+            pages += 1
+            notes += page.notes.count
+            guard let next = page.next else { return nil }
+            // The page itself was fine and is delivered; following its next link would loop.
+            if case .duplicate = visited.insert(locator.url(for: next)) {
+                throw FetchError(.cycle, page: number, location: location, attempts: page.attempts)
+            }
+            visited.commitPage()
+            if let maxPages, pages >= maxPages { return next }
+            if let maxNotes, notes >= maxNotes { return next }
+            location = next
+            number += 1
+        }
+    }
+
+    // MARK: - One attempt
+
+    private enum Outcome: Sendable {
+        case page(notes: [Note], summary: PageDecoder.Summary, url: String, linkHeaders: [String])
+        case retryable(reason: String, retryAfter: Double?)
+        case fatal(FetchError.Code)
+    }
+
+    /// One attempt at a page, following redirects, on the transport queue.
+    private func attemptPage(url: String, ids: IDSet, cancellation: CancellationFlag) async -> Outcome {
+        let ids = UnsafeTransfer(ids)
+        return await withCheckedContinuation { continuation in
+            queue.async { [self] in
+                continuation.resume(returning: performPage(url: url, ids: ids.value, cancellation: cancellation))
+            }
+        }
+    }
+
+    private func performPage(url: String, ids: IDSet, cancellation: CancellationFlag) -> Outcome {
+        let origin = Origin(locator.url(for: .start))
+        var url = url
+        var redirects = 0
+        while true {
+            var headers = configuration.headers
+            if let token = configuration.token, Origin(url) == origin {
+                headers.append(HTTPHeader("Authorization", "Bearer \(token.value)"))
+            }
+            let request = HTTPRequest(url: url, headers: headers, idleTimeout: configuration.idleTimeout)
+            let reception = PageReception(configuration: configuration.page, ids: ids)
+            let completed: Bool
+            do {
+                completed = try transport.perform(request, receiver: reception, cancellation: cancellation)
+            } catch {
+                if error.kind == .cancelled { return .fatal(.cancelled) }
+                return .retryable(reason: error.message, retryAfter: nil)
+            }
+            guard let head = reception.head else { return .retryable(reason: "no response", retryAfter: nil) }
+            if let problem = reception.problem { return .fatal(problem) }
+            switch head.status {
+            case 200...299:
+                guard completed else { return .fatal(.cancelled) }
+                do {
+                    let summary = try reception.finish()
+                    return .page(
+                        notes: reception.notes, summary: summary, url: url, linkHeaders: head.values(of: "Link"))
+                } catch {
+                    return .fatal(.contract(error))
+                }
+            case 301, 302, 303, 307, 308:
+                redirects += 1
+                guard redirects <= configuration.maxRedirects else {
+                    return .fatal(.redirects(configuration.maxRedirects))
+                }
+                guard let location = head.value(of: "Location"), let target = locator.resolve(location, against: url)
+                else { return .fatal(.status(head.status)) }
+                url = target
+            case 401, 403:
+                return .fatal(.sessionExpired(status: head.status))
+            case 429, 500, 502, 503, 504:
+                let retryAfter = head.value(of: "Retry-After").flatMap {
+                    RetryAfter.seconds($0, now: environment.now())
+                }
+                return .retryable(reason: "HTTP \(head.status)", retryAfter: retryAfter)
+            default:
+                return .fatal(.status(head.status))
+            }
+        }
+    }
+}
+
+/// Receives one response: checks the head before any byte of the body, then feeds the decoder chunk by
+/// chunk as the transport reads them.
+private final class PageReception: HTTPResponseReceiver {
+    private var decoder: PageDecoder
+    private let limit: Int
+    var notes: [Note] = []
+    var head: HTTPResponseHead?
+    /// Why the body was refused before or while reading it.
+    var problem: FetchError.Code?
+
+    init(configuration: PageConfiguration, ids: IDSet) {
+        decoder = PageDecoder(configuration: configuration, ids: ids)
+        limit = configuration.limits.maxDocumentBytes
+    }
+
+    func receive(head: HTTPResponseHead) -> Bool {
+        self.head = head
+        guard (200...299).contains(head.status) else { return false }  // nothing to read in an error body
+        let type = head.value(of: "Content-Type") ?? ""
+        guard Self.isJSON(type) else {
+            problem = .contentType(String(type.prefix(60)))
+            return false
+        }
+        if let length = head.value(of: "Content-Length").flatMap({ Int($0.trimmingSpaces()) }), length > limit {
+            problem = .tooLarge(contentLength: length, limit: limit)
+            return false
+        }
+        return true
+    }
+
+    func receive(body chunk: UnsafeRawBufferPointer) -> Bool {
+        do {
+            try decoder.feed(chunk, into: &notes)
+            return true
+        } catch {
+            problem = .contract(error)
+            return false
+        }
+    }
+
+    func finish() throws(PageError) -> PageDecoder.Summary {
+        try decoder.finish(into: &notes)
+    }
+
+    /// `application/json` or any `+json` type, with no charset or UTF-8.
+    static func isJSON(_ contentType: String) -> Bool {
+        let parts = contentType.split(separator: ";").map { String($0).trimming(" \t").lowercased() }
+        guard let type = parts.first,
+            type == "application/json" || (type.hasPrefix("application/") && type.hasSuffix("+json"))
+        else { return false }
+        for parameter in parts.dropFirst() where parameter.hasPrefix("charset=") {
+            let charset = String(parameter.dropFirst("charset=".count)).trimming("\"")
+            if charset != "utf-8" && charset != "utf8" { return false }
+        }
+        return true
+    }
+}
+
+/// Carries a value the caller guarantees is used by one thread at a time across a `@Sendable` boundary.
+private struct UnsafeTransfer<Value>: @unchecked Sendable {
+    let value: Value
+    init(_ value: Value) { self.value = value }
+}
+
+extension String {
+    fileprivate func trimming(_ set: String) -> String {
+        var text = Substring(self)
+        while let first = text.first, set.contains(first) { text.removeFirst() }
+        while let last = text.last, set.contains(last) { text.removeLast() }
+        return String(text)
+    }
+}

@@ -1,0 +1,151 @@
+public import Foundation
+
+/// Where a page is: the endpoint itself, the endpoint with a cursor, or a URL the server gave.
+public enum PageLocation: Sendable, Hashable, Codable, CustomStringConvertible {
+    case start
+    case cursor(String)
+    case url(String)
+
+    public var description: String {
+        switch self {
+        case .start: return "the first page"
+        case .cursor(let cursor): return "cursor \(cursor)"
+        case .url(let url): return url
+        }
+    }
+}
+
+/// Turns page locations into URLs and reads the next location off a page.
+public struct PageLocator: Sendable {
+    /// The endpoint, e.g. `https://api.example/notes?limit=100`.
+    public let endpoint: URL
+    /// The query parameter that carries an opaque cursor.
+    public let cursorParameter: String
+
+    public init(endpoint: URL, cursorParameter: String = "cursor") {
+        self.endpoint = endpoint
+        self.cursorParameter = cursorParameter
+    }
+
+    /// The URL to request for `location`.
+    public func url(for location: PageLocation) -> String {
+        switch location {
+        case .start:
+            return endpoint.absoluteString
+        case .url(let url):
+            return url
+        case .cursor(let cursor):
+            guard var components = URLComponents(url: endpoint, resolvingAgainstBaseURL: false) else {
+                return endpoint.absoluteString
+            }
+            var items = (components.percentEncodedQueryItems ?? []).filter { $0.name != cursorParameter }
+            items.append(URLQueryItem(name: cursorParameter, value: Self.percentEncode(cursor)))
+            components.percentEncodedQueryItems = items
+            return components.string ?? endpoint.absoluteString
+        }
+    }
+
+    /// The next page after the one at `pageURL`: the body's next value if it has one, else a `Link`
+    /// header with `rel="next"`; `nil` at the end.
+    ///
+    /// A value with a scheme (`https://…`) or starting with `/` is a URL, resolved against `pageURL`;
+    /// anything else is an opaque cursor.
+    public func next(bodyValue: String?, linkHeaders: [String], pageURL: String) -> PageLocation? {
+        if let value = bodyValue, !value.isEmpty {
+            if value.hasPrefix("/") || Self.hasScheme(value) {
+                return resolve(value, against: pageURL).map(PageLocation.url) ?? .url(value)
+            }
+            return .cursor(value)
+        }
+        for header in linkHeaders {
+            if let target = Self.nextLink(in: header) {
+                return resolve(target, against: pageURL).map(PageLocation.url) ?? .url(target)
+            }
+        }
+        return nil
+    }
+
+    /// `reference` resolved against `base` (RFC 3986 §5).
+    public func resolve(_ reference: String, against base: String) -> String? {
+        guard let baseURL = URL(string: base), let url = URL(string: reference, relativeTo: baseURL) else { return nil }
+        return url.absoluteString
+    }
+
+    /// The target of the first link with relation type `next` in a `Link` header (RFC 8288); `rel` may
+    /// list several types.
+    public static func nextLink(in header: String) -> String? {
+        var rest = Substring(header)
+        while let open = rest.firstIndex(of: "<") {
+            guard let close = rest[open...].firstIndex(of: ">") else { return nil }
+            let target = String(rest[rest.index(after: open)..<close])
+            // The parameters run to the next link, which starts after a comma outside quotes.
+            var index = rest.index(after: close)
+            var inQuotes = false
+            while index < rest.endIndex {
+                let character = rest[index]
+                if character == "\"" { inQuotes.toggle() }
+                if character == "," && !inQuotes { break }
+                index = rest.index(after: index)
+            }
+            let parameters = rest[rest.index(after: close)..<index]
+            for parameter in parameters.split(separator: ";") {
+                let pair = parameter.split(separator: "=", maxSplits: 1)
+                guard pair.count == 2, pair[0].trimmingCharacters(in: .whitespaces).lowercased() == "rel" else {
+                    continue
+                }
+                let value = pair[1].trimmingCharacters(in: .whitespaces).trimmingCharacters(
+                    in: CharacterSet(charactersIn: "\""))
+                if value.lowercased().split(separator: " ").contains("next") { return target }
+            }
+            rest = rest[index...]
+        }
+        return nil
+    }
+
+    /// Percent-encodes everything but RFC 3986's unreserved characters, so `+`, `/` and `=` survive.
+    public static func percentEncode(_ text: String) -> String {
+        var encoded = ""
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"),
+                UInt8(ascii: "~"):
+                encoded.unicodeScalars.append(Unicode.Scalar(byte))
+            default:
+                let digits = Array("0123456789ABCDEF")
+                encoded += "%\(digits[Int(byte >> 4)])\(digits[Int(byte & 0xF)])"
+            }
+        }
+        return encoded
+    }
+
+    private static func hasScheme(_ value: String) -> Bool {
+        guard let separator = value.range(of: "://") else { return false }
+        let scheme = value[..<separator.lowerBound]
+        guard let first = scheme.first, first.isLetter else { return false }
+        return scheme.allSatisfy { $0.isLetter || $0.isNumber || $0 == "+" || $0 == "-" || $0 == "." }
+    }
+}
+
+/// Scheme, host and port: what must match for credentials to follow a redirect.
+public struct Origin: Hashable, Sendable {
+    public var scheme: String
+    public var host: String
+    public var port: Int
+
+    public init?(_ url: String) {
+        guard let components = URLComponents(string: url), let scheme = components.scheme?.lowercased(),
+            let host = components.host?.lowercased()
+        else { return nil }
+        self.scheme = scheme
+        self.host = host
+        self.port = components.port ?? (scheme == "https" ? 443 : 80)
+    }
+
+    /// Whether the host is this machine: `localhost`, `127.0.0.0/8` or `::1`.
+    public var isLoopback: Bool {
+        if host == "localhost" || host == "::1" || host == "[::1]" { return true }
+        let octets = host.split(separator: ".")
+        return octets.count == 4 && octets.first == "127" && octets.allSatisfy { UInt8($0) != nil }
+    }
+}

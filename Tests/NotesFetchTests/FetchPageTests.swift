@@ -1,0 +1,233 @@
+import Foundation
+import NotesFetch
+import NotesPage
+import Testing
+
+@Suite("Fetching one page")
+struct FetchPageTests {
+    @Test("One note")
+    func oneNote() async throws {
+        let transport = MemoryTransport { _, _ in .json(onePage) }
+        let page = try #require(await firstPage(fetcher(transport)).page)
+        #expect(page.notes.map(\.id) == ["n1"])
+        #expect(page.next == nil)
+        #expect(page.attempts == 1)
+        #expect(transport.requests.map(\.url) == ["http://127.0.0.1:8080/notes"])
+    }
+
+    @Test("An empty page is a success with no notes, not an error")
+    func emptyPage() async throws {
+        for body in [#"{"notes": [], "next_cursor": null}"#, "[]"] {
+            let page = try #require(await firstPage(fetcher(MemoryTransport { _, _ in .json(body) })).page)
+            #expect(page.notes.isEmpty && page.next == nil)
+        }
+    }
+
+    @Test(
+        "Bodies that break the contract fail at once, not retried",
+        arguments: [
+            (
+                #"{"notes": [{"id": "a", "title": "x"}, {"id": "a", "title": "y"}], "next_cursor": null}"#,
+                "duplicate-id"
+            ),
+            (#"{"notes": [{"title": "x"}], "next_cursor": null}"#, "missing-id"),
+            (#"{"notes": [{"id": "a", "title": "x"}"#, "truncated"),
+            (#"{"notes": [}"#, "invalid-json"),
+        ]
+    )
+    func contractErrors(_ body: String, code: String) async throws {
+        let transport = MemoryTransport { _, _ in .json(body) }
+        let error = try #require(await firstPage(fetcher(transport)).error)
+        guard case .contract(let pageError) = error.code else {
+            Issue.record("expected a contract error, got \(error)")
+            return
+        }
+        #expect(pageError.code.name == code)
+        #expect(error.kind == .contract)
+        #expect(transport.requests.count == 1)
+    }
+
+    @Test("An HTML login page with 200 is a content-type error, before any byte of it is parsed")
+    func htmlPage() async throws {
+        let html = MemoryTransport.Response.reply(
+            HTTPResponseHead(status: 200, headers: [HTTPHeader("Content-Type", "text/html; charset=utf-8")]),
+            chunks: [Array("<!DOCTYPE html><html>".utf8)]
+        )
+        let transport = MemoryTransport { _, _ in html }
+        let error = try #require(await firstPage(fetcher(transport)).error)
+        #expect(error.code == .contentType("text/html; charset=utf-8"))
+        #expect(error.description == "page 1 (the first page): the response is 'text/html; charset=utf-8', not JSON")
+    }
+
+    @Test(
+        "JSON content types are accepted, others refused",
+        arguments: [
+            ("application/json", true), ("application/json; charset=utf-8", true),
+            ("Application/JSON;charset=UTF-8", true),
+            ("application/vnd.api+json", true), ("application/problem+json", true),
+            ("application/json; charset=latin1", false),
+            ("text/json", false), ("text/plain", false), ("", false),
+        ]
+    )
+    func contentTypes(_ type: String, accepted: Bool) async {
+        let head = HTTPResponseHead(status: 200, headers: type.isEmpty ? [] : [HTTPHeader("Content-Type", type)])
+        let transport = MemoryTransport { _, _ in .reply(head, chunks: [Array(onePage.utf8)]) }
+        let result = await firstPage(fetcher(transport))
+        #expect((result.page != nil) == accepted)
+    }
+
+    @Test("A Content-Length over the page cap fails before the body is read")
+    func contentLength() async throws {
+        var configuration = FetchConfiguration()
+        configuration.page.limits.maxDocumentBytes = 1_000
+        let head = HTTPResponseHead(
+            status: 200,
+            headers: [HTTPHeader("Content-Type", "application/json"), HTTPHeader("Content-Length", "5000")]
+        )
+        let transport = MemoryTransport { _, _ in .reply(head, chunks: [Array(onePage.utf8)]) }
+        let error = try #require(await firstPage(fetcher(transport, configuration: configuration)).error)
+        #expect(error.code == .tooLarge(contentLength: 5_000, limit: 1_000))
+    }
+
+    @Test("500, 502, 503, 504, 429 and transport errors are retried; a later attempt succeeds")
+    func retried() async throws {
+        let failures: [MemoryTransport.Response] = [
+            .status(500), .status(502), .status(503), .status(504), .status(429),
+            .failure(TransportError(.broken, "Connection reset by peer")),
+        ]
+        for failure in failures {
+            let sleeps = SleepLog()
+            let transport = MemoryTransport { _, index in index == 0 ? failure : .json(onePage) }
+            let page = try #require(await firstPage(fetcher(transport, sleeps: sleeps)).page)
+            #expect(page.notes.count == 1 && page.attempts == 2)
+            #expect(sleeps.all.count == 1)
+        }
+    }
+
+    @Test("A body cut off mid-page is retried from the start; its partial notes are dropped")
+    func cutBody() async throws {
+        let body = #"{"notes": [{"id": "a", "title": "x"}, {"id": "b", "title": "y"}], "next_cursor": null}"#
+        let head = HTTPResponseHead(status: 200, headers: [HTTPHeader("Content-Type", "application/json")])
+        let transport = MemoryTransport { _, index in
+            index == 0
+                ? .cut(head, chunks: [Array(body.utf8.prefix(45))], TransportError(.broken, "transfer closed"))
+                : .json(body)
+        }
+        let ids = IDSet()
+        let page = try #require(await firstPage(fetcher(transport), ids: ids).page)
+        #expect(page.notes.map(\.id) == ["a", "b"])
+        #expect(ids.count == 2)
+    }
+
+    @Test("After every retry fails, the page is unavailable: N retries mean N + 1 attempts")
+    func exhausted() async throws {
+        var configuration = FetchConfiguration()
+        configuration.retries = 3
+        let sleeps = SleepLog()
+        let transport = MemoryTransport { _, _ in .status(503) }
+        let error = try #require(
+            await firstPage(fetcher(transport, configuration: configuration, sleeps: sleeps)).error)
+        #expect(error.code == .unavailable("HTTP 503"))
+        #expect(error.kind == .unavailable)
+        #expect(error.attempts == 4)
+        #expect(transport.requests.count == 4)
+        // Full jitter with the random source at 0.5: half of each ceiling (0.5, 1, 2 s).
+        #expect(sleeps.all == [0.25, 0.5, 1])
+    }
+
+    @Test("Retry-After is honoured, in seconds or as an HTTP date, up to the cap")
+    func retryAfter() async throws {
+        let cases: [(String, Double)] = [("7", 7), ("100000", 120), ("Mon, 12 Jan 1970 13:46:50 GMT", 10)]
+        for (value, expected) in cases {
+            let sleeps = SleepLog()  // now = 1,000,000 s: 1970-01-12 13:46:40
+            let transport = MemoryTransport { _, index in
+                index == 0 ? .status(429, headers: [HTTPHeader("Retry-After", value)]) : .json(onePage)
+            }
+            _ = try #require(await firstPage(fetcher(transport, sleeps: sleeps)).page)
+            #expect(sleeps.all == [expected], "Retry-After: \(value)")
+        }
+    }
+
+    @Test("401 and 403 mean the session expired: exactly one request, never retried", arguments: [401, 403])
+    func sessionExpired(_ status: Int) async throws {
+        let transport = MemoryTransport { _, _ in .status(status) }
+        let error = try #require(await firstPage(fetcher(transport)).error)
+        #expect(error.code == .sessionExpired(status: status))
+        #expect(error.kind == .sessionExpired)
+        #expect(transport.requests.count == 1)
+    }
+
+    @Test("Other 4xx end the walk as a contract error naming the status", arguments: [400, 404, 410, 422])
+    func otherClientErrors(_ status: Int) async throws {
+        let transport = MemoryTransport { _, _ in .status(status) }
+        let error = try #require(await firstPage(fetcher(transport)).error)
+        #expect(error.code == .status(status))
+        #expect(error.kind == .contract)
+        #expect(transport.requests.count == 1)
+    }
+
+    @Test("A failed page followed by a valid one: the user's retry succeeds")
+    func retryAfterFailure() async throws {
+        let transport = MemoryTransport { _, index in index == 0 ? .json(#"{"notes": [{"id": "a"}]}"#) : .json(onePage)
+        }
+        let ids = IDSet()
+        let fetcher = fetcher(transport)
+        #expect(await firstPage(fetcher, ids: ids).error != nil)
+        #expect(ids.count == 0)
+        #expect(await firstPage(fetcher, ids: ids).page?.notes.count == 1)
+    }
+
+    @Test(
+        "The bearer token goes to the endpoint's origin, follows a same-origin redirect, and is dropped across origins")
+    func token() async throws {
+        var configuration = FetchConfiguration()
+        configuration.token = Secret("s3cr3t-token")
+        let transport = MemoryTransport { request, _ in
+            switch request.url {
+            case "http://127.0.0.1:8080/notes":
+                return .status(307, headers: [HTTPHeader("Location", "/v2/notes")])
+            case "http://127.0.0.1:8080/v2/notes":
+                return .status(302, headers: [HTTPHeader("Location", "http://127.0.0.1:9090/notes")])
+            default:
+                return .json(onePage)
+            }
+        }
+        let page = try #require(await firstPage(fetcher(transport, configuration: configuration)).page)
+        #expect(page.attempts == 1)
+        let authorization = transport.requests.map { request in
+            request.headers.first { $0.name == "Authorization" }?.value
+        }
+        #expect(authorization == ["Bearer s3cr3t-token", "Bearer s3cr3t-token", nil])
+        #expect(transport.requests.map(\.url).last == "http://127.0.0.1:9090/notes")
+        #expect(!"\(configuration)".contains("s3cr3t"))
+    }
+
+    @Test("Redirect loops stop after the limit")
+    func redirectLoop() async throws {
+        let transport = MemoryTransport { _, _ in .status(302, headers: [HTTPHeader("Location", "/notes")]) }
+        let error = try #require(await firstPage(fetcher(transport)).error)
+        #expect(error.code == .redirects(5))
+        #expect(transport.requests.count == 6)
+    }
+
+    @Test("Cancelling the task stops a slow page at the next chunk and takes its ids back")
+    func cancellation() async throws {
+        let chunks =
+            [Array(#"{"notes": [{"id": "a", "title": "x"},"#.utf8)]
+            + Array(repeating: Array(" ".utf8), count: 10_000)
+        let head = HTTPResponseHead(status: 200, headers: [HTTPHeader("Content-Type", "application/json")])
+        let transport = MemoryTransport { _, _ in .drip(head, chunks: chunks, pause: 0.001) }
+        let fetcher = fetcher(transport)
+        let task = Task {
+            let ids = IDSet()
+            let result = await firstPage(fetcher, ids: ids)
+            return (result.error, ids.count)
+        }
+        while transport.requests.isEmpty { try await Task.sleep(nanoseconds: 1_000_000) }
+        task.cancel()
+        let (error, idCount) = await task.value
+        #expect(error?.code == .cancelled)
+        #expect(idCount == 0)
+        #expect(transport.requests.count == 1)
+    }
+}

@@ -1,0 +1,162 @@
+import Foundation
+import NotesFetch
+import NotesPage
+import Testing
+
+@Suite("Walking every page")
+struct WalkTests {
+    /// Walks to the end, collecting ids per page, or the error.
+    func walk(_ fetcher: NotesFetcher, from start: PageLocation = .start, maxPages: Int? = nil) async
+        -> (pages: [[String]], stoppedAt: PageLocation?, error: FetchError?)
+    {
+        var pages: [[String]] = []
+        do {
+            let stop = try await fetcher.walk(from: start, ids: IDSet(), visited: IDSet(), maxPages: maxPages) { page in
+                pages.append(page.notes.map(\.id))
+            }
+            return (pages, stop, nil)
+        } catch {
+            return (pages, nil, error)
+        }
+    }
+
+    @Test("Opaque cursors are percent-encoded into ?cursor= on the endpoint's URL")
+    func tokens() async {
+        let transport = MemoryTransport { request, _ in
+            switch request.url {
+            case "http://127.0.0.1:8080/notes?limit=2":
+                return .json(#"{"notes": [{"id": "a", "title": ""}], "next_cursor": "q+/=x y"}"#)
+            case "http://127.0.0.1:8080/notes?limit=2&cursor=q%2B%2F%3Dx%20y":
+                return .json(#"{"next_cursor": "", "notes": [{"id": "b", "title": ""}]}"#)
+            default:
+                return .status(404)
+            }
+        }
+        let result = await walk(fetcher(transport, endpoint: URL(string: "http://127.0.0.1:8080/notes?limit=2")!))
+        #expect(result.error == nil)
+        #expect(result.pages == [["a"], ["b"]])
+    }
+
+    @Test("Next URLs (Django REST framework) are followed as they are; relative ones are resolved")
+    func drf() async {
+        var configuration = FetchConfiguration()
+        configuration.page.itemsPath = FieldPath("results")
+        configuration.page.nextPath = FieldPath("next")
+        let transport = MemoryTransport { request, _ in
+            switch request.url {
+            case "http://127.0.0.1:8080/notes":
+                return .json(
+                    #"{"next": "http://127.0.0.1:8080/notes?cursor=cD0y", "previous": null, "results": [{"id": "a", "title": ""}]}"#
+                )
+            case "http://127.0.0.1:8080/notes?cursor=cD0y":
+                return .json(#"{"next": "/notes?cursor=cD0z", "results": [{"id": "b", "title": ""}]}"#)
+            case "http://127.0.0.1:8080/notes?cursor=cD0z":
+                return .json(#"{"next": null, "results": []}"#)
+            default:
+                return .status(404)
+            }
+        }
+        let result = await walk(fetcher(transport, configuration: configuration))
+        #expect(result.error == nil)
+        #expect(result.pages == [["a"], ["b"], []])
+    }
+
+    @Test("A bare array with a Link rel=next header is followed, as GitHub's REST API pages")
+    func link() async {
+        let transport = MemoryTransport { request, _ in
+            switch request.url {
+            case "http://127.0.0.1:8080/notes":
+                return .json(
+                    #"[{"id": "a", "title": ""}]"#,
+                    headers: [
+                        HTTPHeader(
+                            "Link",
+                            #"<http://127.0.0.1:8080/notes?page=2>; rel="next", <http://127.0.0.1:8080/notes?page=9>; rel="last""#
+                        )
+                    ]
+                )
+            case "http://127.0.0.1:8080/notes?page=2":
+                return .json(
+                    #"[{"id": "b", "title": ""}]"#,
+                    headers: [HTTPHeader("Link", #"<http://127.0.0.1:8080/notes>; rel="first""#)])
+            default:
+                return .status(404)
+            }
+        }
+        let result = await walk(fetcher(transport))
+        #expect(result.error == nil)
+        #expect(result.pages == [["a"], ["b"]])
+    }
+
+    @Test("A cursor the run has seen is a cycle, reported, not followed forever")
+    func cycle() async throws {
+        let transport = MemoryTransport { request, _ in
+            request.url.hasSuffix("cursor=2")
+                ? .json(#"{"notes": [{"id": "b", "title": ""}], "next_cursor": "1"}"#)
+                : request.url.hasSuffix("cursor=1")
+                    ? .json(#"{"notes": [{"id": "c", "title": ""}], "next_cursor": "2"}"#)
+                    : .json(#"{"notes": [{"id": "a", "title": ""}], "next_cursor": "1"}"#)
+        }
+        let result = await walk(fetcher(transport))
+        let error = try #require(result.error)
+        #expect(error.code == .cycle)
+        #expect(error.page == 3)
+        #expect(result.pages == [["a"], ["c"], ["b"]])
+        #expect(transport.requests.count == 3)
+    }
+
+    @Test("A duplicate id across pages is a contract error naming both pages")
+    func duplicateAcrossPages() async throws {
+        let transport = MemoryTransport { request, _ in
+            request.url.hasSuffix("cursor=2")
+                ? .json(#"{"notes": [{"id": "x", "title": ""}, {"id": "a", "title": ""}], "next_cursor": null}"#)
+                : .json(#"{"notes": [{"id": "a", "title": ""}], "next_cursor": "2"}"#)
+        }
+        let result = await walk(fetcher(transport))
+        let error = try #require(result.error)
+        guard case .contract(let pageError) = error.code else {
+            Issue.record("expected a contract error, got \(error)")
+            return
+        }
+        #expect(pageError.code == .duplicateID(firstPage: 0))
+        #expect(error.page == 2)
+        #expect(error.description.hasPrefix(#"page 2 (cursor 2): duplicate id "a", seen on page 1 (note 1, byte "#))
+        #expect(result.pages == [["a"]])
+    }
+
+    @Test("--max-pages stops early and says where to go on")
+    func maxPages() async {
+        let transport = MemoryTransport { request, index in
+            .json(#"{"notes": [{"id": "n\#(index)", "title": ""}], "next_cursor": "c\#(index + 1)"}"#)
+        }
+        let result = await walk(fetcher(transport), maxPages: 3)
+        #expect(result.pages == [["n0"], ["n1"], ["n2"]])
+        #expect(result.stoppedAt == .cursor("c3"))
+    }
+
+    @Test("Link header parsing follows RFC 8288")
+    func linkParsing() {
+        #expect(
+            PageLocator.nextLink(in: #"<https://a/x?page=2>; rel="next", <https://a/x?page=5>; rel="last""#)
+                == "https://a/x?page=2")
+        #expect(PageLocator.nextLink(in: #"<https://a/1>; rel="prev", <https://a/3>; rel="next""#) == "https://a/3")
+        #expect(PageLocator.nextLink(in: #"<https://a/3>; rel="prev next""#) == "https://a/3")
+        #expect(PageLocator.nextLink(in: "<https://a/3>; rel=next") == "https://a/3")
+        #expect(PageLocator.nextLink(in: #"<https://a/3>; title="a, b"; rel="next""#) == "https://a/3")
+        #expect(PageLocator.nextLink(in: #"<https://a/3>; rel="nextish""#) == nil)
+        #expect(PageLocator.nextLink(in: "") == nil)
+    }
+
+    @Test("Backoff: full jitter under a doubling ceiling")
+    func backoff() {
+        let backoff = Backoff()
+        #expect((1...9).map { backoff.ceiling(forRetry: $0) } == [0.5, 1, 2, 4, 8, 16, 30, 30, 30])
+        var random = SystemRandomNumberGenerator()
+        for attempt in 1...20 {
+            let delay = backoff.delay(forRetry: attempt, retryAfter: nil, using: &random)
+            #expect(delay >= 0 && delay <= backoff.ceiling(forRetry: attempt))
+        }
+        #expect(backoff.delay(forRetry: 1, retryAfter: 3, using: &random) == 3)
+        #expect(backoff.delay(forRetry: 1, retryAfter: 1_000, using: &random) == 120)
+    }
+}
