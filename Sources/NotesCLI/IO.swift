@@ -107,3 +107,113 @@ func printError(_ text: String) {
 private func systemWrite(_ descriptor: Int32, _ bytes: UnsafeRawPointer, _ count: Int) -> Int {
     write(descriptor, bytes, count)
 }
+
+/// A file opened for writing at a known length, written with `write(2)`.
+final class OutputFile {
+    let descriptor: Int32
+    private let ownsDescriptor: Bool
+    /// Bytes in the file: where the next write goes.
+    private(set) var length: Int
+
+    /// Standard output.
+    init(standardOutput: Void) {
+        descriptor = STDOUT_FILENO
+        ownsDescriptor = false
+        length = 0
+    }
+
+    /// Opens `path`, creating it, and cuts it to `length` bytes (0 for a new run).
+    /// - Throws: ``SystemError``; also when the file is shorter than `length` (it lost committed data).
+    init(path: String, length: Int) throws(SystemError) {
+        descriptor = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else { throw SystemError(operation: "cannot open '\(path)' for writing") }
+        ownsDescriptor = true
+        var status = stat()
+        guard fstat(descriptor, &status) == 0 else { throw SystemError(operation: "cannot read '\(path)'") }
+        guard Int(status.st_size) >= length else {
+            close(descriptor)
+            throw SystemError(
+                operation: "'\(path)' is shorter (\(status.st_size) bytes) than the state says (\(length))",
+                code: EINVAL)
+        }
+        guard ftruncate(descriptor, off_t(length)) == 0, lseek(descriptor, off_t(length), SEEK_SET) >= 0 else {
+            close(descriptor)
+            throw SystemError(operation: "cannot cut '\(path)' to \(length) bytes")
+        }
+        self.length = length
+    }
+
+    deinit {
+        if ownsDescriptor { close(descriptor) }
+    }
+
+    /// Writes all of `bytes`.
+    func write(_ bytes: UnsafeRawBufferPointer) throws(SystemError) {
+        var written = 0
+        while written < bytes.count {
+            let count = systemWrite(descriptor, bytes.baseAddress! + written, bytes.count - written)
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw SystemError(operation: "cannot write output")
+            }
+            written += count
+        }
+        length += bytes.count
+    }
+
+    func write(_ bytes: [UInt8]) throws(SystemError) {
+        let result: Result<Void, SystemError> = bytes.withUnsafeBytes { buffer in
+            Result { () throws(SystemError) in try write(buffer) }
+        }
+        try result.get()
+    }
+}
+
+/// Replaces `path` with `bytes` atomically: a temporary file beside it, `fsync`, `rename`, `fsync` of the
+/// directory. A reader (or a crash) sees the old file or the new one, never a mix.
+func writeAtomically(_ bytes: [UInt8], to path: String) throws(SystemError) {
+    let temporary = path + ".tmp"
+    let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+    guard descriptor >= 0 else { throw SystemError(operation: "cannot write '\(temporary)'") }
+    var written = 0
+    while written < bytes.count {
+        let count = bytes.withUnsafeBytes { systemWrite(descriptor, $0.baseAddress! + written, $0.count - written) }
+        if count < 0 && errno == EINTR { continue }
+        guard count > 0 else {
+            close(descriptor)
+            throw SystemError(operation: "cannot write '\(temporary)'")
+        }
+        written += count
+    }
+    guard fsync(descriptor) == 0 else {
+        close(descriptor)
+        throw SystemError(operation: "cannot sync '\(temporary)'")
+    }
+    close(descriptor)
+    guard rename(temporary, path) == 0 else { throw SystemError(operation: "cannot rename '\(temporary)'") }
+    let slash = path.lastIndex(of: "/")
+    let directory = slash.map { String(path[..<$0]) } ?? "."
+    let directoryDescriptor = open(directory.isEmpty ? "/" : directory, O_RDONLY | O_CLOEXEC)
+    if directoryDescriptor >= 0 {
+        fsync(directoryDescriptor)
+        close(directoryDescriptor)
+    }
+}
+
+/// Reads a whole (small) file.
+func readFile(_ path: String, limit: Int = 1 << 30) throws(SystemError) -> [UInt8]? {
+    let reader: ChunkReader
+    do {
+        reader = try ChunkReader(path: path)
+    } catch {
+        if error.code == ENOENT { return nil }
+        throw error
+    }
+    var bytes: [UInt8] = []
+    while true {
+        let chunk = try reader.next()
+        if chunk.isEmpty { return bytes }
+        bytes.append(contentsOf: chunk)
+        if bytes.count > limit { throw SystemError(operation: "'\(path)' is larger than \(limit) bytes", code: EFBIG) }
+    }
+}

@@ -1,4 +1,5 @@
 import ArgumentParsing
+import Foundation
 
 /// The `notes-page` command: dispatches to its subcommands.
 public enum NotesPageCommand {
@@ -12,7 +13,7 @@ public enum NotesPageCommand {
 
     /// Runs the command line `arguments` (without the program name).
     /// - Returns: The exit status.
-    public static func main(_ arguments: [String]) -> Int32 {
+    public static func main(_ arguments: [String]) async -> Int32 {
         guard let first = arguments.first else {
             printError(spec.help)
             return ExitStatus.usage.rawValue
@@ -23,11 +24,26 @@ public enum NotesPageCommand {
             print(spec.help, terminator: "")
             return ExitStatus.success.rawValue
         case "help":
-            return main((rest.first.map { [$0] } ?? []) + ["--help"])
+            return await main((rest.first.map { [$0] } ?? []) + ["--help"])
         case "decode":
             return run(rest, spec: DecodeCommand.spec) { parsed throws(UsageError) in
                 try DecodeCommand(parsed).run()
             }
+        case "fetch":
+            let parsed: ParsedArguments
+            let command: FetchCommand
+            do {
+                parsed = try ParsedArguments(rest, spec: FetchCommand.spec)
+                if parsed.wantsHelp {
+                    print(FetchCommand.spec.help, terminator: "")
+                    return ExitStatus.success.rawValue
+                }
+                command = try FetchCommand(parsed, environment: ProcessInfo.processInfo.environment)
+            } catch {
+                printError(FetchCommand.spec.errorText(error))
+                return ExitStatus.usage.rawValue
+            }
+            return await command.run().rawValue
         default:
             printError(spec.errorText(UsageError("Unknown subcommand '\(first)'")))
             return ExitStatus.usage.rawValue

@@ -60,8 +60,9 @@ private final class Exchange {
     func header(_ line: UnsafeRawBufferPointer) -> Bool {
         headerBytes += line.count
         if headerBytes > Self.maxHeaderBytes { return false }
-        var text = Substring(String(decoding: line, as: UTF8.self))
-        while let last = text.last, last == "\r" || last == "\n" { text.removeLast() }
+        var end = line.count
+        while end > 0 && (line[end - 1] == 0x0D || line[end - 1] == 0x0A) { end -= 1 }  // CR LF
+        let text = Substring(String(decoding: UnsafeRawBufferPointer(rebasing: line[..<end]), as: UTF8.self))
         if text.hasPrefix("HTTP/") {
             status = text.split(separator: " ").dropFirst().first.flatMap { Int($0) } ?? 0
             headers = []

@@ -127,15 +127,15 @@ public final class NotesFetcher: Sendable {
         visited.commitPage()
         while true {
             let page = try await fetchPage(location, number: number, ids: ids, cancellation: cancellation)
+            // A page whose next link loops is refused whole, so that a resumed run meets the same error.
+            if let next = page.next, case .duplicate = visited.insert(locator.url(for: next)) {
+                throw FetchError(.cycle, page: number, location: location, attempts: page.attempts)
+            }
+            visited.commitPage()
             try await body(page)
             pages += 1
             notes += page.notes.count
             guard let next = page.next else { return nil }
-            // The page itself was fine and is delivered; following its next link would loop.
-            if case .duplicate = visited.insert(locator.url(for: next)) {
-                throw FetchError(.cycle, page: number, location: location, attempts: page.attempts)
-            }
-            visited.commitPage()
             if let maxPages, pages >= maxPages { return next }
             if let maxNotes, notes >= maxNotes { return next }
             location = next

@@ -18,8 +18,12 @@ public enum PageCursor {
         let named = SplitMix64.mix(UInt64(page) ^ key)
         let extra = SplitMix64.mix(named ^ ~key)
         var raw: [UInt8] = [0xFB, 0xF0 | UInt8(truncatingIfNeeded: extra & 0x0F)]
-        for shift in stride(from: 56, through: 0, by: -8) { raw.append(UInt8(truncatingIfNeeded: named >> UInt64(shift))) }
-        for shift in stride(from: 56, through: 16, by: -8) { raw.append(UInt8(truncatingIfNeeded: extra >> UInt64(shift))) }
+        for shift in stride(from: 56, through: 0, by: -8) {
+            raw.append(UInt8(truncatingIfNeeded: named >> UInt64(shift)))
+        }
+        for shift in stride(from: 56, through: 16, by: -8) {
+            raw.append(UInt8(truncatingIfNeeded: extra >> UInt64(shift)))
+        }
         return base64(raw)
     }
 

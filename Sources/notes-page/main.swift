@@ -6,4 +6,4 @@ import NotesCLI
     import Darwin
 #endif
 
-exit(NotesPageCommand.main(Array(CommandLine.arguments.dropFirst())))
+exit(await NotesPageCommand.main(Array(CommandLine.arguments.dropFirst())))

@@ -101,7 +101,7 @@ struct WalkTests {
         let error = try #require(result.error)
         #expect(error.code == .cycle)
         #expect(error.page == 3)
-        #expect(result.pages == [["a"], ["c"], ["b"]])
+        #expect(result.pages == [["a"], ["c"]])
         #expect(transport.requests.count == 3)
     }
 

@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 // Every libc call of NotesGen lives in this file.
@@ -80,5 +80,13 @@ enum System {
     /// Removes the file `path` (`unlink(2)`).
     static func removeFile(_ path: String) throws(Errno) {
         if unlink(path) != 0 { throw Errno(code: errno) }
+    }
+}
+
+extension System {
+    /// Writes `text` to `descriptor`, ignoring errors: for help and error messages.
+    static func writeText(_ text: String, to descriptor: Int32) {
+        var text = text
+        text.withUTF8 { try? writeAll(descriptor, UnsafeRawBufferPointer($0)) }
     }
 }

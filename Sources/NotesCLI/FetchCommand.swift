@@ -1,0 +1,329 @@
+import ArgumentParsing
+import Dispatch
+import Foundation
+import NotesFetch
+import NotesPage
+
+/// `notes-page fetch [--all] [<url>]`: walks the endpoint's pages, streaming each through the decoder.
+struct FetchCommand {
+    static let spec = CommandSpec(
+        name: "notes-page fetch",
+        overview: "Fetch notes from a cursor-paginated endpoint: one page, or every page with --all.",
+        arguments: [.init("url", help: "The endpoint, e.g. https://api.example/notes. Default: $NOTES_URL.")],
+        options: [
+            .init("--all", help: "Fetch every page, not just the first."),
+            .init("--cursor", value: "token", help: "Start at this cursor instead of the first page."),
+            .init("--max-pages", value: "n", help: "Stop after this many pages."),
+            .init("--max-notes", value: "n", help: "Stop after the page that brings the notes to this many."),
+            .init("-o", "--output", value: "file", help: "Write the notes to this file instead of standard output."),
+            .init("--state", value: "file", help: "Keep progress here after each page; run again to resume."),
+            .init("--retries", value: "n", help: "Retries of a failing page after the first attempt. Default: 4."),
+            .init("--timeout", value: "seconds", help: "Idle time before a request fails. Default: 30."),
+            .init("--header", value: "'Name: value'", help: "An extra request header (repeatable).", repeatable: true),
+            .init("--token-file", value: "file", help: "Read the bearer token from this file. Default: $NOTES_TOKEN."),
+            .init("--cursor-param", value: "name", help: "The query parameter that carries a cursor. Default: cursor."),
+            .init("--quiet", help: "No progress and no summary on standard error."),
+        ] + PageOptions.specs
+    )
+
+    var url: URL
+    var all: Bool
+    var start: PageLocation
+    var maxPages: Int?
+    var maxNotes: Int?
+    var outputPath: String?
+    var statePath: String?
+    var quiet: Bool
+    var options: PageOptions
+    var configuration: FetchConfiguration
+
+    /// Reads the options and the environment; refuses what cannot work before any connection.
+    init(_ parsed: ParsedArguments, environment: [String: String]) throws(UsageError) {
+        guard let text = parsed.positionals.first ?? environment["NOTES_URL"], !text.isEmpty else {
+            throw UsageError("No URL: give one, or set NOTES_URL")
+        }
+        guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
+            url.host != nil
+        else { throw UsageError("Invalid URL '\(text)': expected http:// or https://") }
+        self.url = url
+        all = parsed.has("--all")
+        start = parsed.value("--cursor").map(PageLocation.cursor) ?? .start
+        maxPages = parsed.has("--max-pages") ? try parsed.integer("--max-pages", default: 0, in: 1...Int.max) : nil
+        maxNotes = parsed.has("--max-notes") ? try parsed.integer("--max-notes", default: 0, in: 1...Int.max) : nil
+        outputPath = parsed.value("--output").flatMap { $0 == "-" ? nil : $0 }
+        statePath = parsed.value("--state")
+        quiet = parsed.has("--quiet")
+        options = try PageOptions(parsed)
+        if statePath != nil && outputPath == nil && options.format != .none {
+            throw UsageError("--state needs --output: a resumed run must cut the output back to its last page")
+        }
+
+        var configuration = FetchConfiguration(page: options.configuration)
+        configuration.retries = try parsed.integer("--retries", default: 4, in: 0...100)
+        configuration.idleTimeout = Double(try parsed.integer("--timeout", default: 30, in: 1...86_400))
+        configuration.cursorParameter = parsed.value("--cursor-param") ?? "cursor"
+        for line in parsed.all("--header") {
+            guard let colon = line.firstIndex(of: ":"), colon != line.startIndex else {
+                throw UsageError("Invalid header '\(line.prefix(40))': expected 'Name: value'")
+            }
+            let value = line[line.index(after: colon)...].drop { $0 == " " }
+            configuration.headers.append(HTTPHeader(String(line[..<colon]), String(value)))
+        }
+        if let tokenFile = parsed.value("--token-file") {
+            guard let bytes = try? readFile(tokenFile, limit: 64 << 10) else {
+                throw UsageError("Cannot read the token file '\(tokenFile)'")
+            }
+            configuration.token = Secret(
+                String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
+        } else if let token = environment["NOTES_TOKEN"], !token.isEmpty {
+            configuration.token = Secret(token)
+        }
+        let sendsCredentials =
+            configuration.token != nil || configuration.headers.contains { $0.name.lowercased() == "authorization" }
+        if sendsCredentials, scheme == "http", Origin(url.absoluteString)?.isLoopback != true {
+            throw UsageError("Refusing to send credentials over plain http to '\(url.host ?? "")': use https")
+        }
+        self.configuration = configuration
+    }
+
+    /// Runs the walk.
+    /// - Returns: 0 done; 65 contract; 69 unavailable; 74 output; 77 session expired; 130 interrupted.
+    func run() async -> ExitStatus {
+        let fetcher = NotesFetcher(
+            locator: PageLocator(endpoint: url, cursorParameter: configuration.cursorParameter),
+            configuration: configuration
+        )
+        let cancellation = CancellationFlag()
+        let signals = SignalTrap(cancellation: cancellation)
+        defer { signals.release() }
+
+        var session: FetchSession
+        do {
+            session = try FetchSession(command: self, locator: fetcher.locator)
+        } catch {
+            printError("Error: \(error)\n")
+            return .ioError
+        }
+        if session.state.isDone {
+            if !quiet {
+                printError("Already complete: \(session.state.notes) notes in \(session.state.pages) pages.\n")
+            }
+            return .success
+        }
+        let from = session.state.next ?? start
+        let progress = Progress(enabled: !quiet && isatty(STDERR_FILENO) == 1)
+        let task = Task { [session] () async -> (PageLocation?, FetchError?) in
+            do throws(FetchError) {
+                let stop = try await fetcher.walk(
+                    from: from,
+                    firstNumber: session.state.pages + 1,
+                    ids: session.ids,
+                    visited: session.visited,
+                    maxPages: all ? maxPages : 1,
+                    maxNotes: maxNotes,
+                    cancellation: cancellation
+                ) { page throws(FetchError) in
+                    try session.commit(page)
+                    progress.update(session.state)
+                }
+                return (stop, nil)
+            } catch {
+                return (nil, error)
+            }
+        }
+        signals.onSignal = { task.cancel() }
+        let (stop, failure) = await task.value
+        progress.finish()
+
+        if let failure {
+            printError("Error: \(failure)\n")
+            if let hint = session.resumeHint(
+                failure.kind == .cancelled ? "Interrupted" : "Stopped", url: url, next: failure.location)
+            {
+                printError(hint)
+            }
+            switch failure.kind {
+            case .contract: return .dataError
+            case .unavailable: return .unavailable
+            case .sessionExpired: return .noPermission
+            case .cancelled: return .interrupted
+            case .output: return .ioError
+            }
+        }
+        if !quiet {
+            printError(session.summary(seconds: Clock.now - session.started))
+            if let stop {
+                printError("More pages remain: the next is \(stop). Continue with --cursor or --state.\n")
+            }
+        }
+        return .success
+    }
+}
+
+/// The output, the state and the journal of one run.
+final class FetchSession: @unchecked Sendable {
+    // One walk at a time touches a session: its task's page callback, then the command after awaiting it.
+    let command: FetchCommand
+    let locator: PageLocator
+    let output: OutputFile
+    let journal: OutputFile?
+    let ids = IDSet()
+    let visited = IDSet()
+    var state: RunState
+    let started = Clock.now
+
+    init(command: FetchCommand, locator: PageLocator) throws(SystemError) {
+        self.command = command
+        self.locator = locator
+        let url = locator.endpoint.absoluteString
+        var state = RunState(url: url)
+        if let statePath = command.statePath, let saved = try RunState.load(statePath) {
+            guard saved.url == url else {
+                throw SystemError(operation: "'\(statePath)' is the state of another run (\(saved.url))", code: EINVAL)
+            }
+            state = saved
+        }
+        self.state = state
+        if let path = command.outputPath {
+            output = try OutputFile(path: path, length: state.outputBytes)
+        } else {
+            output = OutputFile(standardOutput: ())
+        }
+        if let statePath = command.statePath {
+            let journalPath = statePath + ".journal"
+            if state.journalBytes > 0, let bytes = try readFile(journalPath) {
+                try Journal.replay(Array(bytes.prefix(state.journalBytes)), ids: ids, visited: visited)
+            }
+            journal = try OutputFile(path: journalPath, length: state.journalBytes)
+        } else {
+            journal = nil
+        }
+    }
+
+    /// Writes a complete page: its notes to the output in one piece, then the journal, then the state.
+    func commit(_ page: FetchedPage) throws(FetchError) {
+        var bytes: [UInt8] = []
+        for note in page.notes {
+            switch command.options.format {
+            case .ndjson: bytes.append(contentsOf: note.json ?? [])
+            case .ids: bytes.append(contentsOf: note.idBytes)
+            case .none: continue
+            }
+            bytes.append(UInt8(ascii: "\n"))
+        }
+        do {
+            try output.write(bytes)
+            state.pages += 1
+            state.notes += page.notes.count
+            state.bytes += page.byteCount
+            state.next = page.next
+            state.outputBytes = output.length
+            if let journal, let statePath = command.statePath {
+                var record: [UInt8] = []
+                Journal.record(page, nextURL: page.next.map { locator.url(for: $0) }, into: &record)
+                try journal.write(record)
+                state.journalBytes = journal.length
+                try state.save(statePath)
+            }
+        } catch {
+            throw FetchError(.output(error.description), page: page.number, location: page.location)
+        }
+    }
+
+    func summary(seconds: Double) -> String {
+        let megabytes = Double(state.bytes) / 1e6
+        let rate = seconds > 0 ? megabytes / seconds : 0
+        let notes = state.notes == 0 ? "No notes" : state.notes == 1 ? "1 note" : "\(state.notes) notes"
+        let pages = state.pages == 1 ? "1 page" : "\(state.pages) pages"
+        return
+            "\(notes), \(pages), \(state.bytes) bytes, \(Clock.format(seconds)) s, \(String(format: "%.1f", rate)) MB/s\n"
+    }
+
+    /// How to go on after a stop, or `nil` when there is nothing to resume.
+    func resumeHint(_ verb: String, url: URL, next: PageLocation) -> String? {
+        let committed =
+            "\(verb) after \(state.pages) committed page\(state.pages == 1 ? "" : "s") (\(state.notes) notes)."
+        if let statePath = command.statePath {
+            var words = ["notes-page", "fetch", "--all", "--state", statePath]
+            if let output = command.outputPath { words += ["-o", output] }
+            words.append(url.absoluteString)
+            return "\(committed) Resume with: \(words.map(shellQuote).joined(separator: " "))\n"
+        }
+        if case .cursor(let cursor) = next {
+            return "\(committed) Continue with: --cursor \(shellQuote(cursor))\n"
+        }
+        return state.pages > 0 ? "\(committed)\n" : nil
+    }
+}
+
+/// Quotes `word` for a POSIX shell when it needs it.
+func shellQuote(_ word: String) -> String {
+    let plain = word.allSatisfy { $0.isLetter || $0.isNumber || "-_./:=@%+,".contains($0) }
+    return plain && !word.isEmpty ? word : "'" + word.replacingOccurrences(of: "'", with: "'\\''") + "'"
+}
+
+/// Progress on standard error while it is a terminal: pages, notes, bytes, rate, elapsed.
+final class Progress: @unchecked Sendable {
+    // Updated from the walk's page callback only.
+    private let enabled: Bool
+    private let started = Clock.now
+    private var shown = 0.0
+    private var drawn = false
+
+    init(enabled: Bool) {
+        self.enabled = enabled
+    }
+
+    func update(_ state: RunState) {
+        guard enabled else { return }
+        let now = Clock.now
+        guard now - shown >= 0.2 else { return }
+        shown = now
+        let elapsed = now - started
+        let rate = elapsed > 0 ? Double(state.bytes) / 1e6 / elapsed : 0
+        let line = String(
+            format: "\r\u{1B}[Kpages %d  notes %d  %.1f MB  %.1f MB/s  %.1f s",
+            state.pages,
+            state.notes,
+            Double(state.bytes) / 1e6,
+            rate,
+            elapsed
+        )
+        printError(line)
+        drawn = true
+    }
+
+    func finish() {
+        if drawn { printError("\r\u{1B}[K") }
+    }
+}
+
+/// SIGINT and SIGTERM stop the walk at the next chunk; a second signal exits at once.
+final class SignalTrap: @unchecked Sendable {
+    // The handler runs on its own queue; `onSignal` is set once before any signal can matter.
+    private var sources: [DispatchSourceSignal] = []
+    var onSignal: (@Sendable () -> Void)?
+    private var count = 0
+
+    init(cancellation: CancellationFlag) {
+        let queue = DispatchQueue(label: "notes-page.signals")
+        for number in [SIGINT, SIGTERM] {
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
+            source.setEventHandler { [unowned self] in
+                count += 1
+                if count > 1 { exit(ExitStatus.interrupted.rawValue) }
+                cancellation.cancel()
+                onSignal?()
+            }
+            source.resume()
+            sources.append(source)
+        }
+    }
+
+    func release() {
+        for source in sources { source.cancel() }
+        signal(SIGINT, SIG_DFL)
+        signal(SIGTERM, SIG_DFL)
+    }
+}
