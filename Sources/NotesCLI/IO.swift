@@ -130,6 +130,15 @@ final class OutputFile {
         ownsDescriptor = true
         var status = stat()
         guard fstat(descriptor, &status) == 0 else { throw SystemError(operation: "cannot read '\(path)'") }
+        guard status.st_mode & S_IFMT == S_IFREG else {
+            // A device or a pipe (/dev/null, /dev/stdout): written as it is, nothing to cut back.
+            guard length == 0 else {
+                close(descriptor)
+                throw SystemError(operation: "cannot resume into '\(path)': not a regular file", code: EINVAL)
+            }
+            self.length = 0
+            return
+        }
         guard Int(status.st_size) >= length else {
             close(descriptor)
             throw SystemError(

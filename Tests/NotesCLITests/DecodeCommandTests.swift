@@ -12,10 +12,14 @@ struct Run {
     static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().appendingPathComponent("Fixtures/contract")
 
-    init(_ arguments: [String], stdin: Data? = nil) throws {
+    init(_ arguments: [String], stdin: Data? = nil, environment: [String: String] = [:]) throws {
         let process = Process()
         process.executableURL = Self.binary
         process.arguments = arguments
+        var inherited = ProcessInfo.processInfo.environment
+        inherited["NOTES_TOKEN"] = nil
+        inherited["NOTES_URL"] = nil
+        process.environment = inherited.merging(environment) { $1 }
         process.currentDirectoryURL = Self.fixtures
         let out = Pipe()
         let err = Pipe()
