@@ -301,7 +301,7 @@ final class Progress: @unchecked Sendable {
 /// SIGINT and SIGTERM stop the walk at the next chunk; a second signal exits at once.
 final class SignalTrap: @unchecked Sendable {
     // The handler runs on its own queue; `onSignal` is set once before any signal can matter.
-    private var sources: [DispatchSourceSignal] = []
+    private var sources: [any DispatchSourceSignal] = []
     var onSignal: (@Sendable () -> Void)?
     private var count = 0
 

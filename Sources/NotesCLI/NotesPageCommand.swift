@@ -1,4 +1,5 @@
 import ArgumentParsing
+import Dispatch
 import Foundation
 
 /// The `notes-page` command: dispatches to its subcommands.
@@ -13,7 +14,7 @@ public enum NotesPageCommand {
 
     /// Runs the command line `arguments` (without the program name).
     /// - Returns: The exit status.
-    public static func main(_ arguments: [String]) async -> Int32 {
+    public static func main(_ arguments: [String]) -> Int32 {
         guard let first = arguments.first else {
             printError(spec.help)
             return ExitStatus.usage.rawValue
@@ -24,7 +25,7 @@ public enum NotesPageCommand {
             print(spec.help, terminator: "")
             return ExitStatus.success.rawValue
         case "help":
-            return await main((rest.first.map { [$0] } ?? []) + ["--help"])
+            return main((rest.first.map { [$0] } ?? []) + ["--help"])
         case "decode":
             return run(rest, spec: DecodeCommand.spec) { parsed throws(UsageError) in
                 try DecodeCommand(parsed).run()
@@ -43,7 +44,7 @@ public enum NotesPageCommand {
                 printError(FetchCommand.spec.errorText(error))
                 return ExitStatus.usage.rawValue
             }
-            return await command.run().rawValue
+            return waitFor { await command.run() }.rawValue
         default:
             printError(spec.errorText(UsageError("Unknown subcommand '\(first)'")))
             return ExitStatus.usage.rawValue
@@ -68,4 +69,24 @@ public enum NotesPageCommand {
             return ExitStatus.usage.rawValue
         }
     }
+}
+
+/// Runs `body` in a task and blocks the calling thread until it is done.
+///
+/// The program's entry point stays synchronous (no async main): the main thread waits here while the
+/// walk runs on the concurrency pool and the transport on its own queue.
+private func waitFor<Result: Sendable>(_ body: @escaping @Sendable () async -> Result) -> Result {
+    let done = DispatchSemaphore(value: 0)
+    let box = ResultBox<Result>()
+    Task {
+        box.value = await body()
+        done.signal()
+    }
+    done.wait()
+    return box.value!
+}
+
+/// Hands a task's result to the thread that waits for it; the semaphore orders the accesses.
+private final class ResultBox<Value>: @unchecked Sendable {
+    var value: Value?
 }

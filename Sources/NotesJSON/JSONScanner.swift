@@ -66,54 +66,62 @@ struct JSONScanner {
                 if let violation = scanString(buffer, from: &i) { return violation }
                 if mode == .between && tokenStart < 0 { carriedTokenEnd = i }
             case .bare:
-                let byte = buffer[i]
-                if Self.endsBareToken(byte) {
-                    if byte == UInt8(ascii: "\"") {
-                        // Never valid JSON; caught here so that yajl never sees a number cut from the
-                        // byte that ends it.
-                        return Violation(index: i, kind: .syntax, message: "a string right after a number or literal")
-                    }
-                    mode = .between
-                    // yajl needs the byte after a number to know it has ended: it goes with the token.
-                    if tokenStart < 0 { carriedTokenEnd = i + 1 }
-                    continue
+                // A number or literal runs to the next delimiter.
+                var j = i
+                while j < count && !Self.endsBareToken(buffer[j]) { j += 1 }
+                if tokenBytes + (j - i) > maxTokenBytes { return tokenTooLong(at: i + (maxTokenBytes - tokenBytes)) }
+                tokenBytes += j - i
+                i = j
+                guard i < count else { break }
+                if buffer[i] == UInt8(ascii: "\"") {
+                    // Never valid JSON; caught here so that yajl never sees a number cut from the byte that
+                    // ends it.
+                    return Violation(index: i, kind: .syntax, message: "a string right after a number or literal")
                 }
-                tokenBytes += 1
-                if tokenBytes > maxTokenBytes { return tokenTooLong(at: i) }
-                i += 1
+                mode = .between
+                // yajl needs the byte after a number to know it has ended: it goes with the token.
+                if tokenStart < 0 { carriedTokenEnd = i + 1 }
             case .between:
-                switch buffer[i] {
-                case UInt8(ascii: "\""):
-                    mode = .string
-                    tokenBytes = 0
-                    tokenStart = i
-                case UInt8(ascii: "["), UInt8(ascii: "{"):
-                    depth += 1
-                    if depth > maxDepth {
+                while i < count {
+                    let byte = buffer[i]
+                    switch byte {
+                    case UInt8(ascii: "\""):
+                        mode = .string
+                        tokenBytes = 0
+                        tokenStart = i
+                        i += 1
+                    case UInt8(ascii: "["), UInt8(ascii: "{"):
+                        depth += 1
+                        if depth > maxDepth {
+                            return Violation(
+                                index: i,
+                                kind: .limitExceeded(.depth(maxDepth)),
+                                message: "nesting deeper than \(maxDepth) levels"
+                            )
+                        }
+                        i += 1
+                        continue
+                    case UInt8(ascii: "]"), UInt8(ascii: "}"):
+                        depth -= 1
+                        i += 1
+                        continue
+                    case UInt8(ascii: " "), UInt8(ascii: "\n"), UInt8(ascii: "\r"), UInt8(ascii: "\t"),
+                        UInt8(ascii: ","), UInt8(ascii: ":"):
+                        i += 1
+                        continue
+                    case 0..<0x20:
                         return Violation(
                             index: i,
-                            kind: .limitExceeded(.depth(maxDepth)),
-                            message: "nesting deeper than \(maxDepth) levels"
+                            kind: .invalidText,
+                            message: "control character \(Self.hex(byte)) between tokens"
                         )
+                    default:
+                        mode = .bare
+                        tokenBytes = 0
+                        tokenStart = i
                     }
-                case UInt8(ascii: "]"), UInt8(ascii: "}"):
-                    depth -= 1
-                case UInt8(ascii: " "), UInt8(ascii: "\n"), UInt8(ascii: "\r"), UInt8(ascii: "\t"),
-                    UInt8(ascii: ","), UInt8(ascii: ":"):
                     break
-                case 0..<0x20:
-                    return Violation(
-                        index: i,
-                        kind: .invalidText,
-                        message: "control character \(Self.hex(buffer[i])) between tokens"
-                    )
-                default:
-                    mode = .bare
-                    tokenBytes = 1
-                    tokenStart = i
-                    if tokenBytes > maxTokenBytes { return tokenTooLong(at: i) }
                 }
-                i += 1
             }
         }
         return nil
@@ -241,15 +249,12 @@ struct JSONScanner {
         Violation(index: index, kind: .invalidText, message: message)
     }
 
+    /// Whether `byte` ends a number or literal: whitespace or control, `,`, `:`, `"`, or a bracket.
     @inline(__always)
     private static func endsBareToken(_ byte: UInt8) -> Bool {
-        switch byte {
-        case 0...0x20, UInt8(ascii: ","), UInt8(ascii: ":"), UInt8(ascii: "]"), UInt8(ascii: "}"),
-            UInt8(ascii: "["), UInt8(ascii: "{"), UInt8(ascii: "\""):
-            return true
-        default:
-            return false
-        }
+        let folded = byte | 0x20  // [ and { fold to {, ] and } to }
+        return byte <= 0x20 || byte == UInt8(ascii: ",") || byte == UInt8(ascii: ":") || byte == UInt8(ascii: "\"")
+            || folded == UInt8(ascii: "{") || folded == UInt8(ascii: "}")
     }
 
     @inline(__always)

@@ -17,8 +17,8 @@ enum YajlStatus: Equatable {
 ///
 /// yajl is configured strictly (its defaults: no comments, no trailing garbage, one value, no partial
 /// values). Numbers arrive through the `yajl_number` callback as the exact text written, so no number
-/// is ever rejected for its size. UTF-8 validation stays on in yajl as a second line of defence behind
-/// ``JSONScanner``'s stricter checks.
+/// is ever rejected for its size. yajl's own UTF-8 validation is off (`yajl_dont_validate_strings`):
+/// ``JSONScanner`` has checked every string byte more strictly before yajl sees it.
 struct YajlHandle: ~Copyable {
     private let handle: yajl_handle
 
@@ -30,6 +30,7 @@ struct YajlHandle: ~Copyable {
             fatalError("yajl_alloc failed: out of memory")
         }
         self.handle = handle
+        notes_yajl_config(handle, yajl_dont_validate_strings, 1)
     }
 
     deinit {

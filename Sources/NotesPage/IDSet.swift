@@ -31,52 +31,34 @@ public final class IDSet {
         case duplicate(page: Int)
     }
 
-    private static let segmentShift = 20
-    private static let segmentSize = 1 << segmentShift
-    private static let maxSegments = 1 << (32 - segmentShift)
-
-    private var segments: [UnsafeMutableRawPointer] = []
-    /// Bytes used in each full segment (all but the last).
-    private var segmentEnds: [Int] = []
-    /// Arena position of the next record: segment index << 20 | offset in the segment.
-    private var end: UInt32 = 0
-    /// 0 for an empty slot, else 0x80 | 7 bits of the hash.
-    private var tags: [UInt8]
-    private var positions: [UInt32]
-    private var mask: Int
-    public private(set) var count = 0
-
-    /// Arena position where each committed page ends.
-    private var pageEnds: [UInt32] = []
-    /// Slots filled since the last commit, for ``rollbackPage()``; `nil` after the table grew.
-    private var openSlots: [Int]? = []
-    private var countAtCommit = 0
+    /// The table lives behind a pointer the set owns, not in stored properties: a class's stored
+    /// property costs a dynamic exclusivity check on every access, and an insert touches several.
+    private let table: UnsafeMutablePointer<Table>
 
     /// - Parameter capacity: Ids to make room for up front; defaults to 1,024.
     public init(capacity: Int = 1024) {
-        var slots = 16
-        while slots * 3 / 4 < capacity { slots <<= 1 }
-        tags = Array(repeating: 0, count: slots)
-        positions = Array(repeating: 0, count: slots)
-        mask = slots - 1
+        table = .allocate(capacity: 1)
+        table.initialize(to: Table(capacity: capacity))
     }
 
     deinit {
-        for segment in segments { segment.deallocate() }
+        table.pointee.deallocateSegments()
+        table.deinitialize(count: 1)
+        table.deallocate()
     }
+
+    /// Ids in the set.
+    public var count: Int { table.pointee.count }
 
     /// Pages committed so far.
-    public var committedPages: Int { pageEnds.count }
+    public var committedPages: Int { table.pointee.pageEnds.count }
 
     /// Bytes this set holds on the heap: arena segments and the table.
-    public var memoryFootprint: Int {
-        segments.count * Self.segmentSize + tags.count * (MemoryLayout<UInt8>.size + MemoryLayout<UInt32>.size)
-    }
+    public var memoryFootprint: Int { table.pointee.memoryFootprint }
 
     /// Whether `id` is in the set.
     public func contains(_ id: UnsafeRawBufferPointer) -> Bool {
-        let hash = Self.hash(id)
-        return find(id, hash: hash).found
+        table.pointee.contains(id)
     }
 
     /// Inserts `id` into the open page.
@@ -85,15 +67,7 @@ public final class IDSet {
     @discardableResult
     public func insert(_ id: UnsafeRawBufferPointer) -> InsertResult {
         precondition(id.count <= Self.maxIDBytes, "ids are at most \(Self.maxIDBytes) bytes")
-        let hash = Self.hash(id)
-        let (found, slot) = find(id, hash: hash)
-        if found { return .duplicate(page: page(of: positions[slot])) }
-        tags[slot] = Self.tag(hash)
-        positions[slot] = append(id)
-        openSlots?.append(slot)
-        count += 1
-        if count > (mask + 1) / 4 * 3 { grow() }
-        return .inserted
+        return table.pointee.insert(id)
     }
 
     /// Inserts the UTF-8 bytes of `id`.
@@ -111,13 +85,78 @@ public final class IDSet {
 
     /// Makes the ids of the open page permanent and opens the next page.
     public func commitPage() {
+        table.pointee.commitPage()
+    }
+
+    /// Removes every id inserted since the last commit.
+    public func rollbackPage() {
+        table.pointee.rollbackPage()
+    }
+}
+
+/// The storage of an ``IDSet``: arena, table and page marks.
+private struct Table {
+    private static let segmentShift = 20
+    private static let segmentSize = 1 << segmentShift
+    private static let maxSegments = 1 << (32 - segmentShift)
+
+    private var segments: [UnsafeMutableRawPointer] = []
+    /// Bytes used in each full segment (all but the last).
+    private var segmentEnds: [Int] = []
+    /// Arena position of the next record: segment index << 20 | offset in the segment.
+    private var end: UInt32 = 0
+    /// 0 for an empty slot, else 0x80 | 7 bits of the hash.
+    private var tags: [UInt8]
+    private var positions: [UInt32]
+    private var mask: Int
+    var count = 0
+
+    /// Arena position where each committed page ends.
+    var pageEnds: [UInt32] = []
+    /// Slots filled since the last commit, for ``rollbackPage()``; `nil` after the table grew.
+    private var openSlots: [Int]? = []
+    private var countAtCommit = 0
+
+    init(capacity: Int) {
+        var slots = 16
+        while slots * 3 / 4 < capacity { slots <<= 1 }
+        tags = Array(repeating: 0, count: slots)
+        positions = Array(repeating: 0, count: slots)
+        mask = slots - 1
+    }
+
+    func deallocateSegments() {
+        for segment in segments { segment.deallocate() }
+    }
+
+    var memoryFootprint: Int {
+        segments.count * Self.segmentSize + tags.count * (MemoryLayout<UInt8>.size + MemoryLayout<UInt32>.size)
+    }
+
+    func contains(_ id: UnsafeRawBufferPointer) -> Bool {
+        let hash = Self.hash(id)
+        return find(id, hash: hash).found
+    }
+
+    mutating func insert(_ id: UnsafeRawBufferPointer) -> IDSet.InsertResult {
+        let hash = Self.hash(id)
+        let (found, slot) = find(id, hash: hash)
+        if found { return .duplicate(page: page(of: positions[slot])) }
+        tags[slot] = Self.tag(hash)
+        positions[slot] = append(id)
+        openSlots?.append(slot)
+        count += 1
+        if count > (mask + 1) / 4 * 3 { grow() }
+        return .inserted
+    }
+
+    mutating func commitPage() {
         pageEnds.append(end)
         openSlots = []
         countAtCommit = count
     }
 
-    /// Removes every id inserted since the last commit.
-    public func rollbackPage() {
+    mutating func rollbackPage() {
         guard count != countAtCommit else { return }
         let committedEnd = pageEnds.last ?? 0
         if let slots = openSlots {
@@ -167,7 +206,7 @@ public final class IDSet {
         }
     }
 
-    private func grow() {
+    private mutating func grow() {
         let slots = (mask + 1) * 2
         let oldTags = tags
         let oldPositions = positions
@@ -185,7 +224,7 @@ public final class IDSet {
 
     // MARK: - Arena
 
-    private func append(_ id: UnsafeRawBufferPointer) -> UInt32 {
+    private mutating func append(_ id: UnsafeRawBufferPointer) -> UInt32 {
         let recordSize = (id.count < 0x80 ? 1 : id.count < 0x4000 ? 2 : 3) + id.count
         var segment = Int(end >> UInt32(Self.segmentShift))
         var offset = Int(end) & (Self.segmentSize - 1)

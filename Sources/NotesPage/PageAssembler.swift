@@ -204,7 +204,8 @@ struct PageState {
             if key.count == 2 && key[0] == UInt8(ascii: "i") && key[1] == UInt8(ascii: "d") {
                 if hasID { return fail(.duplicateField, "note has two 'id' fields", note: noteCount) }
                 self.role = .noteID
-            } else if key.count == 5 && key.elementsEqual("title".utf8) {
+            } else if key.count == 5 && key.loadUnaligned(as: UInt32.self) == 0x6c74_6974 && key[4] == UInt8(ascii: "e")
+            {  // "titl" "e"
                 if hasTitle { return fail(.duplicateField, "note has two 'title' fields", note: noteCount) }
                 self.role = .noteTitle
             } else {

@@ -6,4 +6,4 @@ import NotesCLI
     import Darwin
 #endif
 
-exit(await NotesPageCommand.main(Array(CommandLine.arguments.dropFirst())))
+exit(NotesPageCommand.main(Array(CommandLine.arguments.dropFirst())))
