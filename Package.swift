@@ -9,7 +9,7 @@ let swiftSettings: [SwiftSetting] = [
 let package = Package(
     name: "notes-page",
     products: [
-        .library(name: "NotesPage", targets: ["NotesPage", "NotesFetch"]),
+        .library(name: "NotesPage", targets: ["NotesPage", "NotesFetch", "NotesScreen"]),
         .executable(name: "notes-page", targets: ["notes-page"]),
         .executable(name: "notes-gen", targets: ["notes-gen"]),
     ],
@@ -36,6 +36,8 @@ let package = Package(
         .target(name: "NotesPage", dependencies: ["NotesJSON"], swiftSettings: swiftSettings),
         /// Walking a paginated endpoint: transport (libcurl on Linux), retries, cursors, the run's id set.
         .target(name: "NotesFetch", dependencies: ["NotesPage", "CCurl"], swiftSettings: swiftSettings),
+        /// The notes screen: a platform-neutral view model (and a SwiftUI view where SwiftUI exists).
+        .target(name: "NotesScreen", dependencies: ["NotesFetch"], swiftSettings: swiftSettings),
         /// Hand-written command-line parsing and help in the style of swift-argument-parser.
         .target(name: "ArgumentParsing", swiftSettings: swiftSettings),
         /// Deterministic fixture pages for tests and benchmarks.
@@ -56,6 +58,7 @@ let package = Package(
         .testTarget(name: "NotesJSONTests", dependencies: ["NotesJSON"], swiftSettings: swiftSettings),
         .testTarget(name: "NotesPageTests", dependencies: ["NotesPage"], swiftSettings: swiftSettings),
         .testTarget(name: "NotesFetchTests", dependencies: ["NotesFetch"], swiftSettings: swiftSettings),
+        .testTarget(name: "NotesScreenTests", dependencies: ["NotesScreen"], swiftSettings: swiftSettings),
         .testTarget(name: "NotesCLITests", dependencies: ["NotesCLI"], swiftSettings: swiftSettings),
         .testTarget(name: "NotesGenTests", dependencies: ["NotesGen", "NotesPage"], swiftSettings: swiftSettings),
     ]
