@@ -47,3 +47,6 @@ format:
 
 clean:
 	rm -rf .build
+
+# BEGIN reliability targets
+# END reliability targets
