@@ -4,7 +4,7 @@ SWIFT ?= swift
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 SWIFT_SOURCES := Package.swift Sources Tests $(wildcard Benchmarks/*.swift Benchmarks/*/)
 
-.PHONY: all deps build release demo test test-swift test-node lint format clean
+.PHONY: all deps build release demo test test-swift test-node lint format clean bench bench-quick
 
 all: build
 
@@ -14,6 +14,7 @@ deps:
 	for package in libyajl-dev libcurl4-openssl-dev pkg-config; do dpkg -s $$package >/dev/null 2>&1 || missing="$$missing $$package"; done; \
 	command -v node >/dev/null 2>&1 || missing="$$missing nodejs"; \
 	command -v curl >/dev/null 2>&1 || missing="$$missing curl"; \
+	[ -x /usr/bin/time ] || missing="$$missing time"; \
 	if [ -n "$$missing" ]; then \
 		echo "Installing:$$missing"; \
 		$(SUDO) apt-get update -qq && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; \
@@ -38,6 +39,14 @@ test-swift: deps
 
 test-node: deps
 	node --test Tools/
+
+## bench: the full benchmarks (1,000,000 notes); ARGS="--save NAME" or ARGS="--compare NAME" to track.
+bench: deps
+	$(SWIFT) run -c release benchmarks $(ARGS)
+
+## bench-quick: the same harness on small inputs, so that it cannot rot (figures not of record).
+bench-quick: deps
+	$(SWIFT) run -c release benchmarks --quick $(ARGS)
 
 lint:
 	$(SWIFT) format lint --strict --recursive $(SWIFT_SOURCES)

@@ -12,6 +12,7 @@ let package = Package(
         .library(name: "NotesPage", targets: ["NotesPage", "NotesFetch", "NotesScreen"]),
         .executable(name: "notes-page", targets: ["notes-page"]),
         .executable(name: "notes-gen", targets: ["notes-gen"]),
+        .executable(name: "benchmarks", targets: ["benchmarks"]),
     ],
     targets: [
         // MARK: - C libraries from Debian
@@ -51,6 +52,17 @@ let package = Package(
 
         .executableTarget(name: "notes-page", dependencies: ["NotesCLI"], swiftSettings: swiftSettings),
         .executableTarget(name: "notes-gen", dependencies: ["NotesGen"], swiftSettings: swiftSettings),
+
+        // MARK: - Benchmarks
+
+        /// The ceiling: yajl with no-op callbacks, in C.
+        .target(name: "YajlNoop", dependencies: ["CYajl"], path: "Benchmarks/YajlNoop"),
+        .executableTarget(
+            name: "benchmarks",
+            dependencies: ["NotesPage", "YajlNoop", "ArgumentParsing"],
+            path: "Benchmarks/benchmarks",
+            swiftSettings: swiftSettings
+        ),
 
         // MARK: - Tests
 

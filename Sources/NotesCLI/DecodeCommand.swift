@@ -98,9 +98,15 @@ enum Clock {
         return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
     }
 
-    static func format(_ seconds: Double) -> String {
-        let milliseconds = Int((seconds * 1000).rounded())
-        let fraction = String(milliseconds % 1000)
-        return "\(milliseconds / 1000)." + String(repeating: "0", count: 3 - fraction.count) + fraction
+    /// `value` with `places` decimals, e.g. `1.250`, without Foundation's `String(format:)`.
+    static func format(_ value: Double, places: Int = 3) -> String {
+        var scale = 1
+        for _ in 0..<places { scale *= 10 }
+        let scaled = Int((value * Double(scale)).rounded())
+        guard places > 0 else { return String(scaled) }
+        let fraction = String(abs(scaled) % scale)
+        let whole = scaled / scale
+        return "\(scaled < 0 && whole == 0 ? "-" : "")\(whole)."
+            + String(repeating: "0", count: places - fraction.count) + fraction
     }
 }

@@ -1,8 +1,18 @@
 import ArgumentParsing
 import Dispatch
-import Foundation
 import NotesFetch
 import NotesPage
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// `notes-page fetch [--all] [<url>]`: walks the endpoint's pages, streaming each through the decoder.
 struct FetchCommand {
@@ -74,7 +84,7 @@ struct FetchCommand {
                 throw UsageError("Cannot read the token file '\(tokenFile)'")
             }
             configuration.token = Secret(
-                String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
+                String(decoding: bytes, as: UTF8.self).trimmingWhitespace())
         } else if let token = environment["NOTES_TOKEN"], !token.isEmpty {
             configuration.token = Secret(token)
         }
@@ -236,7 +246,7 @@ final class FetchSession: @unchecked Sendable {
         let notes = state.notes == 0 ? "No notes" : state.notes == 1 ? "1 note" : "\(state.notes) notes"
         let pages = state.pages == 1 ? "1 page" : "\(state.pages) pages"
         return
-            "\(notes), \(pages), \(state.bytes) bytes, \(Clock.format(seconds)) s, \(String(format: "%.1f", rate)) MB/s\n"
+            "\(notes), \(pages), \(state.bytes) bytes, \(Clock.format(seconds)) s, \(Clock.format(rate, places: 1)) MB/s\n"
     }
 
     /// How to go on after a stop, or `nil` when there is nothing to resume.
@@ -259,7 +269,8 @@ final class FetchSession: @unchecked Sendable {
 /// Quotes `word` for a POSIX shell when it needs it.
 func shellQuote(_ word: String) -> String {
     let plain = word.allSatisfy { $0.isLetter || $0.isNumber || "-_./:=@%+,".contains($0) }
-    return plain && !word.isEmpty ? word : "'" + word.replacingOccurrences(of: "'", with: "'\\''") + "'"
+    return plain && !word.isEmpty
+        ? word : "'" + word.split(separator: "'", omittingEmptySubsequences: false).joined(separator: "'\\''") + "'"
 }
 
 /// Progress on standard error while it is a terminal: pages, notes, bytes, rate, elapsed.
@@ -281,14 +292,9 @@ final class Progress: @unchecked Sendable {
         shown = now
         let elapsed = now - started
         let rate = elapsed > 0 ? Double(state.bytes) / 1e6 / elapsed : 0
-        let line = String(
-            format: "\r\u{1B}[Kpages %d  notes %d  %.1f MB  %.1f MB/s  %.1f s",
-            state.pages,
-            state.notes,
-            Double(state.bytes) / 1e6,
-            rate,
-            elapsed
-        )
+        let line =
+            "\r\u{1B}[Kpages \(state.pages)  notes \(state.notes)  \(Clock.format(Double(state.bytes) / 1e6, places: 1)) MB  "
+            + "\(Clock.format(rate, places: 1)) MB/s  \(Clock.format(elapsed, places: 1)) s"
         printError(line)
         drawn = true
     }
@@ -325,5 +331,15 @@ final class SignalTrap: @unchecked Sendable {
         for source in sources { source.cancel() }
         signal(SIGINT, SIG_DFL)
         signal(SIGTERM, SIG_DFL)
+    }
+}
+
+extension String {
+    /// The string without spaces, tabs and line breaks at either end.
+    func trimmingWhitespace() -> String {
+        var text = Substring(self)
+        while let first = text.first, first.isWhitespace { text.removeFirst() }
+        while let last = text.last, last.isWhitespace { text.removeLast() }
+        return String(text)
     }
 }

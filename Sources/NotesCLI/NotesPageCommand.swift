@@ -1,6 +1,16 @@
 import ArgumentParsing
 import Dispatch
-import Foundation
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// The `notes-page` command: dispatches to its subcommands.
 public enum NotesPageCommand {

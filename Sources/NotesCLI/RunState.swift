@@ -1,6 +1,16 @@
-import Foundation
 import NotesFetch
 import NotesPage
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// What `fetch --state FILE` keeps between runs: where to go on, and how much output is committed.
 ///

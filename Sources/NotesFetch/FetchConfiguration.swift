@@ -1,5 +1,10 @@
-import Foundation
 public import NotesPage
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// How to walk an endpoint.
 public struct FetchConfiguration: Sendable {

@@ -2,7 +2,7 @@
 enum RetryAfter {
     /// Seconds to wait from `now` (seconds since 1970), or `nil` when the value is neither form.
     static func seconds(_ value: String, now: Double) -> Double? {
-        let text = value.trimmingSpaces()
+        let text = value.trimming(" \t")
         if let seconds = Int(text), seconds >= 0 { return Double(seconds) }
         guard let date = parseIMFFixdate(text) else { return nil }
         return max(0, date - now)
@@ -30,14 +30,5 @@ enum RetryAfter {
         let dayOfYear = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
         let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
         return era * 146_097 + dayOfEra - 719_468
-    }
-}
-
-extension String {
-    func trimmingSpaces() -> String {
-        var text = Substring(self)
-        while let first = text.first, first == " " || first == "\t" { text.removeFirst() }
-        while let last = text.last, last == " " || last == "\t" { text.removeLast() }
-        return String(text)
     }
 }

@@ -236,7 +236,7 @@ private final class PageReception: HTTPResponseReceiver {
             problem = .contentType(String(type.prefix(60)))
             return false
         }
-        if let length = head.value(of: "Content-Length").flatMap({ Int($0.trimmingSpaces()) }), length > limit {
+        if let length = head.value(of: "Content-Length").flatMap({ Int($0.trimming(" \t")) }), length > limit {
             problem = .tooLarge(contentLength: length, limit: limit)
             return false
         }
@@ -275,13 +275,4 @@ private final class PageReception: HTTPResponseReceiver {
 private struct UnsafeTransfer<Value>: @unchecked Sendable {
     let value: Value
     init(_ value: Value) { self.value = value }
-}
-
-extension String {
-    fileprivate func trimming(_ set: String) -> String {
-        var text = Substring(self)
-        while let first = text.first, set.contains(first) { text.removeFirst() }
-        while let last = text.last, set.contains(last) { text.removeLast() }
-        return String(text)
-    }
 }

@@ -1,4 +1,8 @@
-public import Foundation
+#if canImport(FoundationEssentials)
+    public import FoundationEssentials
+#else
+    public import Foundation
+#endif
 
 /// Where a page is: the endpoint itself, the endpoint with a cursor, or a URL the server gave.
 public enum PageLocation: Sendable, Hashable, Codable, CustomStringConvertible {
@@ -90,11 +94,10 @@ public struct PageLocator: Sendable {
             let parameters = rest[rest.index(after: close)..<index]
             for parameter in parameters.split(separator: ";") {
                 let pair = parameter.split(separator: "=", maxSplits: 1)
-                guard pair.count == 2, pair[0].trimmingCharacters(in: .whitespaces).lowercased() == "rel" else {
+                guard pair.count == 2, String(pair[0]).trimming(" \t").lowercased() == "rel" else {
                     continue
                 }
-                let value = pair[1].trimmingCharacters(in: .whitespaces).trimmingCharacters(
-                    in: CharacterSet(charactersIn: "\""))
+                let value = String(pair[1]).trimming(" \t\"")
                 if value.lowercased().split(separator: " ").contains("next") { return target }
             }
             rest = rest[index...]
@@ -119,11 +122,23 @@ public struct PageLocator: Sendable {
         return encoded
     }
 
+    /// Whether `value` starts with `scheme://` (RFC 3986: a letter, then letters, digits, `+`, `-`, `.`).
     private static func hasScheme(_ value: String) -> Bool {
-        guard let separator = value.range(of: "://") else { return false }
-        let scheme = value[..<separator.lowerBound]
-        guard let first = scheme.first, first.isLetter else { return false }
-        return scheme.allSatisfy { $0.isLetter || $0.isNumber || $0 == "+" || $0 == "-" || $0 == "." }
+        let bytes = Array(value.utf8)
+        guard let first = bytes.first, Self.isLetter(first) else { return false }
+        var index = 1
+        while index < bytes.count,
+            Self.isLetter(bytes[index]) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[index])
+                || bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-")
+                || bytes[index] == UInt8(ascii: ".")
+        {
+            index += 1
+        }
+        return bytes[index...].starts(with: "://".utf8)
+    }
+
+    private static func isLetter(_ byte: UInt8) -> Bool {
+        (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte | 0x20)
     }
 }
 

@@ -1,0 +1,151 @@
+import ArgumentParsing
+import Foundation
+
+/// One benchmark: a named workload, in a child process of its own.
+struct Benchmark {
+    enum Run {
+        /// An in-process ``Workload`` over the page, in a child `benchmarks --child` process.
+        case workload(Workload)
+        /// An external command; its wall time is measured by the parent.
+        case command(@Sendable (Inputs) -> [String])
+    }
+
+    var name: String
+    var run: Run
+    /// The benchmark whose time this one is compared with (the ceiling), if any.
+    var ceiling: [String]
+    /// Bytes and notes it processes, for throughput.
+    var size: (Inputs) -> (bytes: Int, notes: Int)
+
+    static func all(_ inputs: Inputs) -> [Benchmark] {
+        let page: (Inputs) -> (Int, Int) = { ($0.pageBytes, $0.count) }
+        let decode = ["decode/yajl-noop"]
+        return [
+            Benchmark(name: "decode/yajl-noop", run: .workload(.yajlNoop), ceiling: [], size: page),
+            Benchmark(name: "decode/jsondecoder", run: .workload(.jsonDecoder), ceiling: decode, size: page),
+            Benchmark(name: "decode/typed", run: .workload(.typed), ceiling: decode, size: page),
+            Benchmark(name: "decode/typed-64k", run: .workload(.typed64K), ceiling: decode, size: page),
+            Benchmark(name: "decode/typed-1k", run: .workload(.typed1K), ceiling: decode, size: page),
+            Benchmark(name: "decode/passthrough-64k", run: .workload(.passThrough), ceiling: decode, size: page),
+            Benchmark(
+                name: "idset/insert", run: .workload(.idSet), ceiling: [], size: { (0, max(1, $0.pageBytes / 177)) }),
+            Benchmark(
+                name: "decode/cli-file",
+                run: .command {
+                    [
+                        $0.notesPage, "decode", "--format", "none", "--max-page-bytes", "4G", "--max-page-notes",
+                        "100000000", $0.pagePath,
+                    ]
+                },
+                ceiling: decode,
+                size: page
+            ),
+            Benchmark(
+                name: "gen/notes-gen",
+                run: .command {
+                    [$0.notesGen, "--count", "\($0.count)", "--page-size", "1000", "--out", $0.scratch + "/gen"]
+                },
+                ceiling: [],
+                size: { ($0.directoryBytes, $0.count) }
+            ),
+            Benchmark(
+                name: "fetch/curl-floor",
+                run: .command { ["curl", "-s", "-K", $0.curlConfig] },
+                ceiling: [],
+                size: { ($0.directoryBytes, $0.count) }
+            ),
+            Benchmark(
+                name: "fetch/notes-page",
+                run: .command { [$0.notesPage, "fetch", "--all", "--quiet", $0.serverURL, "-o", "/dev/null"] },
+                ceiling: ["fetch/curl-floor", "decode/yajl-noop"],
+                size: { ($0.directoryBytes, $0.count) }
+            ),
+        ]
+    }
+}
+
+/// Figures of one benchmark over its samples.
+struct Figures: Codable {
+    var wallP50: Double
+    var wallP90: Double
+    var cpuP50: Double
+    var peakResident: Int
+    var megabytesPerSecond: Double
+    var notesPerSecond: Double
+    /// p50 time over the slower of its ceilings' p50 times (lower is better); nil without a ceiling.
+    var ratio: Double?
+    var samples: Int
+}
+
+/// Runs benchmarks: a warm-up and `samples` measured runs each, every run a child process.
+struct Harness {
+    var inputs: Inputs
+    var samples: Int
+    var executable: String
+
+    func measure(_ benchmark: Benchmark) -> [ChildRun] {
+        var runs: [ChildRun] = []
+        for index in 0...samples {
+            let run: ChildRun
+            switch benchmark.run {
+            case .workload(let workload):
+                run = spawn([executable, "--child", workload.rawValue, "--input", inputs.pagePath])
+            case .command(let command):
+                // GNU time forks (no vfork), so the command's high-water mark is its own.
+                let record = inputs.scratch + "/peak.txt"
+                var timed = spawn(["/usr/bin/time", "-f", "%M", "-o", record] + command(inputs), captureOutput: false)
+                let kilobytes =
+                    (try? String(contentsOfFile: record, encoding: .utf8))
+                    .flatMap { Int($0.split(separator: "\n").last ?? "") } ?? 0
+                timed.peakResident = kilobytes * 1024
+                run = timed
+            }
+            guard run.status == 0 else {
+                FileHandle.standardError.write(
+                    Data("benchmark \(benchmark.name) failed with status \(run.status)\n".utf8))
+                exit(1)
+            }
+            if index > 0 { runs.append(run) }  // the first run warms caches up
+        }
+        return runs
+    }
+
+    func figures(_ benchmark: Benchmark, runs: [ChildRun], known: [String: Figures]) -> Figures {
+        // In-process workloads report the time of the measured part only; commands, their whole run.
+        let times = runs.map { run -> Double in
+            if case .workload = benchmark.run, let data = run.output.data(using: .utf8),
+                let result = try? JSONDecoder().decode(WorkloadResult.self, from: data)
+            {
+                return result.seconds
+            }
+            return run.wall
+        }.sorted()
+        let cpu = runs.map { $0.userSeconds + $0.systemSeconds }.sorted()
+        let peaks = runs.map { run -> Int in
+            if case .workload = benchmark.run, let data = run.output.data(using: .utf8),
+                let result = try? JSONDecoder().decode(WorkloadResult.self, from: data)
+            {
+                return result.peakResident
+            }
+            return run.peakResident
+        }
+        let p50 = percentile(times, 0.5)
+        let size = benchmark.size(inputs)
+        let ceilings = benchmark.ceiling.compactMap { known[$0]?.wallP50 }
+        return Figures(
+            wallP50: p50,
+            wallP90: percentile(times, 0.9),
+            cpuP50: percentile(cpu, 0.5),
+            peakResident: peaks.max() ?? 0,
+            megabytesPerSecond: p50 > 0 ? Double(size.bytes) / 1e6 / p50 : 0,
+            notesPerSecond: p50 > 0 ? Double(size.notes) / p50 : 0,
+            ratio: ceilings.isEmpty ? nil : p50 / ceilings.max()!,
+            samples: runs.count
+        )
+    }
+
+    private func percentile(_ sorted: [Double], _ fraction: Double) -> Double {
+        guard !sorted.isEmpty else { return 0 }
+        return sorted[min(sorted.count - 1, Int((Double(sorted.count - 1) * fraction).rounded(.up)))]
+    }
+}

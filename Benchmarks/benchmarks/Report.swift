@@ -1,0 +1,137 @@
+import Foundation
+
+/// A run's figures with where they were measured: what `--save` writes and `--compare` reads.
+struct Baseline: Codable {
+    var date: String
+    var machine: String
+    var toolchain: String
+    var quick: Bool
+    var notes: Int
+    var results: [String: Figures]
+}
+
+/// Per benchmark and metric, how much worse than the baseline a figure may get before `--compare` fails.
+struct Thresholds: Codable {
+    struct Limit: Codable {
+        /// Most the ratio to the ceiling may grow, e.g. 1.15 for 15 %.
+        var ratio: Double?
+        /// Most the peak resident memory may grow.
+        var peakResident: Double?
+    }
+
+    var defaults: Limit
+    var benchmarks: [String: Limit]
+
+    func limit(_ name: String) -> (ratio: Double, peakResident: Double) {
+        let specific = benchmarks[name]
+        return (specific?.ratio ?? defaults.ratio ?? 1.15, specific?.peakResident ?? defaults.peakResident ?? 1.2)
+    }
+}
+
+enum Format: String {
+    case text, markdown, json
+}
+
+/// Renders the figures as tables, one per metric.
+func render(_ order: [String], _ results: [String: Figures], format: Format, title: String) -> String {
+    if format == .json {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        return String(decoding: (try? encoder.encode(results)) ?? Data(), as: UTF8.self) + "\n"
+    }
+    func table(_ heading: String, _ columns: [String], _ row: (Figures) -> [String]) -> String {
+        let rows = order.compactMap { name in results[name].map { [name] + row($0) } }
+        let header = ["benchmark"] + columns
+        if format == .markdown {
+            var text = "### \(heading)\n\n| " + header.joined(separator: " | ") + " |\n|"
+            text += header.map { _ in "---" }.joined(separator: "|") + "|\n"
+            for row in rows { text += "| " + row.joined(separator: " | ") + " |\n" }
+            return text + "\n"
+        }
+        let widths = header.indices.map { column in ([header] + rows).map { $0[column].count }.max()! }
+        func line(_ cells: [String]) -> String {
+            cells.enumerated().map { index, cell in
+                index == 0
+                    ? cell.padding(toLength: widths[0], withPad: " ", startingAt: 0)
+                    : String(repeating: " ", count: widths[index] - cell.count) + cell
+            }.joined(separator: "  ")
+        }
+        return "\(heading)\n" + ([line(header)] + rows.map(line)).joined(separator: "\n") + "\n\n"
+    }
+    func seconds(_ value: Double) -> String { String(format: value < 1 ? "%.3f s" : "%.2f s", value) }
+    var text = format == .markdown ? "## \(title)\n\n" : "\(title)\n\n"
+    text += table("Time (wall, measured part)", ["p50", "p90", "× ceiling"]) {
+        [seconds($0.wallP50), seconds($0.wallP90), $0.ratio.map { String(format: "%.2f", $0) } ?? "—"]
+    }
+    text += table("Throughput", ["MB/s", "notes/s"]) {
+        [String(format: "%.1f", $0.megabytesPerSecond), String(format: "%.0f", $0.notesPerSecond)]
+    }
+    text += table("CPU (user + system, whole process)", ["p50"]) { [seconds($0.cpuP50)] }
+    text += table("Peak resident memory (each benchmark in its own process)", ["peak"]) {
+        [String(format: "%.1f MiB", Double($0.peakResident) / 1_048_576)]
+    }
+    return text
+}
+
+/// The issue's targets, checked against this run's figures.
+func targets(_ results: [String: Figures]) -> String {
+    var lines: [String] = []
+    func check(_ what: String, _ value: Double?, atMost limit: Double, _ unit: String) {
+        guard let value else { return }
+        lines.append("\(value <= limit ? "met    " : "NOT MET") \(what): \(String(format: "%.2f", value))\(unit)")
+    }
+    func check(_ what: String, _ value: Double?, atLeast limit: Double, _ unit: String) {
+        guard let value else { return }
+        lines.append("\(value >= limit ? "met    " : "NOT MET") \(what): \(String(format: "%.2f", value))\(unit)")
+    }
+    let mebibytes = { (name: String) in results[name].map { Double($0.peakResident) / 1_048_576 } }
+    let naive = results["decode/jsondecoder"]
+    let typed = results["decode/typed-64k"]
+    let streamed = results["decode/cli-file"]
+    check("typed notes + id set within 1.25× of the yajl no-op ceiling", typed?.ratio, atMost: 1.25, "×")
+    check("pass-through JSON within 1.6× of the ceiling", results["decode/passthrough-64k"]?.ratio, atMost: 1.6, "×")
+    let speedup = naive.flatMap { naive in typed.map { naive.wallP50 / $0.wallP50 } }
+    check("at least 6× faster than JSONDecoder", speedup, atLeast: 6, "×")
+    let memory = naive.flatMap { naive in streamed.map { Double(naive.peakResident) / Double($0.peakResident) } }
+    check("a tenth of JSONDecoder's peak memory (streamed decode)", memory, atLeast: 10, "× less")
+    check("decode streamed from a file under 48 MiB", mebibytes("decode/cli-file"), atMost: 48, " MiB")
+    check("fetch --all under 64 MiB", mebibytes("fetch/notes-page"), atMost: 64, " MiB")
+    check(
+        "fetch --all within 1.25× of the slower of the ceiling and curl", results["fetch/notes-page"]?.ratio,
+        atMost: 1.25, "×")
+    check("notes-gen at 100 MB/s or more", results["gen/notes-gen"]?.megabytesPerSecond, atLeast: 100, " MB/s")
+    return lines.isEmpty ? "" : "Targets\n" + lines.joined(separator: "\n") + "\n"
+}
+
+/// Differences from a baseline; the second value says whether any is worse than its threshold.
+func compare(_ results: [String: Figures], with baseline: Baseline, thresholds: Thresholds, order: [String]) -> (
+    String, Bool
+) {
+    var lines = ["Compared with the baseline of \(baseline.date) (\(baseline.machine))"]
+    var worse = false
+    for name in order {
+        guard let now = results[name], let then = baseline.results[name] else { continue }
+        let limit = thresholds.limit(name)
+        if let ratio = now.ratio, let before = then.ratio, before > 0 {
+            let change = ratio / before
+            let bad = change > limit.ratio
+            worse = worse || bad
+            lines.append(
+                String(
+                    format: "%@ %@ ratio %.2f → %.2f (%+.0f %%, limit %+.0f %%)", bad ? "WORSE" : "ok   ", name, before,
+                    ratio,
+                    (change - 1) * 100, (limit.ratio - 1) * 100))
+        }
+        if then.peakResident > 0 {
+            let change = Double(now.peakResident) / Double(then.peakResident)
+            let bad = change > limit.peakResident
+            worse = worse || bad
+            lines.append(
+                String(
+                    format: "%@ %@ peak %.1f → %.1f MiB (%+.0f %%, limit %+.0f %%)", bad ? "WORSE" : "ok   ", name,
+                    Double(then.peakResident) / 1_048_576, Double(now.peakResident) / 1_048_576, (change - 1) * 100,
+                    (limit.peakResident - 1) * 100))
+        }
+    }
+    return (lines.joined(separator: "\n") + "\n", worse)
+}

@@ -1,0 +1,118 @@
+import Foundation
+import NotesPage
+import YajlNoop
+
+/// What one in-process run did, as the child reports it to the parent.
+struct WorkloadResult: Codable {
+    /// Seconds of the measured part only (input already in memory).
+    var seconds: Double
+    var notes: Int
+    var bytes: Int
+    /// The process's high-water mark of resident memory (`VmHWM`), in bytes.
+    var peakResident: Int = 0
+}
+
+/// This process's `VmHWM` from `/proc/self/status`, in bytes. (`ru_maxrss` from `wait4` will not do: a
+/// child started with `posix_spawn` inherits the parent's high-water mark at `execve`.)
+func peakResidentOfThisProcess() -> Int {
+    guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return 0 }
+    for line in status.split(separator: "\n") where line.hasPrefix("VmHWM:") {
+        return (Int(line.split(separator: " ").dropFirst().first ?? "") ?? 0) * 1024
+    }
+    return 0
+}
+
+/// The benchmarks that run inside a child process, over a page already read into memory.
+enum Workload: String, CaseIterable {
+    case yajlNoop = "yajl-noop"
+    case jsonDecoder = "jsondecoder"
+    case typed = "typed"
+    case typed64K = "typed-64k"
+    case typed1K = "typed-1k"
+    case passThrough = "passthrough-64k"
+    case idSet = "idset"
+
+    func run(page: [UInt8]) -> WorkloadResult {
+        switch self {
+        case .yajlNoop: return Self.yajl(page, chunk: 0)
+        case .jsonDecoder: return Self.foundation(page)
+        case .typed: return Self.decode(page, chunk: page.count, keepsJSON: false)
+        case .typed64K: return Self.decode(page, chunk: 64 << 10, keepsJSON: false)
+        case .typed1K: return Self.decode(page, chunk: 1 << 10, keepsJSON: false)
+        case .passThrough: return Self.decode(page, chunk: 64 << 10, keepsJSON: true)
+        case .idSet: return Self.ids(count: page.count)
+        }
+    }
+
+    private static func yajl(_ page: [UInt8], chunk: Int) -> WorkloadResult {
+        let start = now()
+        let events = page.withUnsafeBufferPointer { yajl_noop_parse($0.baseAddress, $0.count, chunk) }
+        precondition(events > 0, "yajl rejected the page")
+        return WorkloadResult(seconds: now() - start, notes: 0, bytes: page.count)
+    }
+
+    /// What the naive client does: JSONDecoder into `[Note]`, then a `Set<String>` of ids.
+    private static func foundation(_ page: [UInt8]) -> WorkloadResult {
+        struct Page: Decodable {
+            struct Note: Decodable {
+                var id: String
+                var title: String
+            }
+            var notes: [Note]
+        }
+        let data = Data(page)
+        let start = now()
+        let decoded = try! JSONDecoder().decode(Page.self, from: data)
+        var ids = Set<String>()
+        for note in decoded.notes { precondition(ids.insert(note.id).inserted, "duplicate id") }
+        return WorkloadResult(seconds: now() - start, notes: decoded.notes.count, bytes: page.count)
+    }
+
+    private static func decode(_ page: [UInt8], chunk: Int, keepsJSON: Bool) -> WorkloadResult {
+        var configuration = PageConfiguration()
+        configuration.limits.maxDocumentBytes = Int.max
+        configuration.maxPageNotes = Int.max
+        configuration.keepsJSON = keepsJSON
+        let ids = IDSet()
+        var decoder = PageDecoder(configuration: configuration, ids: ids)
+        var notes: [Note] = []
+        var count = 0
+        let start = now()
+        page.withUnsafeBytes { bytes in
+            var offset = 0
+            while offset < bytes.count {
+                let end = min(bytes.count, offset + chunk)
+                try! decoder.feed(UnsafeRawBufferPointer(rebasing: bytes[offset..<end]), into: &notes)
+                count += notes.count
+                notes.removeAll(keepingCapacity: true)
+                offset = end
+            }
+        }
+        _ = try! decoder.finish(into: &notes)
+        count += notes.count
+        return WorkloadResult(seconds: now() - start, notes: count, bytes: page.count)
+    }
+
+    /// The id set alone: as many ids as the page has bytes / 177 (a note's average size).
+    private static func ids(count bytes: Int) -> WorkloadResult {
+        let total = max(1, bytes / 177)
+        let ids = IDSet()
+        var id = Array("note-0000000000000000".utf8)
+        let start = now()
+        for index in 0..<total {
+            var value = index
+            for position in stride(from: id.count - 1, through: 5, by: -1) {
+                id[position] = UInt8(ascii: "0") &+ UInt8(value % 10)
+                value /= 10
+            }
+            id.withUnsafeBytes { _ = ids.insert($0) }
+        }
+        return WorkloadResult(seconds: now() - start, notes: total, bytes: total * id.count)
+    }
+}
+
+func now() -> Double {
+    var time = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &time)
+    return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
+}
