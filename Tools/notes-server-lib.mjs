@@ -1,0 +1,673 @@
+// The pure parts of notes-server: argument parsing, the fault grammar and planner, cursor derivation
+// and generated pages, the notes-gen manifest, envelope wrapping, the note scanner behind the content
+// faults, a page cache and log redaction. Nothing here touches the network, the file system or the
+// clock, so all of it is unit-tested in notes-server-lib.test.mjs.
+
+import { createHash } from 'node:crypto';
+import path from 'node:path';
+
+/** A bad command line or per-request parameter; the message is shown to the user as is. */
+export class UsageError extends Error {}
+
+/** A notes-gen directory whose manifest or pages break Fixtures/README.md. */
+export class ManifestError extends Error {}
+
+export const STYLES = ['contract', 'drf', 'link'];
+
+export const JSON_TYPE = 'application/json; charset=utf-8';
+export const HTML_TYPE = 'text/html; charset=utf-8';
+
+// MARK: - Command line
+
+const VALUE_FLAGS = new Set([
+  '--dir', '--count', '--page-size', '--seed', '--host', '--port', '--style', '--fault',
+  '--token-file', '--fixtures', '--cache-mb',
+]);
+const BOOLEAN_FLAGS = new Set(['--quiet', '--help']);
+
+/**
+ * Parses the command line (without `node` and the script). Returns the options; throws UsageError.
+ * `--flag value` and `--flag=value` are both accepted; `--fault` may repeat.
+ */
+export function parseArgs(argv) {
+  const options = {
+    dir: null, count: null, pageSize: null, seed: null,
+    host: '127.0.0.1', port: 0, style: 'contract', faults: [],
+    tokenFile: null, fixtures: null, cacheMiB: 256, quiet: false, help: false,
+  };
+  const faultSpecs = [];
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i];
+    const eq = arg.startsWith('--') ? arg.indexOf('=') : -1;
+    const flag = eq === -1 ? arg : arg.slice(0, eq);
+    if (BOOLEAN_FLAGS.has(flag)) {
+      if (eq !== -1) throw new UsageError(`${flag} takes no value`);
+      options[flag === '--quiet' ? 'quiet' : 'help'] = true;
+      continue;
+    }
+    if (!VALUE_FLAGS.has(flag)) throw new UsageError(`unknown argument '${arg}'`);
+    const value = eq === -1 ? argv[++i] : arg.slice(eq + 1);
+    if (value === undefined) throw new UsageError(`${flag} needs a value`);
+    switch (flag) {
+      case '--dir': options.dir = nonEmpty(value, flag); break;
+      case '--count': options.count = parseInteger(value, flag, 0, Number.MAX_SAFE_INTEGER); break;
+      case '--page-size': options.pageSize = parseInteger(value, flag, 1, 10_000_000); break;
+      case '--seed': options.seed = parseInteger(value, flag, 0, 0xffff_ffff); break;
+      case '--host': options.host = nonEmpty(value, flag); break;
+      case '--port': options.port = parseInteger(value, flag, 0, 65535); break;
+      case '--style': options.style = parseStyle(value); break;
+      case '--fault': faultSpecs.push(value); break;
+      case '--token-file': options.tokenFile = nonEmpty(value, flag); break;
+      case '--fixtures': options.fixtures = nonEmpty(value, flag); break;
+      case '--cache-mb': options.cacheMiB = parseInteger(value, flag, 1, 1 << 20); break;
+    }
+  }
+  if (options.help) return options;
+  options.faults = parseFaultList(faultSpecs, 'flag');
+  if ((options.dir === null) === (options.count === null)) {
+    throw new UsageError('give exactly one of --dir DIR or --count N');
+  }
+  if (options.dir !== null && (options.pageSize !== null || options.seed !== null)) {
+    throw new UsageError('--page-size and --seed go with --count, not --dir');
+  }
+  if (options.count !== null) {
+    options.pageSize ??= 100;
+    options.seed ??= 42;
+  }
+  return options;
+}
+
+export function parseStyle(value) {
+  if (!STYLES.includes(value)) throw new UsageError(`unknown style '${value}' (use ${STYLES.join(', ')})`);
+  return value;
+}
+
+function nonEmpty(value, what) {
+  if (value === '') throw new UsageError(`${what} needs a value`);
+  return value;
+}
+
+function parseInteger(text, what, min, max) {
+  const value = /^\d+$/.test(text) ? Number(text) : NaN;
+  if (!(value >= min && value <= max)) throw new UsageError(`${what} must be an integer from ${min} to ${max}, not '${text}'`);
+  return value;
+}
+
+// MARK: - Fault grammar
+
+// KIND[:ARG][@PAGE][xN]. KIND and ARG are matched lazily so that a trailing `@PAGE` and `xN` are always
+// read as the page and the count ("500x2" is status 500 twice, "delay:100x2" a 100 ms delay twice).
+const FAULT_SYNTAX = /^(?<kind>[a-z0-9-]+?)(?::(?<arg>[^@]*?))?(?:@(?<page>\d+))?(?:x(?<times>\d+))?$/;
+
+/** Short names for the contract fixtures that faults serve most often. */
+export const FIXTURE_ALIASES = {
+  'html': 'html-body.html',
+  'invalid-json': 'invalid-json.json',
+  'missing-id': 'missing-id.json',
+  'number-id': 'number-id.json',
+};
+
+const RETRY_AFTER_STATUSES = new Set([429, 503]);
+const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
+
+/**
+ * Parses one fault spec. `source` names where it came from ('flag' or 'request'); it becomes part of
+ * the fault's counter key: every `--fault` counts on its own, while per-request faults with the same
+ * text share one counter, so a client can send `X-Notes-Fault: 503@2x2` on every request of a walk.
+ */
+export function parseFault(spec, source, index) {
+  const match = FAULT_SYNTAX.exec(spec);
+  if (!match) throw new UsageError(`bad fault '${spec}' (expected KIND[:ARG][@PAGE][xN])`);
+  const { kind, arg, page, times } = match.groups;
+  return {
+    spec,
+    key: source === 'flag' ? `flag#${index}` : `request:${spec}`,
+    page: page === undefined ? null : parseInteger(page, `page of fault '${spec}'`, 1, Number.MAX_SAFE_INTEGER),
+    times: times === undefined ? null : parseInteger(times, `count of fault '${spec}'`, 1, Number.MAX_SAFE_INTEGER),
+    ...faultParameters(kind, arg, spec),
+  };
+}
+
+/**
+ * Parses fault specs from flags, query parameters or headers: each value may hold several specs
+ * separated by commas. Empty items (an absent header, a trailing comma) are skipped.
+ */
+export function parseFaultList(values, source) {
+  const faults = [];
+  let index = 0;
+  for (const value of values) {
+    for (const item of value.split(',')) {
+      const spec = item.trim();
+      if (spec !== '') faults.push(parseFault(spec, source, index++));
+    }
+  }
+  return faults;
+}
+
+// The fault-specific fields of one KIND[:ARG]; `arg` is undefined when no `:` was given.
+function faultParameters(kind, arg, spec) {
+  const what = `argument of fault '${spec}'`;
+  const number = (min, max, fallback) => (arg === undefined ? fallback : parseInteger(arg, what, min, max));
+  const noArgument = () => {
+    if (arg !== undefined) throw new UsageError(`fault '${kind}' takes no argument ('${spec}')`);
+  };
+  if (/^\d{3}$/.test(kind)) {
+    const status = Number(kind);
+    if (status < 400 || status > 599) throw new UsageError(`fault status must be 400-599 ('${spec}')`);
+    if (!RETRY_AFTER_STATUSES.has(status)) {
+      noArgument();
+      return { kind: 'status', status, retryAfter: null };
+    }
+    return { kind: 'status', status, retryAfter: number(0, 86_400, 1) };
+  }
+  switch (kind) {
+    case 'html': case 'invalid-json': case 'missing-id': case 'number-id':
+      noArgument();
+      return { kind: 'fixture', file: FIXTURE_ALIASES[kind] };
+    case 'fixture':
+      if (arg === undefined || !/^[A-Za-z0-9_-][A-Za-z0-9._-]*$/.test(arg)) {
+        throw new UsageError(`fault 'fixture' needs a file name of Fixtures/contract ('${spec}')`);
+      }
+      return { kind: 'fixture', file: arg };
+    case 'content-type':
+      if (arg !== undefined && !/^[\x21-\x7e](?:[\x20-\x7e]*[\x21-\x7e])?$/.test(arg)) {
+        throw new UsageError(`bad content type in '${spec}'`);
+      }
+      return { kind: 'content-type', contentType: arg ?? 'text/plain; charset=utf-8' };
+    case 'truncate':
+      return { kind: 'truncate', bytes: number(0, Number.MAX_SAFE_INTEGER, null) };
+    case 'reset':
+      noArgument();
+      return { kind: 'reset' };
+    case 'drip': {
+      const parts = /^(\d*)(?:\/(\d+))?$/.exec(arg ?? '');
+      if (arg !== undefined && (!parts || (parts[1] === '' && parts[2] === undefined))) {
+        throw new UsageError(`fault 'drip' takes BYTES, BYTES/MS or /MS ('${spec}')`);
+      }
+      return {
+        kind: 'drip',
+        bytes: parts[1] ? parseInteger(parts[1], what, 1, 1 << 30) : 8,
+        ms: parts[2] !== undefined ? parseInteger(parts[2], what, 0, 60_000) : 5,
+      };
+    }
+    case 'delay':
+      return { kind: 'delay', ms: number(0, 600_000, 1000) };
+    case 'duplicate-id': case 'cycle':
+      noArgument();
+      return { kind };
+    case 'huge-title':
+      return { kind: 'huge-title', bytes: number(0, 1 << 30, 2 * 1024 * 1024) };
+    case 'deep':
+      return { kind: 'deep', depth: number(1, 10_000_000, 100_000) };
+    case 'redirect': {
+      const status = number(300, 399, 302);
+      if (!REDIRECT_STATUSES.has(status)) throw new UsageError(`redirect status must be 301, 302, 303, 307 or 308 ('${spec}')`);
+      return { kind: 'redirect', status };
+    }
+    case 'auth':
+      noArgument();
+      return { kind: 'auth' };
+    default:
+      throw new UsageError(`unknown fault kind '${kind}' in '${spec}'`);
+  }
+}
+
+/**
+ * What keeps a parsed fault from working against this server, or null. `pageCount` is only given for
+ * command-line faults: a per-request fault for a page past the end simply never applies.
+ */
+export function faultProblem(fault, { fixtures, hasToken, pageCount = null }) {
+  if (pageCount !== null && fault.page !== null && fault.page > pageCount) {
+    return `fault '${fault.spec}' names page ${fault.page}, but there are ${pageCount} pages`;
+  }
+  if (fault.kind === 'fixture' && !fixtures.has(fault.file)) {
+    return `fault '${fault.spec}': no fixture '${fault.file}' in the fixtures directory`;
+  }
+  if (fault.kind === 'auth' && !hasToken) {
+    return `fault '${fault.spec}' needs a token (--token-file FILE or NOTES_SERVER_TOKEN)`;
+  }
+  if (fault.kind === 'cycle' && fault.page === 1) {
+    return `fault '${fault.spec}': page 1 cannot be in a cycle (no cursor requests it)`;
+  }
+  return null;
+}
+
+// MARK: - Fault planning
+
+const REPLACING_KINDS = new Set(['status', 'fixture', 'redirect']);
+const CONTENT_KINDS = new Set(['duplicate-id', 'cycle', 'huge-title', 'deep']);
+
+/**
+ * Decides what the faults do to one request for page `page` (1-based). A fault is live when it names
+ * this page (or none) and has not used up its `xN`; `used` maps fault keys to how often each fired.
+ * Live faults act in this order, and only the ones that act are listed in `fired` (so counted):
+ *   1. every `delay` (they add up);
+ *   2. the first `reset`, which ends the request;
+ *   3. the first `auth`, which ends it with 401 unless `authorized`;
+ *   4. the first status, fixture or redirect fault replaces the page (`replace`);
+ *      otherwise every content fault (duplicate-id, cycle, huge-title, deep) alters it (`content`);
+ *   5. the first `content-type` relabels the response; the first `truncate` and the first `drip`
+ *      shape its delivery (a dripped body can also be truncated).
+ */
+export function planFaults(faults, page, authorized, used) {
+  const live = faults.filter((f) => (f.page === null || f.page === page) && (f.times === null || (used.get(f.key) ?? 0) < f.times));
+  const plan = { fired: [], delayMs: 0, reset: false, unauthorized: false, replace: null, content: [], contentType: null, truncate: null, drip: null };
+  const first = (test) => {
+    const fault = live.find(test);
+    if (fault) plan.fired.push(fault);
+    return fault ?? null;
+  };
+  for (const fault of live.filter((f) => f.kind === 'delay')) {
+    plan.fired.push(fault);
+    plan.delayMs += fault.ms;
+  }
+  if (first((f) => f.kind === 'reset')) {
+    plan.reset = true;
+    return plan;
+  }
+  if (first((f) => f.kind === 'auth') && !authorized) {
+    plan.unauthorized = true;
+    return plan;
+  }
+  plan.replace = first((f) => REPLACING_KINDS.has(f.kind));
+  if (!plan.replace) {
+    plan.content = live.filter((f) => CONTENT_KINDS.has(f.kind));
+    plan.fired.push(...plan.content);
+  }
+  plan.contentType = first((f) => f.kind === 'content-type');
+  plan.truncate = first((f) => f.kind === 'truncate');
+  plan.drip = first((f) => f.kind === 'drip');
+  return plan;
+}
+
+// MARK: - Pages and cursors
+
+/**
+ * The cursor that requests page `pageIndex` (0-based, so at least 1) of a generated run: standard
+ * base64 of 12 to 14 bytes of SHA-256 over the seed and the page index. The length cycles so that
+ * some cursors end in `=` or `==` and some have no padding; most also contain `+` or `/`.
+ */
+export function deriveCursor(seed, pageIndex) {
+  const digest = createHash('sha256').update(`notes-server cursor ${seed} ${pageIndex}`).digest();
+  return digest.subarray(0, 12 + (pageIndex % 3)).toString('base64');
+}
+
+/** The page list of a generated run: `count` notes, `pageSize` a page; `count` 0 is one empty page. */
+export function generatedPages(count, pageSize, seed) {
+  const pageCount = Math.max(1, Math.ceil(count / pageSize));
+  const cursor = (i) => (i === 0 ? null : deriveCursor(seed, i));
+  return Array.from({ length: pageCount }, (_, i) => ({
+    cursor: cursor(i),
+    nextCursor: i + 1 < pageCount ? cursor(i + 1) : null,
+  }));
+}
+
+// Titles as JSON string contents, escapes already written: plain ASCII, \u escapes, raw UTF-8,
+// control-character and solidus escapes, and an escaped surrogate pair.
+const TITLES = [
+  (i) => `Note ${i}`,
+  (i) => `Caf\\u00e9 \\"${i}\\"`,
+  (i) => `日本語 ${i} 😀`,
+  (i) => `tab\\tand back\\\\slash\\/${i}`,
+  (i) => `\\ud83d\\ude00 pair ${i}`,
+  (i) => `Grüße — “${i}”`,
+];
+
+// A 32-bit hash of (seed, i) for the per-note choices: the two mixed in, then MurmurHash3's finalizer.
+function mix32(seed, i) {
+  let h = (Math.imul(i, 0x9e3779b9) + Math.imul(seed, 0x85ebca6b) + 0x27d4eb2f) | 0;
+  h = Math.imul(h ^ (h >>> 16), 0x85ebca6b);
+  h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35);
+  return (h ^ (h >>> 16)) >>> 0;
+}
+
+/**
+ * Page `pageIndex` (0-based) of a generated run, in the notes-gen page format: compact, `notes` first,
+ * `next_cursor` last. Note ids are `n<index>` with the note's 0-based index in the run.
+ */
+export function renderGeneratedPage(count, pageSize, seed, pageIndex) {
+  const pages = Math.max(1, Math.ceil(count / pageSize));
+  const notes = [];
+  for (let i = pageIndex * pageSize; i < Math.min(count, (pageIndex + 1) * pageSize); i++) {
+    const r = mix32(seed, i);
+    notes.push(`{"id":"n${i}","title":"${TITLES[r % TITLES.length](i)}","rank":${(r >>> 8) % 10_000},"pinned":${((r >>> 3) & 1) === 1}}`);
+  }
+  const head = '{"notes":';
+  const items = `[${notes.join(',')}]`;
+  const next = pageIndex + 1 < pages ? deriveCursor(seed, pageIndex + 1) : null;
+  const body = Buffer.from(`${head}${items},"next_cursor":${JSON.stringify(next)}}`);
+  const start = Buffer.byteLength(head);
+  return { body, items: [start, start + Buffer.byteLength(items)] };
+}
+
+/**
+ * Reads a parsed notes-gen `manifest.json` (Fixtures/README.md) into the page list:
+ * `{file, cursor, nextCursor, items: [start, end]}` per page. Throws ManifestError.
+ */
+export function readManifest(manifest) {
+  if (manifest === null || typeof manifest !== 'object' || manifest.format !== 'notes-gen/1') {
+    throw new ManifestError("manifest.json: 'format' is not \"notes-gen/1\"");
+  }
+  if (!Array.isArray(manifest.pages) || manifest.pages.length === 0) {
+    throw new ManifestError("manifest.json: 'pages' must be a non-empty array");
+  }
+  return manifest.pages.map((entry, i) => {
+    const where = `manifest.json: pages[${i}]`;
+    if (entry === null || typeof entry !== 'object') throw new ManifestError(`${where} is not an object`);
+    const { file, cursor, next_cursor: nextCursor, items } = entry;
+    if (typeof file !== 'string' || path.isAbsolute(file) || path.normalize(file).split(path.sep).includes('..')) {
+      throw new ManifestError(`${where}.file must be a path inside the directory`);
+    }
+    if (!(cursor === null || typeof cursor === 'string') || !(nextCursor === null || typeof nextCursor === 'string')) {
+      throw new ManifestError(`${where}: cursor and next_cursor must be strings or null`);
+    }
+    if (!Array.isArray(items) || items.length !== 2 || !items.every(Number.isSafeInteger) || !(items[0] >= 0 && items[0] < items[1])) {
+      throw new ManifestError(`${where}.items must be a byte range [start, end)`);
+    }
+    return { file, cursor, nextCursor, items: [items[0], items[1]] };
+  });
+}
+
+/**
+ * Checks that the pages form one chain (the first has no cursor, each names the next one's cursor, the
+ * last names none, no cursor repeats) and returns the map from cursor to page index.
+ */
+export function indexPages(pages) {
+  const byCursor = new Map();
+  pages.forEach((page, i) => {
+    if (i === 0 ? page.cursor !== null : typeof page.cursor !== 'string') {
+      throw new ManifestError(`page ${i + 1}: ${i === 0 ? 'the first page must have cursor null' : 'cursor must be a string'}`);
+    }
+    const expected = pages[i + 1]?.cursor ?? null;
+    if (page.nextCursor !== expected) throw new ManifestError(`page ${i + 1}: next_cursor does not name page ${i + 2}`);
+    if (i > 0) {
+      if (byCursor.has(page.cursor)) throw new ManifestError(`page ${i + 1}: cursor repeats page ${byCursor.get(page.cursor) + 1}'s`);
+      byCursor.set(page.cursor, i);
+    }
+  });
+  return byCursor;
+}
+
+/** Checks that `items` spans a JSON array in a loaded page body; throws ManifestError. */
+export function checkItems(body, [start, end], what) {
+  if (end > body.length || body[start] !== 0x5b || body[end - 1] !== 0x5d) {
+    throw new ManifestError(`${what}: items [${start}, ${end}) is not the notes array`);
+  }
+}
+
+// MARK: - Envelopes
+
+/** The absolute URL of the page that `cursor` requests (null: the first page), with `carried` query pairs. */
+export function pageUrl(base, cursor, carried = []) {
+  const pairs = cursor === null ? carried : [['cursor', cursor], ...carried];
+  const query = pairs.map(([name, value]) => `${name}=${encodeURIComponent(value)}`).join('&');
+  return `${base}/notes${query ? `?${query}` : ''}`;
+}
+
+/** An RFC 8288 Link field value: `<url>; rel="next", ...`. */
+export function formatLinkHeader(links) {
+  return links.map(({ url, rel }) => `<${url}>; rel="${rel}"`).join(', ');
+}
+
+/**
+ * Wraps a page's notes array (`items`, a list of parts, see partsLength) in an envelope.
+ * `nav` holds `nextCursor` and the absolute `nextUrl` and `prevUrl` (null where there is none):
+ *   contract  {"notes":[…],"next_cursor":"…"|null}
+ *   drf       {"next":url|null,"previous":url|null,"results":[…]}   (Django REST framework)
+ *   link      […] with `Link: <prev>; rel="prev", <next>; rel="next"` (GitHub; no next on the last page)
+ * Returns the extra headers and the body parts.
+ */
+export function wrapPage(style, items, nav) {
+  switch (style) {
+    case 'contract':
+      return {
+        headers: {},
+        parts: [Buffer.from('{"notes":'), ...items, Buffer.from(`,"next_cursor":${JSON.stringify(nav.nextCursor)}}`)],
+      };
+    case 'drf':
+      return {
+        headers: {},
+        parts: [Buffer.from(`{"next":${JSON.stringify(nav.nextUrl)},"previous":${JSON.stringify(nav.prevUrl)},"results":`), ...items, Buffer.from('}')],
+      };
+    case 'link': {
+      const links = [{ rel: 'prev', url: nav.prevUrl }, { rel: 'next', url: nav.nextUrl }].filter((l) => l.url !== null);
+      return { headers: links.length ? { Link: formatLinkHeader(links) } : {}, parts: items };
+    }
+    default:
+      throw new Error(`unknown style ${style}`);
+  }
+}
+
+// MARK: - Body parts
+
+// A body is a list of parts: Buffers, and `{fill, length}` for `length` bytes repeating the Buffer
+// `fill`, so that a multi-megabyte title or a deep nesting is streamed, never held in memory.
+
+/** A part of `length` bytes repeating `text`. */
+export function fill(text, length) {
+  return { fill: Buffer.from(text), length };
+}
+
+export function partsLength(parts) {
+  return parts.reduce((sum, part) => sum + part.length, 0);
+}
+
+/** The bytes of `parts` as Buffers of at most `size` bytes, in order. */
+export function* chunks(parts, size) {
+  for (const part of parts) {
+    if (Buffer.isBuffer(part)) {
+      for (let at = 0; at < part.length; at += size) yield part.subarray(at, at + size);
+      continue;
+    }
+    // One repeated block at least `size` long (and a whole number of patterns) serves every chunk.
+    const block = Buffer.from(part.fill.toString('latin1').repeat(Math.ceil(size / part.fill.length) + 1), 'latin1');
+    for (let at = 0; at < part.length; at += size) {
+      const offset = at % part.fill.length;
+      yield block.subarray(offset, offset + Math.min(size, part.length - at));
+    }
+  }
+}
+
+// MARK: - Content faults
+
+const QUOTE = 0x22, BACKSLASH = 0x5c, COLON = 0x3a, COMMA = 0x2c;
+const OPEN_OBJECT = 0x7b, CLOSE_OBJECT = 0x7d, OPEN_ARRAY = 0x5b, CLOSE_ARRAY = 0x5d;
+const ID_KEY = Buffer.from('"id"');
+const TITLE_KEY = Buffer.from('"title"');
+
+/**
+ * Finds the notes of a JSON array (the bytes of a page's `items` range) without decoding them:
+ * per element, its byte range, whether it is an object with members, and the ranges of the values
+ * of its `"id"` and `"title"` members (keys written without escapes), or null. Works on bytes, since
+ * every JSON delimiter is ASCII and UTF-8 never repeats an ASCII byte inside a multi-byte character.
+ * Throws on input that is not a well-formed array.
+ */
+export function scanNotes(items) {
+  let at = 0;
+  const fail = (what) => { throw new Error(`scanNotes: ${what} at byte ${at}`); };
+  const space = () => { while (at < items.length && (items[at] === 0x20 || items[at] === 0x0a || items[at] === 0x0d || items[at] === 0x09)) at++; };
+  const expect = (byte) => {
+    if (items[at] !== byte) fail(`expected '${String.fromCharCode(byte)}'`);
+    at++;
+  };
+  const skipString = () => {
+    expect(QUOTE);
+    while (items[at] !== QUOTE) {
+      if (at >= items.length) fail('unterminated string');
+      at += items[at] === BACKSLASH ? 2 : 1;
+    }
+    at++;
+  };
+  // Skips any value; containers by counting depth, so that deep nesting needs no recursion.
+  const skipValue = () => {
+    const open = items[at];
+    if (open === QUOTE) return skipString();
+    if (open !== OPEN_OBJECT && open !== OPEN_ARRAY) {
+      const start = at;
+      while (at < items.length && !' \t\r\n,]}:'.includes(String.fromCharCode(items[at]))) at++;
+      if (at === start) fail('expected a value');
+      return;
+    }
+    let depth = 0;
+    do {
+      const byte = items[at];
+      if (at >= items.length) fail('unterminated container');
+      if (byte === QUOTE) { skipString(); continue; }
+      if (byte === OPEN_OBJECT || byte === OPEN_ARRAY) depth++;
+      else if (byte === CLOSE_OBJECT || byte === CLOSE_ARRAY) depth--;
+      at++;
+    } while (depth > 0);
+  };
+
+  const notes = [];
+  space();
+  expect(OPEN_ARRAY);
+  space();
+  if (items[at] === CLOSE_ARRAY) return notes;
+  for (;;) {
+    space();
+    const note = { start: at, end: 0, object: items[at] === OPEN_OBJECT, members: 0, id: null, title: null };
+    if (note.object) {
+      at++;
+      space();
+      while (items[at] !== CLOSE_OBJECT) {
+        if (note.members > 0) { expect(COMMA); space(); }
+        const keyStart = at;
+        skipString();
+        const key = items.subarray(keyStart, at);
+        space();
+        expect(COLON);
+        space();
+        const valueStart = at;
+        skipValue();
+        if (key.equals(ID_KEY)) note.id = [valueStart, at];
+        else if (key.equals(TITLE_KEY)) note.title = [valueStart, at];
+        note.members++;
+        space();
+      }
+      at++;
+    } else {
+      skipValue();
+    }
+    note.end = at;
+    notes.push(note);
+    space();
+    if (items[at] === CLOSE_ARRAY) return notes;
+    expect(COMMA);
+  }
+}
+
+/** The raw JSON token of the first note's id in a notes array (e.g. `"n0"`), or null. */
+export function firstNoteId(items) {
+  const first = scanNotes(items)[0];
+  return first?.id ? items.subarray(...first.id) : null;
+}
+
+/**
+ * Applies the content faults that alter a page's notes array and returns it as body parts:
+ *   duplicate-id  the last note's id becomes `firstId`, the raw id token of page 1's first note;
+ *   huge-title    the first note's title becomes `bytes` bytes of ASCII text;
+ *   deep          the first note gains a leading member "deep" of `depth` nested arrays.
+ * (`cycle` changes the next cursor, not the notes.) A fault with nothing to act on leaves the notes
+ * as they are: no notes, a first note without a title or that is not an object, no `firstId`.
+ */
+export function applyContentFaults(items, faults, firstId) {
+  const notes = scanNotes(items);
+  const first = notes[0];
+  const last = notes.at(-1);
+  const edits = [];
+  for (const fault of faults) {
+    if (fault.kind === 'duplicate-id' && last?.id && firstId) {
+      edits.push({ start: last.id[0], end: last.id[1], parts: [firstId] });
+    } else if (fault.kind === 'huge-title' && first?.title) {
+      edits.push({ start: first.title[0], end: first.title[1], parts: [Buffer.from('"'), fill('huge title ', fault.bytes), Buffer.from('"')] });
+    } else if (fault.kind === 'deep' && first?.object) {
+      const at = first.start + 1;
+      edits.push({ start: at, end: at, parts: [Buffer.from('"deep":'), fill('[', fault.depth), fill(']', fault.depth), Buffer.from(first.members ? ',' : '')] });
+    }
+  }
+  edits.sort((a, b) => a.start - b.start);
+  const parts = [];
+  let at = 0;
+  for (const edit of edits) {
+    parts.push(items.subarray(at, edit.start), ...edit.parts);
+    at = edit.end;
+  }
+  parts.push(items.subarray(at));
+  return parts;
+}
+
+// MARK: - Page cache
+
+/**
+ * Keeps recently used pages, evicting the least recently used once their bytes pass `capacity`
+ * (the page just loaded always stays). Concurrent requests for a page share one load.
+ */
+export class PageCache {
+  constructor(capacity) {
+    this.capacity = capacity;
+    this.size = 0;
+    this.pages = new Map(); // index -> page, least recently used first
+    this.loading = new Map(); // index -> Promise<page>
+  }
+
+  async get(index, load) {
+    const cached = this.pages.get(index);
+    if (cached) {
+      this.pages.delete(index);
+      this.pages.set(index, cached);
+      return cached;
+    }
+    if (!this.loading.has(index)) {
+      this.loading.set(index, (async () => {
+        try {
+          const page = await load(index);
+          this.pages.set(index, page);
+          this.size += page.body.length;
+          for (const [old, oldPage] of this.pages) {
+            if (this.size <= this.capacity || old === index) break;
+            this.pages.delete(old);
+            this.size -= oldPage.body.length;
+          }
+          return page;
+        } finally {
+          this.loading.delete(index);
+        }
+      })());
+    }
+    return this.loading.get(index);
+  }
+}
+
+// MARK: - Log redaction
+
+const SENSITIVE_NAME = /token|secret|passw|auth|key|sig/i;
+
+function decodeComponent(text) {
+  try {
+    return decodeURIComponent(text.replaceAll('+', ' '));
+  } catch {
+    return text;
+  }
+}
+
+/**
+ * A request target fit for the log: query values whose names look like credentials (`token=`,
+ * `access_token=`, `api_key=`, `sig=`, ...) become REDACTED, and so does any query value or path that
+ * contains one of `secrets` (the configured token), however it was percent-encoded.
+ */
+export function redactTarget(target, secrets) {
+  const leaks = (text) => secrets.some((secret) => text.includes(secret) || decodeComponent(text).includes(secret));
+  const q = target.indexOf('?');
+  const pathPart = q === -1 ? target : target.slice(0, q);
+  const safePath = leaks(pathPart) ? '/REDACTED' : pathPart;
+  if (q === -1) return safePath;
+  const pairs = target.slice(q + 1).split('&').map((pair) => {
+    const eq = pair.indexOf('=');
+    const name = eq === -1 ? pair : pair.slice(0, eq);
+    if (leaks(name)) return 'REDACTED';
+    if (eq !== -1 && (SENSITIVE_NAME.test(decodeComponent(name)) || leaks(pair.slice(eq + 1)))) return `${name}=REDACTED`;
+    return pair;
+  });
+  return `${safePath}?${pairs.join('&')}`;
+}

@@ -1,0 +1,437 @@
+// Unit tests of the pure parts of notes-server (notes-server-lib.mjs). Run with `node --test Tools/`.
+
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import * as lib from './notes-server-lib.mjs';
+
+const contract = (name) => readFileSync(new URL(`../Fixtures/contract/${name}`, import.meta.url));
+const parseFaults = (...specs) => lib.parseFaultList(specs, 'flag');
+const bytes = (parts) => Buffer.concat([...lib.chunks(parts, 1 << 16)]);
+
+describe('parseArgs', () => {
+  test('defaults for --count', () => {
+    const options = lib.parseArgs(['--count', '10']);
+    assert.equal(options.count, 10);
+    assert.equal(options.pageSize, 100);
+    assert.equal(options.seed, 42);
+    assert.equal(options.host, '127.0.0.1');
+    assert.equal(options.port, 0);
+    assert.equal(options.style, 'contract');
+    assert.deepEqual(options.faults, []);
+    assert.equal(options.quiet, false);
+  });
+
+  test('both flag forms, repeated faults with their own counters', () => {
+    const options = lib.parseArgs(['--dir=/tmp/x', '--port', '8080', '--style=link', '--fault', '503@2x2',
+      '--fault=html,delay:5', '--quiet', '--token-file', 't', '--fixtures', 'f', '--cache-mb', '8']);
+    assert.equal(options.dir, '/tmp/x');
+    assert.equal(options.port, 8080);
+    assert.equal(options.style, 'link');
+    assert.deepEqual(options.faults.map((f) => [f.spec, f.key]), [['503@2x2', 'flag#0'], ['html', 'flag#1'], ['delay:5', 'flag#2']]);
+    assert.equal(options.quiet, true);
+    assert.equal(options.tokenFile, 't');
+    assert.equal(options.fixtures, 'f');
+    assert.equal(options.cacheMiB, 8);
+  });
+
+  test('--help needs nothing else', () => {
+    assert.equal(lib.parseArgs(['--help']).help, true);
+  });
+
+  for (const [argv, message] of [
+    [[], /exactly one of --dir/],
+    [['--dir', 'd', '--count', '1'], /exactly one of --dir/],
+    [['--dir', 'd', '--seed', '1'], /go with --count/],
+    [['--count'], /--count needs a value/],
+    [['--count', '-1'], /--count must be an integer/],
+    [['--count', '1e3'], /--count must be an integer/],
+    [['--count', '5', '--page-size', '0'], /--page-size must be an integer from 1/],
+    [['--count', '5', '--port', '70000'], /--port must be an integer/],
+    [['--count', '5', '--style', 'xml'], /unknown style 'xml'/],
+    [['--count', '5', '--fault', 'nope'], /unknown fault kind 'nope'/],
+    [['--count', '5', '--verbose'], /unknown argument '--verbose'/],
+    [['--count', '5', '--quiet=yes'], /--quiet takes no value/],
+    [['--count', '5', '--host='], /--host needs a value/],
+  ]) {
+    test(`rejects ${JSON.stringify(argv)}`, () => {
+      assert.throws(() => lib.parseArgs(argv), (error) => error instanceof lib.UsageError && message.test(error.message));
+    });
+  }
+});
+
+describe('fault grammar', () => {
+  const strip = ({ spec, key, ...meaning }) => meaning; // without where the fault came from
+  for (const [spec, expected] of [
+    ['500', { kind: 'status', status: 500, retryAfter: null, page: null, times: null }],
+    ['503', { kind: 'status', status: 503, retryAfter: 1, page: null, times: null }],
+    ['429:7@3x2', { kind: 'status', status: 429, retryAfter: 7, page: 3, times: 2 }],
+    ['500x2', { kind: 'status', status: 500, retryAfter: null, page: null, times: 2 }],
+    ['html', { kind: 'fixture', file: 'html-body.html', page: null, times: null }],
+    ['invalid-json@2', { kind: 'fixture', file: 'invalid-json.json', page: 2, times: null }],
+    ['missing-id', { kind: 'fixture', file: 'missing-id.json', page: null, times: null }],
+    ['number-id', { kind: 'fixture', file: 'number-id.json', page: null, times: null }],
+    ['fixture:truncated.json', { kind: 'fixture', file: 'truncated.json', page: null, times: null }],
+    ['content-type', { kind: 'content-type', contentType: 'text/plain; charset=utf-8', page: null, times: null }],
+    ['content-type:text/html; charset=utf-8@1', { kind: 'content-type', contentType: 'text/html; charset=utf-8', page: 1, times: null }],
+    ['truncate', { kind: 'truncate', bytes: null, page: null, times: null }],
+    ['truncate:10x1', { kind: 'truncate', bytes: 10, page: null, times: 1 }],
+    ['reset@4', { kind: 'reset', page: 4, times: null }],
+    ['drip', { kind: 'drip', bytes: 8, ms: 5, page: null, times: null }],
+    ['drip:64', { kind: 'drip', bytes: 64, ms: 5, page: null, times: null }],
+    ['drip:64/20@2', { kind: 'drip', bytes: 64, ms: 20, page: 2, times: null }],
+    ['drip:/0', { kind: 'drip', bytes: 8, ms: 0, page: null, times: null }],
+    ['delay', { kind: 'delay', ms: 1000, page: null, times: null }],
+    ['delay:100x2', { kind: 'delay', ms: 100, page: null, times: 2 }],
+    ['duplicate-id@3', { kind: 'duplicate-id', page: 3, times: null }],
+    ['cycle@5x1', { kind: 'cycle', page: 5, times: 1 }],
+    ['huge-title', { kind: 'huge-title', bytes: 2 * 1024 * 1024, page: null, times: null }],
+    ['huge-title:100', { kind: 'huge-title', bytes: 100, page: null, times: null }],
+    ['deep', { kind: 'deep', depth: 100_000, page: null, times: null }],
+    ['deep:64@1', { kind: 'deep', depth: 64, page: 1, times: null }],
+    ['redirect', { kind: 'redirect', status: 302, page: null, times: null }],
+    ['redirect:307@2x1', { kind: 'redirect', status: 307, page: 2, times: 1 }],
+    ['auth', { kind: 'auth', page: null, times: null }],
+  ]) {
+    test(`parses ${spec}`, () => {
+      const fault = lib.parseFault(spec, 'request');
+      assert.equal(fault.spec, spec);
+      assert.equal(fault.key, `request:${spec}`);
+      assert.deepEqual(strip(fault), expected);
+    });
+  }
+
+  for (const spec of ['', 'bogus', '500:3', '399', '600', '503:soon', '503@0', '503x0', 'html:1', 'fixture',
+    'fixture:../secret', 'drip:', 'drip:0', 'drip:a/b', 'reset:1', 'redirect:304', 'deep:0', 'delay:-1',
+    'auth:x', 'cycle:1', 'content-type: text/plain', 'HTML', '500@1@2']) {
+    test(`rejects '${spec}'`, () => {
+      assert.throws(() => lib.parseFault(spec, 'request'), lib.UsageError);
+    });
+  }
+
+  test('a list: commas, spaces and empty items', () => {
+    const faults = lib.parseFaultList(['delay:5, 500@2', '', 'html,'], 'request');
+    assert.deepEqual(faults.map((f) => f.spec), ['delay:5', '500@2', 'html']);
+    assert.deepEqual(faults.map((f) => f.key), ['request:delay:5', 'request:500@2', 'request:html']);
+  });
+
+  test('problems against a server', () => {
+    const context = { fixtures: new Set(['html-body.html']), hasToken: false, pageCount: 3 };
+    const problem = (spec) => lib.faultProblem(lib.parseFault(spec, 'flag', 0), context);
+    assert.equal(problem('html@3'), null);
+    assert.match(problem('html@4'), /names page 4, but there are 3 pages/);
+    assert.match(problem('fixture:gone.json'), /no fixture 'gone.json'/);
+    assert.match(problem('auth'), /needs a token/);
+    assert.match(problem('cycle@1'), /page 1 cannot be in a cycle/);
+    assert.equal(lib.faultProblem(lib.parseFault('html@4', 'request'), { ...context, pageCount: null }), null);
+  });
+});
+
+describe('planFaults', () => {
+  const plan = (faults, page, { authorized = true, used = new Map() } = {}) => lib.planFaults(faults, page, authorized, used);
+  const fired = (p) => p.fired.map((f) => f.spec);
+
+  test('no faults: a plain page', () => {
+    const p = plan([], 1);
+    assert.deepEqual(p.fired, []);
+    assert.equal(p.replace, null);
+    assert.equal(p.delayMs, 0);
+  });
+
+  test('page filter and counts', () => {
+    const faults = parseFaults('503@2x2');
+    const used = new Map();
+    assert.deepEqual(fired(plan(faults, 1, { used })), []);
+    assert.equal(plan(faults, 2, { used }).replace.status, 503);
+    used.set('flag#0', 2);
+    assert.equal(plan(faults, 2, { used }).replace, null);
+  });
+
+  test('delays add up; the first replacing fault wins and content faults give way', () => {
+    const p = plan(parseFaults('delay:5', 'delay:7', '500', 'html', 'duplicate-id', 'content-type', 'truncate', 'drip'), 1);
+    assert.equal(p.delayMs, 12);
+    assert.equal(p.replace.status, 500);
+    assert.deepEqual(p.content, []);
+    assert.deepEqual(fired(p), ['delay:5', 'delay:7', '500', 'content-type', 'truncate', 'drip']);
+  });
+
+  test('content faults all apply when nothing replaces the page', () => {
+    const p = plan(parseFaults('duplicate-id', 'cycle', 'huge-title:5', 'deep:3'), 2);
+    assert.deepEqual(p.content.map((f) => f.kind), ['duplicate-id', 'cycle', 'huge-title', 'deep']);
+  });
+
+  test('reset ends the request', () => {
+    const p = plan(parseFaults('delay:1', 'reset', '500'), 1);
+    assert.equal(p.reset, true);
+    assert.deepEqual(fired(p), ['delay:1', 'reset']);
+  });
+
+  test('auth: 401 unless authorized, before anything else but delays', () => {
+    const faults = parseFaults('auth', '500');
+    const denied = plan(faults, 1, { authorized: false });
+    assert.equal(denied.unauthorized, true);
+    assert.deepEqual(fired(denied), ['auth']);
+    const allowed = plan(faults, 1, { authorized: true });
+    assert.equal(allowed.unauthorized, false);
+    assert.deepEqual(fired(allowed), ['auth', '500']);
+  });
+});
+
+describe('cursors and generated pages', () => {
+  test('cursors: deterministic standard base64, some with + / or =', () => {
+    const cursors = lib.generatedPages(100, 1, 42).slice(1).map((p) => p.cursor);
+    assert.deepEqual(cursors, lib.generatedPages(100, 1, 42).slice(1).map((p) => p.cursor));
+    assert.notDeepEqual(cursors, lib.generatedPages(100, 1, 43).slice(1).map((p) => p.cursor));
+    for (const cursor of cursors) {
+      assert.match(cursor, /^[A-Za-z0-9+/]+={0,2}$/);
+      assert.equal(Buffer.from(cursor, 'base64').toString('base64'), cursor);
+    }
+    assert.equal(new Set(cursors).size, cursors.length);
+    assert.ok(cursors.some((c) => c.endsWith('==')) && cursors.some((c) => /[^=]=$/.test(c)) && cursors.some((c) => !c.endsWith('=')));
+    assert.ok(cursors.some((c) => c.includes('+')) && cursors.some((c) => c.includes('/')));
+  });
+
+  test('pages chain from cursor to cursor', () => {
+    const pages = lib.generatedPages(25, 10, 7);
+    assert.equal(pages.length, 3);
+    assert.equal(pages[0].cursor, null);
+    assert.equal(pages[2].nextCursor, null);
+    assert.deepEqual([...lib.indexPages(pages).values()], [1, 2]);
+  });
+
+  test('rendered pages are contract pages with their items range', () => {
+    const ids = [];
+    lib.generatedPages(25, 10, 7).forEach((meta, i) => {
+      const { body, items } = lib.renderGeneratedPage(25, 10, 7, i);
+      const page = JSON.parse(body);
+      assert.deepEqual(Object.keys(page), ['notes', 'next_cursor']);
+      assert.equal(page.next_cursor, meta.nextCursor);
+      assert.deepEqual(JSON.parse(body.subarray(...items)), page.notes);
+      for (const note of page.notes) assert.equal(typeof note.title, 'string');
+      ids.push(...page.notes.map((n) => n.id));
+    });
+    assert.deepEqual(ids, Array.from({ length: 25 }, (_, i) => `n${i}`));
+  });
+
+  test('titles have non-ASCII text and escapes', () => {
+    const { body } = lib.renderGeneratedPage(60, 60, 42, 0);
+    const text = body.toString();
+    assert.match(text, /[^\x00-\x7f]/);
+    assert.match(text, /\\u00e9/);
+    assert.match(text, /\\"/);
+    assert.match(text, /\\\\/);
+  });
+
+  test('--count 0 is one empty page', () => {
+    assert.deepEqual(lib.generatedPages(0, 10, 1), [{ cursor: null, nextCursor: null }]);
+    const { body, items } = lib.renderGeneratedPage(0, 10, 1, 0);
+    assert.equal(body.toString(), '{"notes":[],"next_cursor":null}');
+    assert.equal(body.subarray(...items).toString(), '[]');
+  });
+});
+
+describe('manifest', () => {
+  const entry = (i, cursor, next) => ({ file: `pages/0000${i}.json`, cursor, next_cursor: next, notes: 1, bytes: 30, items: [9, 20] });
+  const manifest = (pages) => ({ format: 'notes-gen/1', pages });
+
+  test('reads pages', () => {
+    const pages = lib.readManifest(manifest([entry(0, null, 'a+/='), entry(1, 'a+/=', null)]));
+    assert.deepEqual(pages[1], { file: 'pages/00001.json', cursor: 'a+/=', nextCursor: null, items: [9, 20] });
+    assert.deepEqual([...lib.indexPages(pages)], [['a+/=', 1]]);
+  });
+
+  for (const [what, value, message] of [
+    ['format', { format: 'other', pages: [] }, /format/],
+    ['no pages', manifest([]), /non-empty/],
+    ['file outside', manifest([{ ...entry(0, null, null), file: '../x.json' }]), /inside the directory/],
+    ['absolute file', manifest([{ ...entry(0, null, null), file: '/etc/passwd' }]), /inside the directory/],
+    ['cursor type', manifest([{ ...entry(0, null, null), next_cursor: 2 }]), /strings or null/],
+    ['items', manifest([{ ...entry(0, null, null), items: [5, 5] }]), /byte range/],
+  ]) {
+    test(`rejects ${what}`, () => {
+      assert.throws(() => lib.readManifest(value), (error) => error instanceof lib.ManifestError && message.test(error.message));
+    });
+  }
+
+  for (const [what, pages, message] of [
+    ['a first cursor', [entry(0, 'x', null)], /cursor null/],
+    ['a broken chain', [entry(0, null, 'a'), entry(1, 'b', null)], /does not name page 2/],
+    ['a repeated cursor', [entry(0, null, 'a'), entry(1, 'a', 'a'), entry(2, 'a', null)], /repeats/],
+  ]) {
+    test(`rejects ${what}`, () => {
+      assert.throws(() => lib.indexPages(lib.readManifest(manifest(pages))), message);
+    });
+  }
+
+  test('checkItems', () => {
+    const body = Buffer.from('{"notes":[{}],"next_cursor":null}');
+    lib.checkItems(body, [9, 13], 'p');
+    assert.throws(() => lib.checkItems(body, [9, 12], 'p'), /not the notes array/);
+    assert.throws(() => lib.checkItems(body, [9, 99], 'p'), /not the notes array/);
+  });
+});
+
+describe('envelopes', () => {
+  const items = [Buffer.from('[{"id":"a","title":"t"}]')];
+  const nav = { nextCursor: 'c+/=', nextUrl: 'http://h:1/notes?cursor=c%2B%2F%3D', prevUrl: 'http://h:1/notes' };
+
+  test('pageUrl percent-encodes cursors and keeps carried parameters', () => {
+    assert.equal(lib.pageUrl('http://h:1', null), 'http://h:1/notes');
+    assert.equal(lib.pageUrl('http://h:1', 'a+b/c= d&#'), 'http://h:1/notes?cursor=a%2Bb%2Fc%3D%20d%26%23');
+    assert.equal(lib.pageUrl('http://h:1', 'c', [['style', 'drf'], ['fault', '503@2x1']]), 'http://h:1/notes?cursor=c&style=drf&fault=503%402x1');
+    assert.equal(lib.pageUrl('http://h:1', null, [['style', 'link']]), 'http://h:1/notes?style=link');
+  });
+
+  test('contract', () => {
+    const page = lib.wrapPage('contract', items, nav);
+    assert.deepEqual(page.headers, {});
+    assert.equal(bytes(page.parts).toString(), '{"notes":[{"id":"a","title":"t"}],"next_cursor":"c+/="}');
+    assert.equal(bytes(lib.wrapPage('contract', items, { nextCursor: null, nextUrl: null, prevUrl: null }).parts).toString(),
+      '{"notes":[{"id":"a","title":"t"}],"next_cursor":null}');
+  });
+
+  test('drf', () => {
+    const page = lib.wrapPage('drf', items, nav);
+    assert.equal(bytes(page.parts).toString(),
+      '{"next":"http://h:1/notes?cursor=c%2B%2F%3D","previous":"http://h:1/notes","results":[{"id":"a","title":"t"}]}');
+  });
+
+  test('link', () => {
+    const page = lib.wrapPage('link', items, nav);
+    assert.equal(bytes(page.parts).toString(), '[{"id":"a","title":"t"}]');
+    assert.equal(page.headers.Link, '<http://h:1/notes>; rel="prev", <http://h:1/notes?cursor=c%2B%2F%3D>; rel="next"');
+    assert.deepEqual(lib.wrapPage('link', items, { nextCursor: null, nextUrl: null, prevUrl: null }).headers, {});
+  });
+
+  test('formatLinkHeader', () => {
+    assert.equal(lib.formatLinkHeader([{ url: 'http://a/n?cursor=x', rel: 'next' }]), '<http://a/n?cursor=x>; rel="next"');
+  });
+});
+
+describe('body parts', () => {
+  test('fills stream exactly their length of the repeated pattern', () => {
+    const parts = [Buffer.from('<'), lib.fill('abc', 10), Buffer.from('>')];
+    assert.equal(lib.partsLength(parts), 12);
+    for (const size of [1, 2, 3, 4, 7, 100]) {
+      const pieces = [...lib.chunks(parts, size)];
+      assert.ok(pieces.every((piece) => piece.length <= size && piece.length > 0));
+      assert.equal(Buffer.concat(pieces).toString(), '<abcabcabca>');
+    }
+  });
+});
+
+describe('scanNotes and content faults', () => {
+  const itemsOf = (text) => Buffer.from(text);
+
+  test('finds notes, ids and titles in the contract fixtures without decoding them', () => {
+    const valid = contract('valid-page.json');
+    const items = valid.subarray(valid.indexOf('['), valid.lastIndexOf(']') + 1);
+    const notes = lib.scanNotes(items);
+    assert.equal(notes.length, 3);
+    assert.deepEqual(notes.map((n) => items.subarray(...n.id).toString()), ['"n1"', '"n2"', '"n3"']);
+    assert.equal(items.subarray(...notes[1].title).toString(), '"Caf\\u00e9 \\"quotes\\" \\\\ back\\/slash"');
+    assert.deepEqual(notes.map((n) => JSON.parse(items.subarray(n.start, n.end)).id), ['n1', 'n2', 'n3']);
+  });
+
+  test('ids of nested objects are not note ids', () => {
+    const unknown = JSON.parse(contract('unknown-fields.json'));
+    const items = itemsOf(JSON.stringify(unknown.notes));
+    assert.deepEqual(lib.scanNotes(items).map((n) => items.subarray(...n.id).toString()), ['"x1"', '"x2"']);
+  });
+
+  test('non-objects, empty objects, deep nesting, whitespace', () => {
+    const deep = `${'['.repeat(200_000)}${']'.repeat(200_000)}`;
+    const items = itemsOf(` [ "s" , {} , {"x": ${deep}, "id" : "d"}, 3 ] `);
+    const notes = lib.scanNotes(items);
+    assert.deepEqual(notes.map((n) => [n.object, n.members]), [[false, 0], [true, 0], [true, 2], [false, 0]]);
+    assert.equal(items.subarray(...notes[2].id).toString(), '"d"');
+    assert.deepEqual(lib.scanNotes(itemsOf('[]')), []);
+  });
+
+  for (const bad of ['{}', '[', '[{"id" "x"}]', '[{"id":"x}]', '[1 2]', '[{"a":}]']) {
+    test(`throws on ${bad}`, () => assert.throws(() => lib.scanNotes(itemsOf(bad)), /scanNotes/));
+  }
+
+  test('firstNoteId', () => {
+    assert.equal(lib.firstNoteId(itemsOf('[{"title":"t","id":"first"},{"id":"b"}]')).toString(), '"first"');
+    assert.equal(lib.firstNoteId(itemsOf('[]')), null);
+  });
+
+  const items = itemsOf('[{"id":"a","title":"one"},{"id":"b","title":"two"}]');
+  const apply = (spec, firstId = Buffer.from('"z"')) => bytes(lib.applyContentFaults(items, parseFaults(spec), firstId)).toString();
+
+  test('duplicate-id gives the last note the first id of page 1', () => {
+    assert.equal(apply('duplicate-id'), '[{"id":"a","title":"one"},{"id":"z","title":"two"}]');
+  });
+
+  test('huge-title replaces the first title', () => {
+    assert.equal(apply('huge-title:14'), '[{"id":"a","title":"huge title hug"},{"id":"b","title":"two"}]');
+  });
+
+  test('deep adds nested arrays to the first note', () => {
+    assert.equal(apply('deep:3'), '[{"deep":[[[]]],"id":"a","title":"one"},{"id":"b","title":"two"}]');
+    assert.equal(bytes(lib.applyContentFaults(itemsOf('[{}]'), parseFaults('deep:1'), null)).toString(), '[{"deep":[]}]');
+  });
+
+  test('several at once, and nothing to act on', () => {
+    assert.equal(bytes(lib.applyContentFaults(items, parseFaults('duplicate-id', 'huge-title:2', 'deep:1'), Buffer.from('"z"'))).toString(),
+      '[{"deep":[],"id":"a","title":"hu"},{"id":"z","title":"two"}]');
+    assert.equal(bytes(lib.applyContentFaults(itemsOf('[]'), parseFaults('duplicate-id', 'huge-title', 'deep'), Buffer.from('"z"'))).toString(), '[]');
+    assert.equal(apply('duplicate-id', null), items.toString());
+  });
+});
+
+describe('PageCache', () => {
+  const page = (size) => ({ body: Buffer.alloc(size) });
+
+  test('evicts the least recently used pages past its capacity', async () => {
+    const loads = [];
+    const load = async (i) => { loads.push(i); return page(10); };
+    const cache = new lib.PageCache(25);
+    await cache.get(0, load);
+    await cache.get(1, load);
+    await cache.get(0, load); // 0 is now the most recently used
+    await cache.get(2, load); // evicts 1
+    await cache.get(0, load);
+    await cache.get(1, load);
+    assert.deepEqual(loads, [0, 1, 2, 1]);
+    assert.ok(cache.size <= 25);
+  });
+
+  test('keeps a page larger than its capacity until the next load', async () => {
+    const cache = new lib.PageCache(5);
+    const big = await cache.get(0, async () => page(10));
+    assert.equal(await cache.get(0, async () => assert.fail('reloaded')), big);
+  });
+
+  test('shares one load between concurrent requests, and forgets failures', async () => {
+    const cache = new lib.PageCache(100);
+    let loads = 0;
+    const load = async () => { loads++; await new Promise((resolve) => setImmediate(resolve)); return page(1); };
+    const [a, b] = await Promise.all([cache.get(7, load), cache.get(7, load)]);
+    assert.equal(a, b);
+    assert.equal(loads, 1);
+    await assert.rejects(cache.get(8, async () => { throw new Error('disk'); }), /disk/);
+    assert.equal((await cache.get(8, async () => page(2))).body.length, 2);
+  });
+});
+
+describe('redactTarget', () => {
+  test('credential-like query parameters', () => {
+    assert.equal(lib.redactTarget('/notes?cursor=abc&token=s3&access_token=x&api_key=k&X-Amz-Signature=q&style=drf', []),
+      '/notes?cursor=abc&token=REDACTED&access_token=REDACTED&api_key=REDACTED&X-Amz-Signature=REDACTED&style=drf');
+  });
+
+  test('the configured token anywhere, however encoded', () => {
+    const secret = 'se+cr/et';
+    assert.equal(lib.redactTarget('/notes?q=se%2Bcr%2Fet', [secret]), '/notes?q=REDACTED');
+    assert.equal(lib.redactTarget('/notes?q=xse+cr/ety', [secret]), '/notes?q=REDACTED');
+    assert.equal(lib.redactTarget('/se%2bcr%2fet/notes?cursor=c', [secret]), '/REDACTED?cursor=c');
+    assert.equal(lib.redactTarget('/notes?se%2Bcr%2Fet', [secret]), '/notes?REDACTED');
+  });
+
+  test('leaves the rest alone', () => {
+    assert.equal(lib.redactTarget('/notes?cursor=a%2B%2F%3D&fault=500', ['zzz']), '/notes?cursor=a%2B%2F%3D&fault=500');
+    assert.equal(lib.redactTarget('/other', []), '/other');
+  });
+});
