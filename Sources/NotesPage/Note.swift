@@ -12,15 +12,19 @@ public struct Note: Sendable, Hashable {
     ///   - title: The note's title.
     ///   - json: The note's JSON text, if any; defaults to none.
     public init(id: String, title: String, json: String? = nil) {
-        self.init(id: Array(id.utf8), title: Array(title.utf8), json: json.map { Array($0.utf8) })
+        guard var json else {
+            self.init(id: Array(id.utf8), title: Array(title.utf8), json: nil)
+            return
+        }
+        self = json.withUTF8 { Note(id: Array(id.utf8), title: Array(title.utf8), json: UnsafeRawBufferPointer($0)) }
     }
 
-    init(id: some Collection<UInt8>, title: some Collection<UInt8>, json: [UInt8]?) {
+    init(id: [UInt8], title: [UInt8], json: UnsafeRawBufferPointer?) {
         var storage: [UInt8] = []
         storage.reserveCapacity(id.count + title.count + (json?.count ?? 0))
         storage.append(contentsOf: id)
         storage.append(contentsOf: title)
-        if let json { storage.append(contentsOf: json) }
+        if let json { storage.append(contentsOf: json.assumingMemoryBound(to: UInt8.self)) }
         self.storage = storage
         self.idCount = id.count
         self.titleCount = title.count

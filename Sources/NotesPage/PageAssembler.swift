@@ -28,7 +28,7 @@ final class PageAssembler: JSONEventHandler {
 /// note against the contract, and records the first contract error it meets.
 ///
 /// It never throws from a callback: it returns `false` to stop yajl and keeps the reason in ``failure``.
-struct PageState {
+struct PageState: ~Copyable {
     /// What an open container is to the page.
     private enum Frame {
         /// An object on the way to the items and/or next path, `level` keys deep.
@@ -141,7 +141,7 @@ struct PageState {
             return fail(.itemsNotArray, "'\(configuration.itemsPath)' is \(Self.describe(event)), not an array")
         case (.next, .string(let text)):
             foundNext = true
-            nextCursor = text.isEmpty ? nil : Array(text)
+            nextCursor = text.isEmpty ? nil : Array(text.assumingMemoryBound(to: UInt8.self))
         case (.next, .null):
             foundNext = true
         case (.next, _):
@@ -218,7 +218,7 @@ struct PageState {
                 return acceptID(text) && write(string: text)
             case .noteTitle:
                 hasTitle = true
-                noteTitle.append(contentsOf: text)
+                noteTitle.append(contentsOf: text.assumingMemoryBound(to: UInt8.self))
                 return write(string: text)
             default:
                 return write(string: text)
@@ -267,7 +267,7 @@ struct PageState {
                 .duplicateID(firstPage: page), "duplicate id \(Self.quote(text)), seen \(onPage)", note: noteCount)
         }
         hasID = true
-        noteID.append(contentsOf: text)
+        noteID.append(contentsOf: text.assumingMemoryBound(to: UInt8.self))
         return true
     }
 
@@ -275,12 +275,12 @@ struct PageState {
         guard hasID else { return fail(.missingID, "note has no 'id'", note: noteCount) }
         guard hasTitle else { return fail(.missingTitle, "note has no 'title'", note: noteCount) }
         frames.removeLast()
-        var json: [UInt8]?
         if configuration.keepsJSON {
             writer.close(UInt8(ascii: "}"))
-            json = writer.bytes
+            notes.append(Note(id: noteID, title: noteTitle, json: writer.bytes))
+        } else {
+            notes.append(Note(id: noteID, title: noteTitle, json: nil))
         }
-        notes.append(Note(id: noteID, title: noteTitle, json: json))
         noteCount += 1
         return true
     }
