@@ -8,6 +8,8 @@ let swiftSettings: [SwiftSetting] = [
 
 let package = Package(
     name: "notes-page",
+    // Linux is the home platform; on Apple platforms Synchronization's Mutex and Atomic need these.
+    platforms: [.macOS(.v15), .iOS(.v18)],
     products: [
         .library(name: "NotesPage", targets: ["NotesPage", "NotesFetch", "NotesScreen"]),
         .executable(name: "notes-page", targets: ["notes-page"]),

@@ -46,6 +46,8 @@ struct FetchCommand {
     var quiet: Bool
     var options: PageOptions
     var configuration: FetchConfiguration
+    /// The query parameter that carries a cursor.
+    var cursorParameter: String
 
     /// Reads the options and the environment; refuses what cannot work before any connection.
     init(_ parsed: ParsedArguments, environment: [String: String]) throws(UsageError) {
@@ -71,7 +73,7 @@ struct FetchCommand {
         var configuration = FetchConfiguration(page: options.configuration)
         configuration.retries = try parsed.integer("--retries", default: 4, in: 0...100)
         configuration.idleTimeout = Double(try parsed.integer("--timeout", default: 30, in: 1...86_400))
-        configuration.cursorParameter = parsed.value("--cursor-param") ?? "cursor"
+        cursorParameter = parsed.value("--cursor-param") ?? "cursor"
         for line in parsed.all("--header") {
             guard let colon = line.firstIndex(of: ":"), colon != line.startIndex else {
                 throw UsageError("Invalid header '\(line.prefix(40))': expected 'Name: value'")
@@ -100,7 +102,7 @@ struct FetchCommand {
     /// - Returns: 0 done; 65 contract; 69 unavailable; 74 output; 77 session expired; 130 interrupted.
     func run() async -> ExitStatus {
         let fetcher = NotesFetcher(
-            locator: PageLocator(endpoint: url, cursorParameter: configuration.cursorParameter),
+            locator: PageLocator(endpoint: url, cursorParameter: cursorParameter),
             configuration: configuration
         )
         let cancellation = CancellationFlag()

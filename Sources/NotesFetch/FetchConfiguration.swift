@@ -10,8 +10,6 @@ public import NotesPage
 public struct FetchConfiguration: Sendable {
     /// Limits and paths of each page.
     public var page: PageConfiguration
-    /// The query parameter that carries an opaque cursor.
-    public var cursorParameter: String
     /// Retries after the first attempt of a page.
     public var retries: Int
     public var backoff: Backoff
@@ -26,7 +24,6 @@ public struct FetchConfiguration: Sendable {
 
     /// - Parameters:
     ///   - page: Defaults to ``PageConfiguration``'s defaults.
-    ///   - cursorParameter: Defaults to `cursor`.
     ///   - retries: Defaults to 4.
     ///   - backoff: Defaults to ``Backoff``'s defaults.
     ///   - idleTimeout: Defaults to 30 seconds.
@@ -35,7 +32,6 @@ public struct FetchConfiguration: Sendable {
     ///   - maxRedirects: Defaults to 5.
     public init(
         page: PageConfiguration = PageConfiguration(),
-        cursorParameter: String = "cursor",
         retries: Int = 4,
         backoff: Backoff = Backoff(),
         idleTimeout: Double = 30,
@@ -44,7 +40,6 @@ public struct FetchConfiguration: Sendable {
         maxRedirects: Int = 5
     ) {
         self.page = page
-        self.cursorParameter = cursorParameter
         self.retries = retries
         self.backoff = backoff
         self.idleTimeout = idleTimeout

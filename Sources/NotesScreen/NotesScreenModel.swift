@@ -1,0 +1,208 @@
+public import Foundation
+public import NotesFetch
+public import Observation
+
+/// The notes screen without the drawing: which phase it is in, and the actions its view may take.
+///
+/// Pages come from a ``NotesFetcher``, with the same limits, content-type, id and uniqueness checks as
+/// the command line; one id set spans the session's pages, so an id repeated on a later page fails.
+///
+/// **Generations.** Every load carries the generation it was started in. ``cancel()``, ``refresh()``,
+/// ``retry()`` and every new load move to a new generation and cancel the previous load (its task and its
+/// ``CancellationFlag``, so the request stops at the next chunk). A load applies its page on the main
+/// actor only if its generation is still current: nothing a superseded load produces ever shows.
+/// A new load starts fetching only after the previous one has ended.
+///
+/// ```swift
+/// let model = NotesScreenModel(endpoint: URL(string: "https://api.example/notes")!)
+/// await model.load().value   // .loaded, .empty, .failed or .sessionExpired
+/// ```
+@available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
+@MainActor
+@Observable
+public final class NotesScreenModel {
+    /// What the screen shows.
+    public private(set) var phase: NotesScreenPhase = .idle
+
+    /// The client: endpoint, configuration, transport.
+    @ObservationIgnored public let fetcher: NotesFetcher
+
+    @ObservationIgnored private var session: PageSession
+    @ObservationIgnored private var generation = 0
+    /// The last load started; a new one waits for it to end.
+    @ObservationIgnored private var current: Load?
+    /// Called after every change of ``phase``, in order (tests record the whole sequence with it).
+    @ObservationIgnored var onPhaseChange: ((NotesScreenPhase) -> Void)?
+
+    private struct Load: Sendable {
+        let task: Task<Void, Never>
+        let cancellation: CancellationFlag
+    }
+
+    /// What a load needs to fetch its page off the main actor.
+    private struct PageRequest: Sendable {
+        let ids: SessionIDs
+        let location: PageLocation
+        let number: Int
+        let fetcher: NotesFetcher
+    }
+
+    /// - Parameter fetcher: The client: its locator is the endpoint.
+    public init(fetcher: NotesFetcher) {
+        self.fetcher = fetcher
+        session = PageSession(locator: fetcher.locator)
+    }
+
+    /// - Parameters:
+    ///   - endpoint: The first page, e.g. `https://api.example/notes?limit=50`.
+    ///   - cursorParameter: The query parameter that carries an opaque cursor; defaults to `cursor`.
+    ///   - configuration: Limits, retries, headers, credentials; defaults to ``FetchConfiguration``'s defaults.
+    ///   - transport: Defaults to ``CurlTransport``.
+    ///   - environment: Clock, sleep and random source; defaults to ``FetchEnvironment/live``.
+    public convenience init(
+        endpoint: URL,
+        cursorParameter: String = "cursor",
+        configuration: FetchConfiguration = FetchConfiguration(),
+        transport: any HTTPTransport = CurlTransport(),
+        environment: FetchEnvironment = .live
+    ) {
+        let locator = PageLocator(endpoint: endpoint, cursorParameter: cursorParameter)
+        self.init(
+            fetcher: NotesFetcher(
+                locator: locator, configuration: configuration, transport: transport, environment: environment))
+    }
+
+    deinit {
+        current?.cancellation.cancel()
+        current?.task.cancel()
+    }
+
+    // MARK: - Actions
+
+    /// Loads the first page when nothing is shown yet (``NotesScreenPhase/idle``); otherwise does nothing.
+    /// - Returns: The load, or the last one started; awaiting it waits for its page to be applied.
+    @discardableResult
+    public func load() -> Task<Void, Never> {
+        guard case .idle = phase else { return lastTask }
+        session = PageSession(locator: fetcher.locator)
+        show(.loading)
+        return start()
+    }
+
+    /// Loads the next page when there is one and nothing else is loading; otherwise does nothing.
+    /// - Returns: The load, or the last one started.
+    @discardableResult
+    public func loadMore() -> Task<Void, Never> {
+        guard case .loaded(let rows, .available) = phase else { return lastTask }
+        show(.loaded(rows: rows, next: .loading))
+        return start()
+    }
+
+    /// After a failure that offers it: fetches the failed page again, keeping the pages before it (or
+    /// starts over when the first page failed). Otherwise does nothing.
+    /// - Returns: The load, or the last one started.
+    @discardableResult
+    public func retry() -> Task<Void, Never> {
+        switch phase {
+        case .failed(let failure) where failure.canRetry:
+            session = PageSession(locator: fetcher.locator)
+            show(.loading)
+        case .loaded(let rows, .failed(let failure)) where failure.canRetry:
+            show(.loaded(rows: rows, next: .loading))
+        default:
+            return lastTask
+        }
+        return start()
+    }
+
+    /// Starts over from the first page with a new id set, cancelling whatever was loading.
+    /// - Returns: The load.
+    @discardableResult
+    public func refresh() -> Task<Void, Never> {
+        session = PageSession(locator: fetcher.locator)
+        show(.loading)
+        return start()
+    }
+
+    /// Stops loading (the reader left the screen): the load in flight is cancelled and nothing it
+    /// produces is applied. A first page not yet arrived goes back to ``NotesScreenPhase/idle``; a next
+    /// page not yet arrived goes back to ``NextPageState/available``.
+    public func cancel() {
+        supersede()
+        settleCancelled()
+    }
+
+    // MARK: - Loads
+
+    private var lastTask: Task<Void, Never> { current?.task ?? Task {} }
+
+    /// Moves to a new generation and cancels the load in flight, if any.
+    /// - Returns: The new generation.
+    @discardableResult
+    private func supersede() -> Int {
+        generation += 1
+        current?.cancellation.cancel()
+        current?.task.cancel()
+        return generation
+    }
+
+    /// Starts a load of `session.next` in a new generation, after the previous load has ended.
+    private func start() -> Task<Void, Never> {
+        let generation = supersede()
+        let previous = current?.task
+        let cancellation = CancellationFlag()
+        let task = Task { [weak self] in
+            await previous?.value
+            guard let request = self?.request(for: generation) else { return }
+            let result = await request.ids.fetchPage(
+                request.location, number: request.number, with: request.fetcher, cancellation: cancellation)
+            self?.apply(result, generation: generation)
+        }
+        current = Load(task: task, cancellation: cancellation)
+        return task
+    }
+
+    /// What to fetch, or `nil` when `generation` was superseded while the previous load ended.
+    private func request(for generation: Int) -> PageRequest? {
+        guard generation == self.generation, let location = session.next else { return nil }
+        session.reconcile()
+        return PageRequest(ids: session.ids, location: location, number: session.pageCount + 1, fetcher: fetcher)
+    }
+
+    /// Applies a load's outcome if its generation is still current.
+    private func apply(_ result: Result<FetchedPage, FetchError>, generation: Int) {
+        guard generation == self.generation else { return }
+        do throws(FetchError) {
+            try session.append(result.get())
+            if session.isEmpty {
+                show(.empty)
+            } else {
+                show(.loaded(rows: session.rows, next: session.next == nil ? .end : .available))
+            }
+        } catch {
+            switch error.kind {
+            case .sessionExpired:
+                show(.sessionExpired)
+            case .cancelled:
+                settleCancelled()  // the caller cancelled the task it was given
+            default:
+                let failure = LoadFailure(error)
+                show(session.pageCount == 0 ? .failed(failure) : .loaded(rows: session.rows, next: .failed(failure)))
+            }
+        }
+    }
+
+    /// The phase a cancelled load leaves behind.
+    private func settleCancelled() {
+        switch phase {
+        case .loading: show(.idle)
+        case .loaded(let rows, .loading): show(.loaded(rows: rows, next: .available))
+        default: break
+        }
+    }
+
+    private func show(_ phase: NotesScreenPhase) {
+        self.phase = phase
+        onPhaseChange?(phase)
+    }
+}
