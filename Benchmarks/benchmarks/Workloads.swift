@@ -32,7 +32,8 @@ enum Workload: String, CaseIterable {
     case passThrough = "passthrough-64k"
     case idSet = "idset"
 
-    func run(page: [UInt8]) -> WorkloadResult {
+    /// Runs over `page` (already in memory); `pageBytes` sizes the id set workload, which needs no page.
+    func run(page: [UInt8], pageBytes: Int) -> WorkloadResult {
         switch self {
         case .yajlNoop: return Self.yajl(page, chunk: 0)
         case .jsonDecoder: return Self.foundation(page)
@@ -40,7 +41,7 @@ enum Workload: String, CaseIterable {
         case .typed64K: return Self.decode(page, chunk: 64 << 10, keepsJSON: false)
         case .typed1K: return Self.decode(page, chunk: 1 << 10, keepsJSON: false)
         case .passThrough: return Self.decode(page, chunk: 64 << 10, keepsJSON: true)
-        case .idSet: return Self.ids(count: page.count)
+        case .idSet: return Self.ids(count: pageBytes)
         }
     }
 

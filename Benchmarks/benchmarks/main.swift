@@ -21,6 +21,23 @@ let spec = CommandSpec(
     ]
 )
 
+/// The whole file in one array, read once (no second copy through `Data`).
+func readWhole(_ path: String) -> [UInt8]? {
+    let descriptor = open(path, O_RDONLY)
+    guard descriptor >= 0 else { return nil }
+    defer { close(descriptor) }
+    var status = stat()
+    guard fstat(descriptor, &status) == 0 else { return nil }
+    let size = Int(status.st_size)
+    return [UInt8](unsafeUninitializedCapacity: size) { buffer, count in
+        while count < size {
+            let read = Glibc.read(descriptor, buffer.baseAddress! + count, size - count)
+            if read <= 0 { break }
+            count += read
+        }
+    }
+}
+
 let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
     .deletingLastPathComponent().path
 let parsed: ParsedArguments
@@ -37,10 +54,10 @@ if parsed.wantsHelp {
 
 // A child: one workload over the page, its result as one JSON line.
 if let name = parsed.value("--child") {
-    guard let workload = Workload(rawValue: name), let path = parsed.value("--input"),
-        let page = FileManager.default.contents(atPath: path)
-    else { exit(64) }
-    var result = workload.run(page: Array(page))
+    guard let workload = Workload(rawValue: name), let path = parsed.value("--input"), let page = readWhole(path) else {
+        exit(64)
+    }
+    var result = workload.run(page: workload == .idSet ? [] : page, pageBytes: page.count)
     result.peakResident = peakResidentOfThisProcess()
     print(String(decoding: try JSONEncoder().encode(result), as: UTF8.self))
     exit(0)
