@@ -46,6 +46,9 @@ struct JSONScanner {
     /// one; `nil` when there was none.
     private(set) var carriedTokenEnd: Int?
 
+    /// Whether the text so far ends inside a string (its closing quote not yet seen).
+    var isInsideString: Bool { mode == .string }
+
     init(maxTokenBytes: Int, maxDepth: Int) {
         self.maxTokenBytes = maxTokenBytes
         self.maxDepth = maxDepth

@@ -121,6 +121,9 @@ public struct JSONStreamParser: ~Copyable {
         precondition(!finished, "finish() called twice")
         try parseCarry()
         switch yajl.complete() {
+        case .ok where scanner.isInsideString:
+            // yajl ends happily on a string left open after a complete value (`{} "`): not JSON.
+            try fail(JSONError(.syntax, offset: offset, message: "an unterminated string after the document"))
         case .ok:
             finished = true
         case .stopped:

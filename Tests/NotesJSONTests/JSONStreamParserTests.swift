@@ -85,6 +85,18 @@ struct JSONStreamParserTests {
             return
         }
         #expect(garbage.kind == .syntax)
+        // yajl itself accepts a string left open after the value; the parser must not.
+        for text in [#"{} ""#, #"{"a": 1}  "abc"#, #"[1] "\"#] {
+            guard case .rejected(let open) = parse(text) else {
+                Issue.record("\(text) accepted")
+                continue
+            }
+            #expect(open.kind == .syntax && open.offset == text.utf8.count, "\(text)")
+            let bytes = Array(text.utf8)
+            for split in 0...bytes.count {
+                #expect(parse([bytes[..<split], bytes[split...]]) == .rejected(open), "\(text), split at \(split)")
+            }
+        }
         guard case .rejected(let second) = parse("{} {}") else {
             Issue.record("two values accepted")
             return
