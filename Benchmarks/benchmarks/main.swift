@@ -54,10 +54,11 @@ if parsed.wantsHelp {
 
 // A child: one workload over the page, its result as one JSON line.
 if let name = parsed.value("--child") {
-    guard let workload = Workload(rawValue: name), let path = parsed.value("--input"), let page = readWhole(path) else {
-        exit(64)
-    }
-    var result = workload.run(page: workload == .idSet ? [] : page, pageBytes: page.count)
+    guard let workload = Workload(rawValue: name), let path = parsed.value("--input") else { exit(64) }
+    // The id set workload needs only the page's size, not its bytes in memory.
+    let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
+    guard let page = workload == .idSet ? [] : readWhole(path) else { exit(66) }
+    var result = workload.run(page: page, pageBytes: size)
     result.peakResident = peakResidentOfThisProcess()
     print(String(decoding: try JSONEncoder().encode(result), as: UTF8.self))
     exit(0)
