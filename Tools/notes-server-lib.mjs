@@ -285,11 +285,14 @@ export function planFaults(faults, page, authorized, used) {
 /**
  * The cursor that requests page `pageIndex` (0-based, so at least 1) of a generated run: standard
  * base64 of 12 to 14 bytes of SHA-256 over the seed and the page index. The length cycles so that
- * some cursors end in `=` or `==` and some have no padding; most also contain `+` or `/`.
+ * some cursors end in `=` or `==` and some have no padding; most also contain `+` or `/`. One that
+ * would start with `/` gets a `~` in front: the contract reads a leading `/` as a path, not a cursor.
  */
 export function deriveCursor(seed, pageIndex) {
   const digest = createHash('sha256').update(`notes-server cursor ${seed} ${pageIndex}`).digest();
-  return digest.subarray(0, 12 + (pageIndex % 3)).toString('base64');
+  const cursor = digest.subarray(0, 12 + (pageIndex % 3)).toString('base64');
+  // The contract reads a next value that starts with '/' as a path, so an opaque cursor never does.
+  return cursor.startsWith('/') ? `~${cursor}` : cursor;
 }
 
 /** The page list of a generated run: `count` notes, `pageSize` a page; `count` 0 is one empty page. */
