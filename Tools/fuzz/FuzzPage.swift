@@ -1,0 +1,400 @@
+// libFuzzer target for the page decoder: `make fuzz` builds it with `-sanitize=fuzzer,address` together
+// with Sources/NotesJSON and Sources/NotesPage (Tools/fuzz/fuzz.sh), outside `swift build`, since
+// libFuzzer brings its own `main`.
+//
+// Each input is one page body under small limits. It is decoded several ways, and every way must come
+// to the same outcome: the same notes (their exact JSON), the same next cursor, the same error (code,
+// offset, message, note index). A difference, a broken invariant or a crash is a finding: the target
+// calls `fatalError`, and libFuzzer saves the input as `crash-<sha1>`.
+//
+// The chunkings are derived from the input itself (FNV-1a of its bytes seeds a SplitMix64), so each
+// input replays exactly, and `Tests/NotesPageTests/RegressionTests.swift` derives the same ones:
+//   1. one chunk;
+//   2. two chunks, cut at `hash % (count + 1)`;
+//   3. random chunks of 0 to `1 + (hash >> 16) % 64` bytes, empty chunks included;
+//   4. one byte at a time, for inputs of at most 256 bytes.
+// Every chunk is copied into a heap block of exactly its size and freed right after `feed`, so that
+// AddressSanitizer catches a read past a chunk or a pointer kept into one.
+//
+// Besides agreement, it checks what the README and ARCHITECTURE promise: at most `maxPageNotes` notes;
+// a note's JSON never longer than its text in the body; offsets inside the body; short messages; the id
+// set holding exactly the committed page's ids, or none after a failure (rolled back, with a table that
+// starts small so that it grows and rebuilds); decoding the page again into the same id set refuses its
+// first note as a duplicate of page 1; and the notes, re-decoded as a bare array, come back byte for
+// byte (the compact re-encoding is valid and stable). And a differential check against a small strict
+// RFC 8259 validator written here: a page the decoder accepts must be valid JSON, and one it calls invalid
+// JSON or truncated must not be (a limit or contract error stops it early, so those say nothing). This
+// check found Fixtures/regressions/trailing-unterminated-string.json, fixed in 38d0571.
+
+import NotesJSON
+import NotesPage
+
+/// The limits of the brief: small, so that every limit is reachable by a short input.
+private let limits = JSONLimits(maxDocumentBytes: 4096, maxTokenBytes: 256, maxDepth: 16)
+private let maxPageNotes = 50
+
+/// What decoding a page came to, comparable across chunkings.
+private struct Outcome: Equatable {
+    /// Each note's JSON (or id, NUL and title when the JSON is not kept).
+    var notes: [[UInt8]]
+    var next: String?
+    var error: PageError?
+    /// `Summary.noteCount` and `Summary.byteCount` on success.
+    var counts: [Int]
+}
+
+/// FNV-1a (64-bit) of the input: the seed of every choice the target makes.
+private func fnv1a(_ bytes: UnsafeRawBufferPointer) -> UInt64 {
+    var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+    for byte in bytes {
+        hash ^= UInt64(byte)
+        hash &*= 0x0000_0100_0000_01B3
+    }
+    return hash
+}
+
+/// SplitMix64, as in Tests/NotesPageTests/Support.swift.
+private struct SplitMix64 {
+    var state: UInt64
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
+
+/// The configuration for an input: mostly the contract's paths, sometimes DRF's or nested ones, and now
+/// and then without keeping each note's JSON.
+private func configuration(hash: UInt64) -> PageConfiguration {
+    var configuration = PageConfiguration(limits: limits, maxPageNotes: maxPageNotes)
+    switch hash % 8 {
+    case 6:
+        configuration.itemsPath = FieldPath("results")
+        configuration.nextPath = FieldPath("next")
+    case 7:
+        configuration.itemsPath = FieldPath("data.items")
+        configuration.nextPath = FieldPath("meta.next_page")
+    default:
+        break
+    }
+    configuration.keepsJSON = (hash >> 8) % 8 != 0
+    return configuration
+}
+
+/// The chunk boundaries of each chunking, as (start, end) pairs.
+private func chunkings(count: Int, hash: UInt64) -> [(name: String, ranges: [Range<Int>])] {
+    var result: [(String, [Range<Int>])] = [("one chunk", [0..<count])]
+    let split = Int(hash % UInt64(count + 1))
+    result.append(("two chunks at \(split)", [0..<split, split..<count]))
+    var random = SplitMix64(state: hash)
+    let maxChunk = 1 + Int((hash >> 16) % 64)
+    var ranges: [Range<Int>] = []
+    var start = 0
+    while start < count {
+        let end = min(count, start + Int(random.next() % UInt64(maxChunk + 1)))
+        ranges.append(start..<end)
+        start = end
+    }
+    result.append(("random chunks of up to \(maxChunk) bytes", ranges))
+    if count <= 256 { result.append(("one byte at a time", (0..<count).map { $0..<$0 + 1 })) }
+    return result
+}
+
+/// Decodes `body` fed as `ranges`, each chunk in a heap block of its own exact size.
+private func decode(
+    _ body: UnsafeRawBufferPointer, _ ranges: [Range<Int>], configuration: PageConfiguration, ids: IDSet
+) -> Outcome {
+    var decoder = PageDecoder(configuration: configuration, ids: ids)
+    var notes: [Note] = []
+    var outcome = Outcome(notes: [], next: nil, error: nil, counts: [])
+    do {
+        for range in ranges {
+            let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: range.count, alignment: 1)
+            defer { chunk.deallocate() }
+            if range.count > 0 { chunk.copyMemory(from: UnsafeRawBufferPointer(rebasing: body[range])) }
+            try decoder.feed(UnsafeRawBufferPointer(chunk), into: &notes)
+        }
+        let summary = try decoder.finish(into: &notes)
+        outcome.next = summary.nextCursor
+        outcome.counts = [summary.noteCount, summary.byteCount]
+    } catch {
+        outcome.error = error
+    }
+    outcome.notes = notes.map { note in
+        note.json.map(Array.init) ?? Array(note.idBytes) + [0] + Array(note.title.utf8)
+    }
+    return outcome
+}
+
+private func describe(_ outcome: Outcome) -> String {
+    let error = outcome.error.map {
+        "\($0.code.name) at byte \($0.offset), note \($0.noteIndex.map(String.init) ?? "-"): \($0.message)"
+    }
+    let next = outcome.next ?? "nil"
+    return "\(outcome.notes.count) notes, next \(next), counts \(outcome.counts), error \(error ?? "none")"
+}
+
+/// Stops the run with a finding: libFuzzer saves the input.
+private func finding(_ what: String) -> Never {
+    fatalError("fuzz-page finding: \(what)")
+}
+
+/// The invariants of one outcome of a body of `count` bytes.
+private func check(_ outcome: Outcome, count: Int, ids: IDSet, configuration: PageConfiguration, _ name: String) {
+    if outcome.notes.count > maxPageNotes { finding("\(name): \(outcome.notes.count) notes, over the cap") }
+    if configuration.keepsJSON {
+        let bytes = outcome.notes.reduce(0) { $0 + $1.count }
+        if bytes > count { finding("\(name): notes' JSON is \(bytes) bytes, longer than the \(count)-byte body") }
+    }
+    if let error = outcome.error {
+        if error.offset < 0 || error.offset > min(count, limits.maxDocumentBytes) {
+            finding("\(name): error offset \(error.offset) outside the \(count)-byte body")
+        }
+        if error.message.isEmpty || error.message.utf8.count > 256 {
+            finding("\(name): error message of \(error.message.utf8.count) bytes")
+        }
+        if ids.count != 0 || ids.committedPages != 0 {
+            finding("\(name): failed page left \(ids.count) ids, \(ids.committedPages) pages in the set")
+        }
+    } else {
+        if outcome.counts != [outcome.notes.count, count] {
+            finding("\(name): summary counts \(outcome.counts) for \(outcome.notes.count) notes of \(count) bytes")
+        }
+        if ids.count != outcome.notes.count || ids.committedPages != 1 {
+            finding(
+                "\(name): \(ids.count) ids, \(ids.committedPages) pages in the set for \(outcome.notes.count) notes")
+        }
+    }
+}
+
+/// Whether `text` is one JSON text by RFC 8259, strictly: whitespace is space, tab, LF and CR only;
+/// strings are UTF-8 by RFC 3629 with no control characters and no unpaired surrogate escapes; numbers
+/// follow the grammar. Iterative, so deep nesting needs no stack.
+private func isStrictJSON(_ text: UnsafeRawBufferPointer) -> Bool {
+    let count = text.count
+    var i = 0
+    var stack: [UInt8] = []
+
+    func skipSpace() {
+        while i < count, text[i] == 0x20 || text[i] == 0x09 || text[i] == 0x0A || text[i] == 0x0D { i += 1 }
+    }
+    func byte(_ value: UInt8) -> Bool {
+        guard i < count, text[i] == value else { return false }
+        i += 1
+        return true
+    }
+    func hex4() -> UInt32? {
+        guard i + 4 <= count else { return nil }
+        var value: UInt32 = 0
+        for _ in 0..<4 {
+            let c = text[i]
+            let digit: UInt8
+            switch c {
+            case 0x30...0x39: digit = c - 0x30
+            case 0x41...0x46: digit = c - 0x41 + 10
+            case 0x61...0x66: digit = c - 0x61 + 10
+            default: return nil
+            }
+            value = value << 4 | UInt32(digit)
+            i += 1
+        }
+        return value
+    }
+    func continuation(_ low: UInt8 = 0x80, _ high: UInt8 = 0xBF) -> Bool {
+        guard i < count, text[i] >= low, text[i] <= high else { return false }
+        i += 1
+        return true
+    }
+    func string() -> Bool {
+        guard byte(0x22) else { return false }
+        while i < count {
+            let c = text[i]
+            i += 1
+            switch c {
+            case 0x22:
+                return true
+            case 0x5C:
+                guard i < count else { return false }
+                let escape = text[i]
+                i += 1
+                switch escape {
+                case 0x22, 0x5C, 0x2F, 0x62, 0x66, 0x6E, 0x72, 0x74: continue
+                case 0x75:
+                    guard let unit = hex4() else { return false }
+                    if (0xDC00...0xDFFF).contains(unit) { return false }
+                    if (0xD800...0xDBFF).contains(unit) {
+                        guard byte(0x5C), byte(0x75), let low = hex4(), (0xDC00...0xDFFF).contains(low) else {
+                            return false
+                        }
+                    }
+                default: return false
+                }
+            case 0x00..<0x20: return false
+            case 0x20..<0x80: continue
+            case 0xC2...0xDF: guard continuation() else { return false }
+            case 0xE0: guard continuation(0xA0, 0xBF), continuation() else { return false }
+            case 0xE1...0xEC, 0xEE...0xEF: guard continuation(), continuation() else { return false }
+            case 0xED: guard continuation(0x80, 0x9F), continuation() else { return false }
+            case 0xF0: guard continuation(0x90, 0xBF), continuation(), continuation() else { return false }
+            case 0xF1...0xF3: guard continuation(), continuation(), continuation() else { return false }
+            case 0xF4: guard continuation(0x80, 0x8F), continuation(), continuation() else { return false }
+            default: return false
+            }
+        }
+        return false
+    }
+    func digits() -> Bool {
+        let start = i
+        while i < count, (0x30...0x39).contains(text[i]) { i += 1 }
+        return i > start
+    }
+    func number() -> Bool {
+        _ = byte(0x2D)
+        if !byte(0x30) {
+            guard i < count, (0x31...0x39).contains(text[i]) else { return false }
+            _ = digits()
+        }
+        if byte(0x2E) { guard digits() else { return false } }
+        if byte(0x65) || byte(0x45) {
+            if !byte(0x2B) { _ = byte(0x2D) }
+            guard digits() else { return false }
+        }
+        return true
+    }
+    func literal(_ word: StaticString) -> Bool {
+        let length = word.utf8CodeUnitCount
+        guard i + length <= count else { return false }
+        for k in 0..<length where text[i + k] != word.utf8Start[k] { return false }
+        i += length
+        return true
+    }
+    func key() -> Bool {
+        skipSpace()
+        guard string() else { return false }
+        skipSpace()
+        return byte(0x3A)
+    }
+
+    var expectingValue = true
+    while true {
+        skipSpace()
+        if expectingValue {
+            guard i < count else { return false }
+            switch text[i] {
+            case 0x7B:
+                i += 1
+                skipSpace()
+                if byte(0x7D) {
+                    expectingValue = false
+                } else {
+                    stack.append(0x7B)
+                    guard key() else { return false }
+                }
+            case 0x5B:
+                i += 1
+                skipSpace()
+                if byte(0x5D) { expectingValue = false } else { stack.append(0x5B) }
+            case 0x22:
+                guard string() else { return false }
+                expectingValue = false
+            case 0x74:
+                guard literal("true") else { return false }
+                expectingValue = false
+            case 0x66:
+                guard literal("false") else { return false }
+                expectingValue = false
+            case 0x6E:
+                guard literal("null") else { return false }
+                expectingValue = false
+            case 0x2D, 0x30...0x39:
+                guard number() else { return false }
+                expectingValue = false
+            default:
+                return false
+            }
+        } else {
+            guard let open = stack.last else { return i == count }
+            if byte(0x2C) {
+                if open == 0x7B { guard key() else { return false } }
+                expectingValue = true
+            } else if byte(open == 0x7B ? 0x7D : 0x5D) {
+                stack.removeLast()
+            } else {
+                return false
+            }
+        }
+    }
+}
+
+/// The decoder's verdict on the JSON against the strict validator's, where the decoder gives one.
+private func checkValidity(_ outcome: Outcome, body: UnsafeRawBufferPointer) {
+    let valid = isStrictJSON(body)
+    if let error = outcome.error {
+        switch error.code {
+        case .invalidJSON, .truncated:
+            if valid { finding("valid JSON refused as \(error.code.name) at byte \(error.offset): \(error.message)") }
+        default:
+            break
+        }
+    } else if !valid {
+        finding("a page that is not valid JSON (RFC 8259) was accepted with \(outcome.notes.count) notes")
+    }
+}
+
+/// The notes of a successful decode, re-decoded as a bare array, must come back unchanged.
+private func checkRoundTrip(_ outcome: Outcome, configuration: PageConfiguration) {
+    guard configuration.keepsJSON, outcome.error == nil, !outcome.notes.isEmpty else { return }
+    var array: [UInt8] = [UInt8(ascii: "[")]
+    for (index, note) in outcome.notes.enumerated() {
+        if index > 0 { array.append(UInt8(ascii: ",")) }
+        array += note
+    }
+    array.append(UInt8(ascii: "]"))
+    var again = configuration
+    again.limits.maxDocumentBytes = 1 << 20
+    let result = array.withUnsafeBytes { decode($0, [0..<$0.count], configuration: again, ids: IDSet()) }
+    if result.error != nil || result.notes != outcome.notes {
+        finding("round trip: the notes re-decoded as a bare array gave \(describe(result))")
+    }
+}
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzPage(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
+    let body = UnsafeRawBufferPointer(start: size == 0 ? nil : data, count: size)
+    let hash = fnv1a(body)
+    let configuration = configuration(hash: hash)
+    let ways = chunkings(count: size, hash: hash)
+
+    // One chunk, into an id set that starts small (16 slots) so that a page of a dozen ids grows it.
+    let ids = IDSet(capacity: 1)
+    let whole = decode(body, ways[0].ranges, configuration: configuration, ids: ids)
+    check(whole, count: size, ids: ids, configuration: configuration, ways[0].name)
+    checkRoundTrip(whole, configuration: configuration)
+    checkValidity(whole, body: body)
+
+    for (index, way) in ways.enumerated().dropFirst() {
+        // After a failure the set must be as new: the random chunking reuses it.
+        let reused = whole.error != nil && index == 2
+        let set = reused ? ids : IDSet(capacity: 1)
+        let outcome = decode(body, way.ranges, configuration: configuration, ids: set)
+        check(outcome, count: size, ids: set, configuration: configuration, way.name)
+        if outcome != whole {
+            finding(
+                "\(way.name)\(reused ? " (id set reused)" : ""): \(describe(outcome)); one chunk: \(describe(whole))")
+        }
+    }
+
+    // After a success the page's ids are committed: the same page again stops at its first note.
+    if whole.error == nil && !whole.notes.isEmpty {
+        let again = decode(body, ways[0].ranges, configuration: configuration, ids: ids)
+        guard let error = again.error, case .duplicateID(firstPage: 0) = error.code, error.noteIndex == 0,
+            again.notes.isEmpty
+        else { finding("the same page again into the same id set: \(describe(again))") }
+        if ids.count != whole.notes.count || ids.committedPages != 1 {
+            finding("the refused page left \(ids.count) ids, \(ids.committedPages) pages in the set")
+        }
+    }
+    return 0
+}
