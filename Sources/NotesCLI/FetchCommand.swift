@@ -2,6 +2,7 @@ import ArgumentParsing
 import Dispatch
 import NotesFetch
 import NotesPage
+import Synchronization
 
 #if canImport(FoundationEssentials)
     import FoundationEssentials
@@ -28,7 +29,8 @@ struct FetchCommand {
             .init("-o", "--output", value: "file", help: "Write the notes to this file instead of standard output."),
             .init("--state", value: "file", help: "Keep progress here after each page; run again to resume."),
             .init("--retries", value: "n", help: "Retries of a failing page after the first attempt. Default: 4."),
-            .init("--timeout", value: "seconds", help: "Idle time before a request fails. Default: 30."),
+            .init(
+                "--timeout", value: "seconds", help: "Stall time (under 1 byte/s) before a request fails. Default: 30."),
             .init("--header", value: "'Name: value'", help: "An extra request header (repeatable).", repeatable: true),
             .init("--token-file", value: "file", help: "Read the bearer token from this file. Default: $NOTES_TOKEN."),
             .init("--cursor-param", value: "name", help: "The query parameter that carries a cursor. Default: cursor."),
@@ -143,7 +145,7 @@ struct FetchCommand {
                 return (nil, error)
             }
         }
-        signals.onSignal = { task.cancel() }
+        signals.onSignal { task.cancel() }
         let (stop, failure) = await task.value
         progress.finish()
 
@@ -308,10 +310,16 @@ final class Progress: @unchecked Sendable {
 
 /// SIGINT and SIGTERM stop the walk at the next chunk; a second signal exits at once.
 final class SignalTrap: @unchecked Sendable {
-    // The handler runs on its own queue; `onSignal` is set once before any signal can matter.
+    // `sources` is written in `init` and read in `release`, on the caller's thread; the handlers run on
+    // the signal queue and touch only `state`, which the mutex guards.
     private var sources: [any DispatchSourceSignal] = []
-    var onSignal: (@Sendable () -> Void)?
-    private var count = 0
+    private let state = Mutex<(count: Int, action: (@Sendable () -> Void)?)>((0, nil))
+
+    /// Also runs `action` when a signal arrives (a signal may come before this is called: the
+    /// cancellation flag covers that).
+    func onSignal(_ action: @escaping @Sendable () -> Void) {
+        state.withLock { $0.action = action }
+    }
 
     init(cancellation: CancellationFlag) {
         let queue = DispatchQueue(label: "notes-page.signals")
@@ -319,10 +327,13 @@ final class SignalTrap: @unchecked Sendable {
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
             source.setEventHandler { [unowned self] in
-                count += 1
+                let (count, action) = state.withLock { state in
+                    state.count += 1
+                    return (state.count, state.action)
+                }
                 if count > 1 { exit(ExitStatus.interrupted.rawValue) }
                 cancellation.cancel()
-                onSignal?()
+                action?()
             }
             source.resume()
             sources.append(source)
