@@ -91,7 +91,7 @@ asan: deps
 ## of the run in that test's captured stderr.
 tsan: deps
 	$(SWIFT) build --build-tests --sanitize=thread --scratch-path $(TSAN_BUILD)
-	TSAN_OPTIONS=exitcode=66:second_deadlock_stack=1 \
+	NOTES_SANITIZER=thread TSAN_OPTIONS=exitcode=66:second_deadlock_stack=1 \
 		$(SWIFT) test --skip-build --sanitize=thread --scratch-path $(TSAN_BUILD)
 
 ## soak: notes-page fetch --all (release) against every fault of Tools/notes-server.mjs, with kill -9 and

@@ -173,7 +173,10 @@ struct FetchCommandTests {
         let sent = Date()
         process.interrupt()
         process.waitUntilExit()
-        #expect(Date().timeIntervalSince(sent) < 1.0)
+        // ThreadSanitizer holds an asynchronous signal until a thread reaches a call it intercepts
+        // (llvm-project #83561): `make tsan` sets NOTES_SANITIZER=thread and allows a second more.
+        let bound = ProcessInfo.processInfo.environment["NOTES_SANITIZER"] == "thread" ? 2.0 : 1.0
+        #expect(Date().timeIntervalSince(sent) < bound)
         let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         #expect(process.terminationStatus == 130)
         #expect(stderr.contains("Error: page 2 (cursor "))
