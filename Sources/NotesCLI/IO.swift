@@ -61,17 +61,11 @@ struct OutputWriter: ~Copyable {
     }
 
     mutating func flush() throws(SystemError) {
-        var written = 0
-        while written < buffer.count {
-            let count = buffer.withUnsafeBytes {
-                systemWrite(descriptor, $0.baseAddress! + written, $0.count - written)
-            }
-            if count < 0 {
-                if errno == EINTR { continue }
-                throw SystemError(operation: "cannot write output")
-            }
-            written += count
+        let descriptor = descriptor
+        let result = buffer.withUnsafeBytes { bytes in
+            Result { () throws(SystemError) in try writeAll(descriptor, bytes, what: "output") }
         }
+        try result.get()
         buffer.removeAll(keepingCapacity: true)
     }
 }
@@ -93,19 +87,20 @@ struct SystemError: Error, CustomStringConvertible {
 func printError(_ text: String) {
     var text = text
     text.withUTF8 { bytes in
-        var written = 0
-        while written < bytes.count {
-            let count = systemWrite(STDERR_FILENO, bytes.baseAddress! + written, bytes.count - written)
-            if count < 0 && errno == EINTR { continue }
-            if count <= 0 { return }
-            written += count
-        }
+        try? writeAll(STDERR_FILENO, UnsafeRawBufferPointer(bytes), what: "standard error")
     }
 }
 
-/// `write(2)`, under a name the writer's own `write` methods do not hide.
-private func systemWrite(_ descriptor: Int32, _ bytes: UnsafeRawPointer, _ count: Int) -> Int {
-    write(descriptor, bytes, count)
+/// Writes all of `bytes` to `descriptor` with `write(2)`, again after a partial write or `EINTR`.
+/// - Throws: ``SystemError`` naming `what` when a write fails.
+func writeAll(_ descriptor: Int32, _ bytes: UnsafeRawBufferPointer, what: String) throws(SystemError) {
+    var written = 0
+    while written < bytes.count {
+        let count = write(descriptor, bytes.baseAddress! + written, bytes.count - written)
+        if count < 0 && errno == EINTR { continue }
+        guard count > 0 else { throw SystemError(operation: "cannot write \(what)") }
+        written += count
+    }
 }
 
 /// A file opened for writing at a known length, written with `write(2)`.
@@ -158,15 +153,7 @@ final class OutputFile {
 
     /// Writes all of `bytes`.
     func write(_ bytes: UnsafeRawBufferPointer) throws(SystemError) {
-        var written = 0
-        while written < bytes.count {
-            let count = systemWrite(descriptor, bytes.baseAddress! + written, bytes.count - written)
-            if count < 0 {
-                if errno == EINTR { continue }
-                throw SystemError(operation: "cannot write output")
-            }
-            written += count
-        }
+        try writeAll(descriptor, bytes, what: "output")
         length += bytes.count
     }
 
@@ -184,15 +171,12 @@ func writeAtomically(_ bytes: [UInt8], to path: String) throws(SystemError) {
     let temporary = path + ".tmp"
     let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
     guard descriptor >= 0 else { throw SystemError(operation: "cannot write '\(temporary)'") }
-    var written = 0
-    while written < bytes.count {
-        let count = bytes.withUnsafeBytes { systemWrite(descriptor, $0.baseAddress! + written, $0.count - written) }
-        if count < 0 && errno == EINTR { continue }
-        guard count > 0 else {
-            close(descriptor)
-            throw SystemError(operation: "cannot write '\(temporary)'")
-        }
-        written += count
+    let written = bytes.withUnsafeBytes { buffer in
+        Result { () throws(SystemError) in try writeAll(descriptor, buffer, what: "'\(temporary)'") }
+    }
+    if case .failure(let error) = written {
+        close(descriptor)
+        throw error
     }
     guard fsync(descriptor) == 0 else {
         close(descriptor)

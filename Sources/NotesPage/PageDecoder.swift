@@ -64,14 +64,14 @@ public struct PageDecoder: ~Copyable {
 
     /// Decodes the next chunk of the body, appending the notes it completes to `notes`.
     public mutating func feed(_ chunk: some Collection<UInt8>, into notes: inout [Note]) throws(PageError) {
-        if let failure { throw failure }
-        do {
-            try parser.feed(chunk)
-        } catch {
-            take(into: &notes)  // the notes completed before the error, as with any other chunking
-            try fail(error)
+        let contiguous = chunk.withContiguousStorageIfAvailable { bytes in
+            Result { () throws(PageError) in try feed(UnsafeRawBufferPointer(bytes), into: &notes) }
         }
-        take(into: &notes)
+        if let contiguous { return try contiguous.get() }
+        let copy = Array(chunk)
+        try copy.withUnsafeBytes { bytes in
+            Result { () throws(PageError) in try feed(bytes, into: &notes) }
+        }.get()
     }
 
     /// Ends the body, appending any last notes, and commits the page's ids to the run.
