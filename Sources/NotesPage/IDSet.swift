@@ -8,13 +8,14 @@
 ///
 /// Not a `Set<String>`: ids are copied once into an append-only arena of 1 MiB segments as
 /// `[varint length][bytes]` records, and an open-addressing table (linear probing, load at most 3/4)
-/// holds a 1-byte hash tag and a 4-byte arena position per slot. Lookups compare tags first and touch the
-/// arena only on a tag match. The hash is the standard library's `Hasher` (SipHash, seeded per process),
-/// so a hostile server cannot choose ids that collide.
+/// holds 32 bits of hash and a 4-byte arena position per 8-byte slot. Lookups compare the hash bits first
+/// and touch the arena only when they match; growing uses the stored bits and never rereads the arena.
+/// The hash is the standard library's `Hasher` (SipHash, seeded per process), so a hostile server cannot
+/// choose ids that collide.
 ///
-/// Cost per id: `1 + length` bytes in the arena (2 for ids of 128 bytes or more) plus 5 bytes per slot
-/// at a load between 3/8 and 3/4, i.e. 6.7 to 13.3 bytes: about 28 to 35 bytes for a 20-byte id, so a
-/// million 20-byte ids take about 31 MiB (measured: ``memoryFootprint``). Ids may be at most
+/// Cost per id: `1 + length` bytes in the arena (2 for ids of 128 bytes or more) plus 8 bytes per slot
+/// at a load between 3/8 and 3/4, i.e. 10.7 to 21.3 bytes: about 32 to 43 bytes for a 20-byte id, so a
+/// million 20-byte ids take about 37 MiB (measured: ``memoryFootprint``). Ids may be at most
 /// ``maxIDBytes`` long; the arena holds at most 4 GiB.
 ///
 /// Pages: ids inserted since the last ``commitPage()`` form the open page; ``rollbackPage()`` removes
@@ -99,15 +100,17 @@ private struct Table {
     private static let segmentShift = 20
     private static let segmentSize = 1 << segmentShift
     private static let maxSegments = 1 << (32 - segmentShift)
+    private static let hashBits: UInt64 = 0xFFFF_FFFF_0000_0000
 
     private var segments: [UnsafeMutableRawPointer] = []
     /// Bytes used in each full segment (all but the last).
     private var segmentEnds: [Int] = []
     /// Arena position of the next record: segment index << 20 | offset in the segment.
     private var end: UInt32 = 0
-    /// 0 for an empty slot, else 0x80 | 7 bits of the hash.
-    private var tags: [UInt8]
-    private var positions: [UInt32]
+    /// One word per slot: 0 when empty, else 32 bits of the id's hash (top bit set) above its 4-byte arena
+    /// position. The slot index comes from the stored hash, so growing never reads the arena or hashes
+    /// again, and a lookup reads the arena only when all 32 bits match.
+    private var slots: UnsafeMutableBufferPointer<UInt64>
     private var mask: Int
     var count = 0
 
@@ -118,32 +121,30 @@ private struct Table {
     private var countAtCommit = 0
 
     init(capacity: Int) {
-        var slots = 16
-        while slots * 3 / 4 < capacity { slots <<= 1 }
-        tags = Array(repeating: 0, count: slots)
-        positions = Array(repeating: 0, count: slots)
-        mask = slots - 1
+        var size = 16
+        while size * 3 / 4 < capacity { size <<= 1 }
+        slots = Self.emptySlots(size)
+        mask = size - 1
     }
 
     func deallocateSegments() {
         for segment in segments { segment.deallocate() }
+        slots.deallocate()
     }
 
     var memoryFootprint: Int {
-        segments.count * Self.segmentSize + tags.count * (MemoryLayout<UInt8>.size + MemoryLayout<UInt32>.size)
+        segments.count * Self.segmentSize + slots.count * MemoryLayout<UInt64>.size
     }
 
     func contains(_ id: UnsafeRawBufferPointer) -> Bool {
-        let hash = Self.hash(id)
-        return find(id, hash: hash).found
+        find(id, hash: Self.hash(id)).found
     }
 
     mutating func insert(_ id: UnsafeRawBufferPointer) -> IDSet.InsertResult {
         let hash = Self.hash(id)
         let (found, slot) = find(id, hash: hash)
-        if found { return .duplicate(page: page(of: positions[slot])) }
-        tags[slot] = Self.tag(hash)
-        positions[slot] = append(id)
+        if found { return .duplicate(page: page(of: UInt32(truncatingIfNeeded: slots[slot]))) }
+        slots[slot] = UInt64(hash) << 32 | UInt64(append(id))
         openSlots?.append(slot)
         count += 1
         if count > (mask + 1) / 4 * 3 { grow() }
@@ -159,17 +160,13 @@ private struct Table {
     mutating func rollbackPage() {
         guard count != countAtCommit else { return }
         let committedEnd = pageEnds.last ?? 0
-        if let slots = openSlots {
+        if let open = openSlots {
             // Linear probing: undoing inserts newest first restores the table exactly.
-            for slot in slots.reversed() { tags[slot] = 0 }
+            for slot in open.reversed() { slots[slot] = 0 }
         } else {
-            // The table grew during the page: rebuild it from the committed records.
-            tags = Array(repeating: 0, count: tags.count)
-            forEachRecord(upTo: committedEnd) { position, id in
-                let slot = find(id, hash: Self.hash(id)).slot
-                tags[slot] = Self.tag(Self.hash(id))
-                positions[slot] = position
-            }
+            // The table grew during the page: rebuild it from the committed entries (arena positions only
+            // grow, so the page's records are those at or past its start).
+            rebuild(size: slots.count) { UInt32(truncatingIfNeeded: $0) < committedEnd }
         }
         count = countAtCommit
         openSlots = []
@@ -181,45 +178,52 @@ private struct Table {
 
     // MARK: - Table
 
+    /// 32 bits of the id's hash with the top bit set, so that a filled slot is never 0. The hash is the
+    /// standard library's `Hasher` (SipHash-1-3, seeded per process).
     @inline(__always)
-    private static func hash(_ id: UnsafeRawBufferPointer) -> Int {
+    private static func hash(_ id: UnsafeRawBufferPointer) -> UInt32 {
         var hasher = Hasher()
         hasher.combine(bytes: id)
-        return hasher.finalize()
+        return UInt32(truncatingIfNeeded: hasher.finalize()) | 0x8000_0000
     }
 
-    @inline(__always)
-    private static func tag(_ hash: Int) -> UInt8 {
-        UInt8(truncatingIfNeeded: UInt(bitPattern: hash) >> 57) | 0x80
+    private static func emptySlots(_ size: Int) -> UnsafeMutableBufferPointer<UInt64> {
+        let slots = UnsafeMutableBufferPointer<UInt64>.allocate(capacity: size)
+        slots.initialize(repeating: 0)
+        return slots
     }
 
     /// The slot holding `id`, or the empty slot where it would go.
     @inline(__always)
-    private func find(_ id: UnsafeRawBufferPointer, hash: Int) -> (found: Bool, slot: Int) {
-        let tag = Self.tag(hash)
-        var slot = hash & mask
+    private func find(_ id: UnsafeRawBufferPointer, hash: UInt32) -> (found: Bool, slot: Int) {
+        let key = UInt64(hash) << 32
+        var slot = Int(hash) & mask
         while true {
-            let slotTag = tags[slot]
-            if slotTag == 0 { return (false, slot) }
-            if slotTag == tag && recordEquals(positions[slot], id) { return (true, slot) }
+            let word = slots[slot]
+            if word == 0 { return (false, slot) }
+            if word & Self.hashBits == key && recordEquals(UInt32(truncatingIfNeeded: word), id) {
+                return (true, slot)
+            }
             slot = (slot + 1) & mask
         }
     }
 
     private mutating func grow() {
-        let slots = (mask + 1) * 2
-        let oldTags = tags
-        let oldPositions = positions
-        tags = Array(repeating: 0, count: slots)
-        positions = Array(repeating: 0, count: slots)
-        mask = slots - 1
-        for index in oldTags.indices where oldTags[index] != 0 {
-            let id = record(at: oldPositions[index])
-            let slot = find(id, hash: Self.hash(id)).slot
-            tags[slot] = oldTags[index]
-            positions[slot] = oldPositions[index]
-        }
+        rebuild(size: slots.count * 2) { _ in true }
         openSlots = nil
+    }
+
+    /// Replaces the table with an empty one of `size` slots holding the entries that `keep` accepts.
+    private mutating func rebuild(size: Int, keeping keep: (UInt64) -> Bool) {
+        let old = slots
+        slots = Self.emptySlots(size)
+        mask = size - 1
+        for word in old where word != 0 && keep(word) {
+            var slot = Int(word >> 32) & mask
+            while slots[slot] != 0 { slot = (slot + 1) & mask }
+            slots[slot] = word
+        }
+        old.deallocate()
     }
 
     // MARK: - Arena
@@ -279,21 +283,6 @@ private struct Table {
         let stored = record(at: position)
         guard stored.count == id.count else { return false }
         return id.count == 0 || memcmp(stored.baseAddress!, id.baseAddress!, id.count) == 0
-    }
-
-    private func forEachRecord(upTo limit: UInt32, _ body: (UInt32, UnsafeRawBufferPointer) -> Void) {
-        var position = 0
-        while position < Int(limit) {
-            let segment = position >> Self.segmentShift
-            // A record never crosses a segment: after the last record of a full segment, go to the next.
-            if segment < segmentEnds.count && position & (Self.segmentSize - 1) == segmentEnds[segment] {
-                position = (segment + 1) << Self.segmentShift
-                continue
-            }
-            let id = record(at: UInt32(position))
-            body(UInt32(position), id)
-            position += (id.count < 0x80 ? 1 : id.count < 0x4000 ? 2 : 3) + id.count
-        }
     }
 
     /// The 0-based committed page that holds the record at `position` (the open page is `committedPages`).
