@@ -1,16 +1,20 @@
 internal import CCurl
-public import Synchronization
+import Dispatch
+import Synchronization
 
 // Every curl_* call of the project lives in this file.
 
 /// The Linux transport: libcurl's easy interface, one handle reused so keep-alive connections carry
 /// over from page to page.
 ///
-/// The write callback hands each chunk straight to the receiver on the calling thread, so while the
-/// receiver works nothing more is read from the socket (the kernel's buffer fills, then TCP pushes back
-/// on the server): memory holds one chunk. Returning 0 from a callback is how a stopped or cancelled
-/// request ends; a progress callback checks the cancellation flag at least once a second while no data
-/// arrives. Redirects are not followed here: the fetcher decides, so it can drop credentials.
+/// The transfer runs on a thread of its own while the calling thread hands the response to the receiver,
+/// so reading the socket and decoding overlap. Between the two sits a ``ResponseHandOff`` of eight
+/// 64 KiB slots: when the receiver falls behind, the write callback waits for a free slot and nothing
+/// more is read from the socket (the kernel's buffer fills, then TCP pushes back on the server), so
+/// memory holds at most 512 KiB of body. When the receiver stops or the request is cancelled, the write
+/// callback returns 0 and the transfer ends; a progress callback checks the cancellation flag at least
+/// once a second while no data arrives. Redirects are not followed here: the fetcher decides, so it can
+/// drop credentials.
 ///
 /// Requests on one transport run one at a time (a lock guards the handle, which is why the class can be
 /// `@unchecked Sendable`); use one transport per concurrent walk.
@@ -30,12 +34,69 @@ public final class CurlTransport: HTTPTransport, @unchecked Sendable {
     public func perform(_ request: HTTPRequest, receiver: some HTTPResponseReceiver, cancellation: CancellationFlag)
         throws(TransportError) -> Bool
     {
-        let exchange = Exchange(receiver: receiver, cancellation: cancellation)
-        let result: Result<Bool, TransportError> = lock.withLock { _ in
-            Result { () throws(TransportError) in try easy.perform(request, exchange) }
+        try lock.withLock { _ throws(TransportError) in
+            let handOff = ResponseHandOff()
+            let exchange = Exchange(receiver: Forwarder(handOff), cancellation: cancellation)
+            let outcome = Outcome()
+            let transfer = UnsafeTransfer((self, exchange))
+            transferQueue.async {
+                let (transport, exchange) = transfer.value
+                outcome.result = Result { () throws(TransportError) in try transport.easy.perform(request, exchange) }
+                handOff.finish()
+            }
+            // The receiver runs here, on the caller's thread, while the transfer thread reads ahead.
+            var receiverStopped = false
+            var cancelled = false
+            while true {
+                let event = handOff.next()
+                defer { handOff.release() }
+                let delivered: Bool
+                switch event {
+                case .end:
+                    // The transfer thread wrote the result before it queued the end.
+                    if receiverStopped { return false }
+                    if cancelled { throw TransportError(.cancelled, "cancelled") }
+                    return try outcome.result!.get()
+                case _ where receiverStopped || cancelled:
+                    continue  // draining what the transfer thread queued before it saw the stop
+                case _ where cancellation.isCancelled:
+                    cancelled = true
+                    handOff.stop()
+                    continue
+                case .head(let head):
+                    delivered = receiver.receive(head: head)
+                case .body(let chunk):
+                    delivered = receiver.receive(body: chunk)
+                }
+                if !delivered {
+                    receiverStopped = true
+                    handOff.stop()
+                }
+            }
         }
-        return try result.get()
     }
+
+    /// The transfer thread: `curl_easy_perform` blocks it for a whole request.
+    private let transferQueue = DispatchQueue(label: "notes-page.curl-transfer")
+}
+
+/// The result of a transfer, written by the transfer thread before it queues ``ResponseHandOff/Event/end``
+/// and read by the caller after it takes that event (the hand-off's semaphore orders the two).
+private final class Outcome: @unchecked Sendable {
+    var result: Result<Bool, TransportError>?
+}
+
+/// The receiver the callbacks see on the transfer thread: it queues the response for the caller's thread.
+private final class Forwarder: HTTPResponseReceiver {
+    let handOff: ResponseHandOff
+
+    init(_ handOff: ResponseHandOff) {
+        self.handOff = handOff
+    }
+
+    func receive(head: HTTPResponseHead) -> Bool { handOff.send(head: head) }
+
+    func receive(body chunk: UnsafeRawBufferPointer) -> Bool { handOff.send(body: chunk) }
 }
 
 /// What the callbacks see of one request.

@@ -1,4 +1,4 @@
-public import Synchronization
+import Synchronization
 
 /// One HTTP header field.
 public struct HTTPHeader: Sendable, Hashable {
@@ -46,8 +46,8 @@ public struct HTTPResponseHead: Sendable, Hashable {
     }
 }
 
-/// Takes a response as it arrives. The transport calls it on its own thread, in order: the head once,
-/// then each chunk of the body. Returning `false` stops the exchange: the transport closes the connection.
+/// Takes a response as it arrives. The transport calls it on the thread that called
+/// ``HTTPTransport/perform(_:receiver:cancellation:)``, in order: the head once, then each chunk of the body. Returning `false` stops the exchange: the transport closes the connection.
 public protocol HTTPResponseReceiver: AnyObject {
     func receive(head: HTTPResponseHead) -> Bool
     func receive(body chunk: UnsafeRawBufferPointer) -> Bool

@@ -272,7 +272,7 @@ private final class PageReception: HTTPResponseReceiver {
 }
 
 /// Carries a value the caller guarantees is used by one thread at a time across a `@Sendable` boundary.
-private struct UnsafeTransfer<Value>: @unchecked Sendable {
+struct UnsafeTransfer<Value>: @unchecked Sendable {
     let value: Value
     init(_ value: Value) { self.value = value }
 }
