@@ -135,9 +135,9 @@ struct JSONScanner {
     private mutating func scanString(_ buffer: UnsafeRawBufferPointer, from i: inout Int) -> Violation? {
         let count = buffer.count
         while i < count {
-            // Fast path: a run of plain printable ASCII, eight bytes at a time.
+            // Fast path: a run of complete, valid characters and escapes, ASCII eight bytes at a time.
             if escape == 0 && utf8Remaining == 0 && !highSurrogatePending {
-                let j = Self.plainRun(buffer, from: i)
+                let j = Self.validRun(buffer, from: i)
                 let run = j - i
                 if run > 0 {
                     if tokenBytes + run > maxTokenBytes { return tokenTooLong(at: i + (maxTokenBytes - tokenBytes)) }
@@ -211,6 +211,99 @@ struct JSONScanner {
             i += 1
         }
         return nil
+    }
+
+    /// The index of the first byte at or after `start` that does not begin a complete, valid piece of
+    /// string content lying wholly in the buffer: printable ASCII, a well-formed UTF-8 sequence (RFC 3629),
+    /// a two-byte escape, or a `\u` escape (a surrogate only as a high-low pair). Whatever stops the run
+    /// (a quote, a control byte, a cut or invalid sequence) is left to the byte-by-byte path, which reports
+    /// errors at the exact byte.
+    @inline(__always)
+    private static func validRun(_ buffer: UnsafeRawBufferPointer, from start: Int) -> Int {
+        let count = buffer.count
+        var j = start
+        while true {
+            j = plainRun(buffer, from: j)
+            guard j < count else { return j }
+            let byte = buffer[j]
+            if byte >= 0xC2 {
+                let length = utf8Length(buffer, at: j)
+                if length == 0 { return j }
+                j += length
+            } else if byte == UInt8(ascii: "\\") {
+                let length = escapeLength(buffer, at: j)
+                if length == 0 { return j }
+                j += length
+            } else {
+                return j
+            }
+        }
+    }
+
+    /// The length of the valid UTF-8 sequence whose lead byte (0xC2 or more) is at `i`, or 0 when it is
+    /// invalid or cut by the end of the buffer.
+    @inline(__always)
+    private static func utf8Length(_ buffer: UnsafeRawBufferPointer, at i: Int) -> Int {
+        let count = buffer.count
+        let lead = buffer[i]
+        var low: UInt8 = 0x80
+        var high: UInt8 = 0xBF
+        let length: Int
+        switch lead {
+        case 0xC2...0xDF: length = 2
+        case 0xE0: (length, low) = (3, 0xA0)
+        case 0xE1...0xEC, 0xEE...0xEF: length = 3
+        case 0xED: (length, high) = (3, 0x9F)
+        case 0xF0: (length, low) = (4, 0x90)
+        case 0xF1...0xF3: length = 4
+        case 0xF4: (length, high) = (4, 0x8F)
+        default: return 0
+        }
+        guard i + length <= count else { return 0 }
+        let second = buffer[i + 1]
+        guard second >= low && second <= high else { return 0 }
+        for k in 2..<length where buffer[i + k] & 0xC0 != 0x80 { return 0 }
+        return length
+    }
+
+    /// The length of the valid escape at `i` (a backslash): 2, 6 for `\uXXXX`, or 12 for a surrogate
+    /// pair; 0 when it is invalid, a lone surrogate, or cut by the end of the buffer.
+    @inline(__always)
+    private static func escapeLength(_ buffer: UnsafeRawBufferPointer, at i: Int) -> Int {
+        let count = buffer.count
+        guard i + 1 < count else { return 0 }
+        switch buffer[i + 1] {
+        case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"), UInt8(ascii: "b"), UInt8(ascii: "f"),
+            UInt8(ascii: "n"), UInt8(ascii: "r"), UInt8(ascii: "t"):
+            return 2
+        case UInt8(ascii: "u"):
+            guard let unit = codeUnit(buffer, at: i) else { return 0 }
+            switch unit {
+            case 0xD800...0xDBFF:
+                guard i + 7 < count, buffer[i + 6] == UInt8(ascii: "\\"), buffer[i + 7] == UInt8(ascii: "u"),
+                    let low = codeUnit(buffer, at: i + 6), (0xDC00...0xDFFF).contains(low)
+                else { return 0 }
+                return 12
+            case 0xDC00...0xDFFF:
+                return 0
+            default:
+                return 6
+            }
+        default:
+            return 0
+        }
+    }
+
+    /// The code unit of the `\uXXXX` escape at `i`, or `nil` when a digit is not hex or the buffer ends.
+    @inline(__always)
+    private static func codeUnit(_ buffer: UnsafeRawBufferPointer, at i: Int) -> UInt32? {
+        guard i + 6 <= buffer.count else { return nil }
+        var unit: UInt32 = 0
+        for k in 2..<6 {
+            guard let digit = hexValue(buffer[i + k]) else { return nil }
+            unit = unit << 4 | UInt32(digit)
+        }
+        return unit
     }
 
     /// The index of the first byte at or after `start` that is not plain printable ASCII inside a

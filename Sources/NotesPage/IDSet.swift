@@ -7,15 +7,15 @@
 /// The set of note ids seen in a run, compact enough for millions of ids, with page-level undo.
 ///
 /// Not a `Set<String>`: ids are copied once into an append-only arena of 1 MiB segments as
-/// `[varint length][bytes]` records, and an open-addressing table (linear probing, load at most 3/4)
-/// holds 32 bits of hash and a 4-byte arena position per 8-byte slot. Lookups compare the hash bits first
-/// and touch the arena only when they match; growing uses the stored bits and never rereads the arena.
-/// The hash is the standard library's `Hasher` (SipHash, seeded per process), so a hostile server cannot
-/// choose ids that collide.
+/// `[32-bit hash][varint length][bytes]` records, and an open-addressing table (linear probing, load at
+/// most 3/4) holds a 1-byte hash tag and a 4-byte arena position per slot. Lookups probe the small tag
+/// array and touch the arena only on a tag match; growing reads the arena in order, with the hashes it
+/// keeps, and never hashes again. The hash is the standard library's `Hasher` (SipHash, seeded per
+/// process), so a hostile server cannot choose ids that collide.
 ///
-/// Cost per id: `1 + length` bytes in the arena (2 for ids of 128 bytes or more) plus 8 bytes per slot
-/// at a load between 3/8 and 3/4, i.e. 10.7 to 21.3 bytes: about 32 to 43 bytes for a 20-byte id, so a
-/// million 20-byte ids take about 37 MiB (measured: ``memoryFootprint``). Ids may be at most
+/// Cost per id: `5 + length` bytes in the arena (6 for ids of 128 bytes or more) plus 5 bytes per slot
+/// at a load between 3/8 and 3/4, i.e. 6.7 to 13.3 bytes: about 32 to 39 bytes for a 20-byte id, so a
+/// million 20-byte ids take about 35 MiB (measured: ``memoryFootprint``). Ids may be at most
 /// ``maxIDBytes`` long; the arena holds at most 4 GiB.
 ///
 /// Pages: ids inserted since the last ``commitPage()`` form the open page; ``rollbackPage()`` removes
@@ -100,17 +100,16 @@ private struct Table {
     private static let segmentShift = 20
     private static let segmentSize = 1 << segmentShift
     private static let maxSegments = 1 << (32 - segmentShift)
-    private static let hashBits: UInt64 = 0xFFFF_FFFF_0000_0000
 
     private var segments: [UnsafeMutableRawPointer] = []
     /// Bytes used in each full segment (all but the last).
     private var segmentEnds: [Int] = []
     /// Arena position of the next record: segment index << 20 | offset in the segment.
     private var end: UInt32 = 0
-    /// One word per slot: 0 when empty, else 32 bits of the id's hash (top bit set) above its 4-byte arena
-    /// position. The slot index comes from the stored hash, so growing never reads the arena or hashes
-    /// again, and a lookup reads the arena only when all 32 bits match.
-    private var slots: UnsafeMutableBufferPointer<UInt64>
+    /// 0 for an empty slot, else 0x80 | 7 bits of the hash: probing reads this small array only.
+    private var tags: UnsafeMutableBufferPointer<UInt8>
+    /// The arena position of each slot's record.
+    private var positions: UnsafeMutableBufferPointer<UInt32>
     private var mask: Int
     var count = 0
 
@@ -123,17 +122,18 @@ private struct Table {
     init(capacity: Int) {
         var size = 16
         while size * 3 / 4 < capacity { size <<= 1 }
-        slots = Self.emptySlots(size)
+        (tags, positions) = Self.emptyTable(size)
         mask = size - 1
     }
 
     func deallocateSegments() {
         for segment in segments { segment.deallocate() }
-        slots.deallocate()
+        tags.deallocate()
+        positions.deallocate()
     }
 
     var memoryFootprint: Int {
-        segments.count * Self.segmentSize + slots.count * MemoryLayout<UInt64>.size
+        segments.count * Self.segmentSize + tags.count * (MemoryLayout<UInt8>.size + MemoryLayout<UInt32>.size)
     }
 
     func contains(_ id: UnsafeRawBufferPointer) -> Bool {
@@ -143,8 +143,9 @@ private struct Table {
     mutating func insert(_ id: UnsafeRawBufferPointer) -> IDSet.InsertResult {
         let hash = Self.hash(id)
         let (found, slot) = find(id, hash: hash)
-        if found { return .duplicate(page: page(of: UInt32(truncatingIfNeeded: slots[slot]))) }
-        slots[slot] = UInt64(hash) << 32 | UInt64(append(id))
+        if found { return .duplicate(page: page(of: positions[slot])) }
+        tags[slot] = Self.tag(hash)
+        positions[slot] = append(id, hash: hash)
         openSlots?.append(slot)
         count += 1
         if count > (mask + 1) / 4 * 3 { grow() }
@@ -162,11 +163,10 @@ private struct Table {
         let committedEnd = pageEnds.last ?? 0
         if let open = openSlots {
             // Linear probing: undoing inserts newest first restores the table exactly.
-            for slot in open.reversed() { slots[slot] = 0 }
+            for slot in open.reversed() { tags[slot] = 0 }
         } else {
-            // The table grew during the page: rebuild it from the committed entries (arena positions only
-            // grow, so the page's records are those at or past its start).
-            rebuild(size: slots.count) { UInt32(truncatingIfNeeded: $0) < committedEnd }
+            // The table grew during the page: rebuild it from the committed records.
+            rebuild(size: tags.count, upTo: committedEnd)
         }
         count = countAtCommit
         openSlots = []
@@ -178,58 +178,73 @@ private struct Table {
 
     // MARK: - Table
 
-    /// 32 bits of the id's hash with the top bit set, so that a filled slot is never 0. The hash is the
-    /// standard library's `Hasher` (SipHash-1-3, seeded per process).
+    /// 32 bits of the standard library's `Hasher` (SipHash-1-3, seeded per process). The slot and the tag
+    /// both come from these bits, which the arena keeps with the id, so growing never hashes again.
     @inline(__always)
     private static func hash(_ id: UnsafeRawBufferPointer) -> UInt32 {
         var hasher = Hasher()
         hasher.combine(bytes: id)
-        return UInt32(truncatingIfNeeded: hasher.finalize()) | 0x8000_0000
+        return UInt32(truncatingIfNeeded: hasher.finalize())
     }
 
-    private static func emptySlots(_ size: Int) -> UnsafeMutableBufferPointer<UInt64> {
-        let slots = UnsafeMutableBufferPointer<UInt64>.allocate(capacity: size)
-        slots.initialize(repeating: 0)
-        return slots
+    @inline(__always)
+    private static func tag(_ hash: UInt32) -> UInt8 {
+        UInt8(truncatingIfNeeded: hash >> 25) | 0x80
+    }
+
+    private static func emptyTable(
+        _ size: Int
+    ) -> (UnsafeMutableBufferPointer<UInt8>, UnsafeMutableBufferPointer<UInt32>) {
+        let tags = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: size)
+        tags.initialize(repeating: 0)
+        let positions = UnsafeMutableBufferPointer<UInt32>.allocate(capacity: size)
+        positions.initialize(repeating: 0)
+        return (tags, positions)
     }
 
     /// The slot holding `id`, or the empty slot where it would go.
     @inline(__always)
     private func find(_ id: UnsafeRawBufferPointer, hash: UInt32) -> (found: Bool, slot: Int) {
-        let key = UInt64(hash) << 32
+        let tag = Self.tag(hash)
         var slot = Int(hash) & mask
         while true {
-            let word = slots[slot]
-            if word == 0 { return (false, slot) }
-            if word & Self.hashBits == key && recordEquals(UInt32(truncatingIfNeeded: word), id) {
-                return (true, slot)
-            }
+            let slotTag = tags[slot]
+            if slotTag == 0 { return (false, slot) }
+            if slotTag == tag && recordEquals(positions[slot], id) { return (true, slot) }
             slot = (slot + 1) & mask
         }
     }
 
     private mutating func grow() {
-        rebuild(size: slots.count * 2) { _ in true }
+        rebuild(size: tags.count * 2, upTo: end)
         openSlots = nil
     }
 
-    /// Replaces the table with an empty one of `size` slots holding the entries that `keep` accepts.
-    private mutating func rebuild(size: Int, keeping keep: (UInt64) -> Bool) {
-        let old = slots
-        slots = Self.emptySlots(size)
+    /// Replaces the table with one of `size` slots holding the records before `limit`, read in arena
+    /// order with their stored hashes.
+    private mutating func rebuild(size: Int, upTo limit: UInt32) {
+        tags.deallocate()
+        positions.deallocate()
+        (tags, positions) = Self.emptyTable(size)
         mask = size - 1
-        for word in old where word != 0 && keep(word) {
-            var slot = Int(word >> 32) & mask
-            while slots[slot] != 0 { slot = (slot + 1) & mask }
-            slots[slot] = word
+        forEachRecord(upTo: limit) { position, hash in
+            var slot = Int(hash) & mask
+            while tags[slot] != 0 { slot = (slot + 1) & mask }
+            tags[slot] = Self.tag(hash)
+            positions[slot] = position
         }
-        old.deallocate()
     }
 
     // MARK: - Arena
 
-    private mutating func append(_ id: UnsafeRawBufferPointer) -> UInt32 {
-        let recordSize = (id.count < 0x80 ? 1 : id.count < 0x4000 ? 2 : 3) + id.count
+    /// Bytes of the record of an id of `count` bytes: 4 of hash, 1 to 3 of length, then the id.
+    @inline(__always)
+    private static func recordSize(_ count: Int) -> Int {
+        4 + (count < 0x80 ? 1 : count < 0x4000 ? 2 : 3) + count
+    }
+
+    private mutating func append(_ id: UnsafeRawBufferPointer, hash: UInt32) -> UInt32 {
+        let recordSize = Self.recordSize(id.count)
         var segment = Int(end >> UInt32(Self.segmentShift))
         var offset = Int(end) & (Self.segmentSize - 1)
         if segment == segments.count || offset + recordSize > Self.segmentSize {
@@ -244,8 +259,9 @@ private struct Table {
             segments.append(UnsafeMutableRawPointer.allocate(byteCount: Self.segmentSize, alignment: 16))
         }
         let base = segments[segment] + offset
+        base.storeBytes(of: hash, as: UInt32.self)
         var length = id.count
-        var cursor = 0
+        var cursor = 4
         repeat {
             let more = length >= 0x80
             base.storeBytes(
@@ -260,14 +276,15 @@ private struct Table {
         return position
     }
 
+    /// The stored hash and the id of the record at `position`.
     @inline(__always)
-    private func record(at position: UInt32) -> UnsafeRawBufferPointer {
+    private func record(at position: UInt32) -> (hash: UInt32, id: UnsafeRawBufferPointer) {
         let base =
             UnsafeRawPointer(segments[Int(position >> UInt32(Self.segmentShift))])
             + Int(position & UInt32(Self.segmentSize - 1))
         var length = 0
         var shift = 0
-        var cursor = 0
+        var cursor = 4
         while true {
             let byte = base.load(fromByteOffset: cursor, as: UInt8.self)
             length |= Int(byte & 0x7F) << shift
@@ -275,14 +292,30 @@ private struct Table {
             if byte & 0x80 == 0 { break }
             shift += 7
         }
-        return UnsafeRawBufferPointer(start: base + cursor, count: length)
+        return (base.loadUnaligned(as: UInt32.self), UnsafeRawBufferPointer(start: base + cursor, count: length))
     }
 
     @inline(__always)
     private func recordEquals(_ position: UInt32, _ id: UnsafeRawBufferPointer) -> Bool {
-        let stored = record(at: position)
+        let stored = record(at: position).id
         guard stored.count == id.count else { return false }
         return id.count == 0 || memcmp(stored.baseAddress!, id.baseAddress!, id.count) == 0
+    }
+
+    /// Calls `body` with the position and stored hash of every record before `limit`, in arena order.
+    private func forEachRecord(upTo limit: UInt32, _ body: (UInt32, UInt32) -> Void) {
+        var position = 0
+        while position < Int(limit) {
+            let segment = position >> Self.segmentShift
+            // A record never crosses a segment: after the last record of a full segment, go to the next.
+            if segment < segmentEnds.count && position & (Self.segmentSize - 1) == segmentEnds[segment] {
+                position = (segment + 1) << Self.segmentShift
+                continue
+            }
+            let (hash, id) = record(at: UInt32(position))
+            body(UInt32(position), hash)
+            position += Self.recordSize(id.count)
+        }
     }
 
     /// The 0-based committed page that holds the record at `position` (the open page is `committedPages`).
