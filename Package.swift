@@ -33,8 +33,10 @@ let package = Package(
 
         // MARK: - Libraries
 
+        /// The scanner's 64-bytes-at-a-time classifier (SSE2 / NEON / plain C), header only.
+        .target(name: "CJSONBlocks"),
         /// A push parser over yajl with hard limits; knows nothing about notes.
-        .target(name: "NotesJSON", dependencies: ["CYajl"], swiftSettings: swiftSettings),
+        .target(name: "NotesJSON", dependencies: ["CYajl", "CJSONBlocks"], swiftSettings: swiftSettings),
         /// The page contract: notes, cursors, the id set.
         .target(name: "NotesPage", dependencies: ["NotesJSON"], swiftSettings: swiftSettings),
         /// Walking a paginated endpoint: transport (libcurl on Linux), retries, cursors, the run's id set.
@@ -69,7 +71,7 @@ let package = Package(
         // MARK: - Tests
 
         .testTarget(name: "ArgumentParsingTests", dependencies: ["ArgumentParsing"], swiftSettings: swiftSettings),
-        .testTarget(name: "NotesJSONTests", dependencies: ["NotesJSON"], swiftSettings: swiftSettings),
+        .testTarget(name: "NotesJSONTests", dependencies: ["NotesJSON", "CJSONBlocks"], swiftSettings: swiftSettings),
         .testTarget(name: "NotesPageTests", dependencies: ["NotesPage"], swiftSettings: swiftSettings),
         .testTarget(name: "NotesFetchTests", dependencies: ["NotesFetch"], swiftSettings: swiftSettings),
         .testTarget(name: "NotesScreenTests", dependencies: ["NotesScreen"], swiftSettings: swiftSettings),

@@ -1,3 +1,5 @@
+internal import CJSONBlocks
+
 /// Follows the lexical state of a JSON text across chunk boundaries, so that limits and strict text rules
 /// hold before yajl sees a byte.
 ///
@@ -7,6 +9,12 @@
 /// key or number, counts nesting, and checks strings strictly (RFC 8259, RFC 3629), reporting the first
 /// offending byte. It does not check the grammar: that stays yajl's job, and the parser only reports a
 /// ``Violation`` when yajl accepted every byte before it.
+///
+/// Two paths give the same answers. Whole 64-byte blocks go through bit masks (``CJSONBlocks``
+/// classifies them): quotes that no escape covers toggle the in-string state by a prefix XOR, escapes and
+/// multi-byte sequences are checked whole, and a block is taken at once when nothing in it needs a closer
+/// look. Anything else (a rule or limit possibly broken, a sequence cut by the end of the chunk, the last
+/// bytes) goes byte by byte.
 struct JSONScanner {
     /// The first byte of a chunk that breaks a rule or a limit.
     struct Violation: Equatable {
@@ -45,6 +53,8 @@ struct JSONScanner {
     /// After ``scan(_:)``: the index just past a token that began in an earlier buffer and ended in this
     /// one; `nil` when there was none.
     private(set) var carriedTokenEnd: Int?
+    /// During ``scan(_:)``: where the current token began in the buffer (-1: in an earlier one).
+    private var tokenStart = 0
 
     /// Whether the text so far ends inside a string (its closing quote not yet seen).
     var isInsideString: Bool { mode == .string }
@@ -60,13 +70,148 @@ struct JSONScanner {
     mutating func scan(_ buffer: UnsafeRawBufferPointer) -> Violation? {
         var i = 0
         let count = buffer.count
-        var tokenStart = mode == .between ? 0 : -1
+        tokenStart = mode == .between ? 0 : -1
         carriedTokenEnd = nil
         defer { openTokenStart = mode == .between ? nil : tokenStart }
+        let blocks = maxTokenBytes >= 64
+        while i < count {
+            // Blocks while they are clean; a block that is not goes byte by byte, then blocks again.
+            var limit = count
+            if blocks {
+                if i + 64 <= count && escape == 0 && utf8Remaining == 0 && !highSurrogatePending {
+                    i = scanBlocks(buffer, from: i)
+                }
+                limit = min(count, i + 64)
+            }
+            if let violation = scanBytes(buffer, from: &i, to: limit) { return violation }
+        }
+        return nil
+    }
+
+    /// Scans whole 64-byte blocks from `start` (in a neutral state: no escape or UTF-8 sequence open) for as
+    /// long as each block is clean: every escape and multi-byte sequence valid, whole in the buffer and in a
+    /// string; no control byte, and no tab or line break in a string; a delimiter before every string; no
+    /// string, number or literal over the token limit; the nesting limit out of reach. A token can only
+    /// cross the limit (at least 64 here) where it crosses a block boundary, so that is where it is counted.
+    /// - Returns: Where byte-by-byte scanning goes on, with the state set for that position: the start
+    ///   (past any sequence begun in the block before) of the first block that is not clean, or of the
+    ///   bytes after the last whole block.
+    private mutating func scanBlocks(_ buffer: UnsafeRawBufferPointer, from start: Int) -> Int {
+        let count = buffer.count
+        guard let base = buffer.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return start }
+        var i = start
+        /// Bytes at the start of this block that belong to a sequence checked in the block before.
+        var skip = 0
+        /// Where the current token's bytes begin (after the quote for a string); negative in an earlier buffer.
+        var tokenBegin = start - tokenBytes
+        var carried = mode != .between && tokenStart < 0
+        var previousIsDelimiter = start > 0 ? Self.endsBareToken(buffer[start - 1]) : mode != .bare
+        defer {
+            let position = i + skip
+            if mode != .between {
+                tokenBytes = position - tokenBegin
+                tokenStart = carried ? -1 : mode == .string ? tokenBegin - 1 : tokenBegin
+            }
+        }
+        while i + 64 <= count {
+            let block = notes_json_classify(base + i)
+            let keep = ~UInt64(0) << UInt64(skip)
+
+            // Escapes and multi-byte sequences, checked whole; what they cover is masked out.
+            var sequences = (block.backslash | block.high) & keep
+            var starts: UInt64 = 0
+            var escapedQuotes: UInt64 = 0
+            var nextSkip = 0
+            while sequences != 0 {
+                let position = sequences.trailingZeroBitCount
+                let at = i + position
+                let length: Int
+                if buffer[at] == UInt8(ascii: "\\") {
+                    length = Self.escapeLength(buffer, at: at)
+                    if length == 0 { return i + skip }
+                    if buffer[at + 1] == UInt8(ascii: "\"") { escapedQuotes |= 2 << UInt64(position) }
+                } else {
+                    length = Self.utf8Length(buffer, at: at)
+                    if length == 0 { return i + skip }
+                }
+                starts |= 1 << UInt64(position)
+                let end = position + length
+                if end >= 64 {
+                    nextSkip = end - 64
+                    break
+                }
+                sequences &= ~UInt64(0) << UInt64(end)
+            }
+
+            // Bit k of `inside`: byte k is in a string (its opening quote included, its closing one not).
+            let quotes = block.quote & keep & ~escapedQuotes
+            var inside = quotes
+            inside ^= inside << 1
+            inside ^= inside << 2
+            inside ^= inside << 4
+            inside ^= inside << 8
+            inside ^= inside << 16
+            inside ^= inside << 32
+            if mode == .string { inside = ~inside }
+            let opening = quotes & inside
+            let closing = quotes & ~inside
+            let bare = ~block.delimiter & ~inside
+            let opens = block.open & ~inside
+            let clean =
+                starts & ~inside == 0 && block.control == 0 && block.space & inside == 0
+                && opening & ~(block.delimiter << 1 | (previousIsDelimiter ? 1 : 0)) == 0
+                && depth + opens.nonzeroBitCount <= maxDepth
+            guard clean else { return i + skip }
+
+            // The token open at the start of the block: where it ends, and whether it stayed under the limit.
+            var ended: Int?
+            switch mode {
+            case .string where closing != 0:
+                ended = i + closing.trailingZeroBitCount
+                if ended! - tokenBegin > maxTokenBytes { return i + skip }
+                ended! += 1
+            case .bare where ~bare != 0:
+                let delimiter = i + (~bare).trailingZeroBitCount
+                if delimiter - tokenBegin > maxTokenBytes { return i + skip }
+                ended = delimiter + 1  // yajl needs the byte after a number: it goes with the token
+            default:
+                break
+            }
+            // The token open at the end of the block.
+            var newMode = Mode.between
+            var newBegin = tokenBegin
+            if inside >> 63 != 0 {
+                newMode = .string
+                if opening != 0 { newBegin = i + 64 - opening.leadingZeroBitCount }
+            } else if bare >> 63 != 0 {
+                newMode = .bare
+                let run = (~bare).leadingZeroBitCount
+                if run < 64 || mode != .bare { newBegin = i + 64 - run }
+            }
+            // (A sequence running into the next block counts here: the next block may never come.)
+            if newMode != .between && i + 64 + nextSkip - newBegin > maxTokenBytes { return i + skip }
+
+            // The block is clean: take its state.
+            if carried, let ended {
+                carriedTokenEnd = ended
+                carried = false
+            }
+            depth += opens.nonzeroBitCount - (block.close & ~inside).nonzeroBitCount
+            mode = newMode
+            tokenBegin = newBegin
+            previousIsDelimiter = block.delimiter >> 63 != 0
+            skip = nextSkip
+            i += 64
+        }
+        return i + skip
+    }
+
+    /// Scans byte by byte from `i` to `limit` (or a little past it, to the end of a sequence).
+    private mutating func scanBytes(_ buffer: UnsafeRawBufferPointer, from i: inout Int, to count: Int) -> Violation? {
         while i < count {
             switch mode {
             case .string:
-                if let violation = scanString(buffer, from: &i) { return violation }
+                if let violation = scanString(buffer, from: &i, to: count) { return violation }
                 if mode == .between && tokenStart < 0 { carriedTokenEnd = i }
             case .bare:
                 // A number or literal runs to the next delimiter.
@@ -132,8 +277,7 @@ struct JSONScanner {
 
     /// Scans string bytes from `i` up to the closing quote or the end of the buffer.
     @inline(__always)
-    private mutating func scanString(_ buffer: UnsafeRawBufferPointer, from i: inout Int) -> Violation? {
-        let count = buffer.count
+    private mutating func scanString(_ buffer: UnsafeRawBufferPointer, from i: inout Int, to count: Int) -> Violation? {
         while i < count {
             // Fast path: a run of complete, valid characters and escapes, ASCII eight bytes at a time.
             if escape == 0 && utf8Remaining == 0 && !highSurrogatePending {
@@ -143,7 +287,7 @@ struct JSONScanner {
                     if tokenBytes + run > maxTokenBytes { return tokenTooLong(at: i + (maxTokenBytes - tokenBytes)) }
                     tokenBytes += run
                     i = j
-                    if i == count { return nil }
+                    if i >= count { return nil }
                 }
             }
 

@@ -30,7 +30,7 @@ fi
 # target, each with -sanitize=fuzzer,address (coverage and ASan in every module); lld links quietly.
 mkdir -p "$build"
 flags=(-swift-version 6 -enable-upcoming-feature ExistentialAny -enable-upcoming-feature InternalImportsByDefault
-    -parse-as-library -O -g -sanitize=fuzzer,address -I Sources/CYajl -I "$build")
+    -parse-as-library -O -g -sanitize=fuzzer,address -I Sources/CYajl -I Sources/CJSONBlocks/include -I "$build")
 echo "fuzz: building $build/fuzz-page"
 swiftc "${flags[@]}" -module-name NotesJSON -wmo -emit-module -emit-module-path "$build/NotesJSON.swiftmodule" \
     -c Sources/NotesJSON/*.swift -o "$build/NotesJSON.o"

@@ -1,0 +1,113 @@
+#ifndef NOTES_JSON_BLOCKS_H
+#define NOTES_JSON_BLOCKS_H
+
+// Classifies 64 bytes of JSON text at once into bit masks (bit i for byte i), for JSONScanner's fast
+// path. SSE2 on x86-64 (its baseline), NEON on arm64, plain C elsewhere; all three give the same masks.
+
+#include <stdint.h>
+#include <string.h>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#elif defined(__ARM_NEON)
+#include <arm_neon.h>
+#endif
+
+typedef struct {
+    uint64_t quote;      // "
+    uint64_t backslash;  // '\'
+    uint64_t high;       // 0x80 or more
+    uint64_t control;    // below 0x20, except tab, line feed and carriage return
+    uint64_t space;      // tab, line feed, carriage return: whitespace, but not inside a string
+    uint64_t delimiter;  // ends a number or literal: 0x20 or less, , : " [ ] { }
+    uint64_t open;       // [ {
+    uint64_t close;      // ] }
+} notes_json_block;
+
+#if defined(__SSE2__)
+static inline uint64_t notes_json_mask16(__m128i match, int shift) {
+    return (uint64_t)(uint16_t)_mm_movemask_epi8(match) << shift;
+}
+#elif defined(__ARM_NEON)
+static inline uint64_t notes_json_mask16(uint8x16_t match, int shift) {
+    // One bit per byte: keep a different bit of each lane, then add the lanes of each half.
+    static const uint8_t weights[16] = {1, 2, 4, 8, 16, 32, 64, 128, 1, 2, 4, 8, 16, 32, 64, 128};
+    uint8x16_t bits = vandq_u8(match, vld1q_u8(weights));
+    uint64_t low = vaddv_u8(vget_low_u8(bits));
+    uint64_t high = vaddv_u8(vget_high_u8(bits));
+    return (low | high << 8) << shift;
+}
+#endif
+
+static inline notes_json_block notes_json_classify(const uint8_t *bytes) {
+    notes_json_block block = {0, 0, 0, 0, 0, 0, 0, 0};
+#if defined(__SSE2__)
+    const __m128i quote = _mm_set1_epi8('"'), backslash = _mm_set1_epi8('\\');
+    const __m128i tab = _mm_set1_epi8('\t'), line_feed = _mm_set1_epi8('\n'), carriage = _mm_set1_epi8('\r');
+    const __m128i below_space = _mm_set1_epi8(0x1F), space = _mm_set1_epi8(0x20), fold = _mm_set1_epi8(0x20);
+    const __m128i comma = _mm_set1_epi8(','), colon = _mm_set1_epi8(':');
+    const __m128i open = _mm_set1_epi8('{'), close = _mm_set1_epi8('}');
+    for (int part = 0; part < 4; part++) {
+        __m128i text = _mm_loadu_si128((const __m128i *)(bytes + 16 * part));
+        int shift = 16 * part;
+        __m128i is_quote = _mm_cmpeq_epi8(text, quote);
+        block.quote |= notes_json_mask16(is_quote, shift);
+        block.backslash |= notes_json_mask16(_mm_cmpeq_epi8(text, backslash), shift);
+        block.high |= (uint64_t)(uint16_t)_mm_movemask_epi8(text) << shift;
+        __m128i is_space = _mm_or_si128(_mm_cmpeq_epi8(text, tab),
+                                        _mm_or_si128(_mm_cmpeq_epi8(text, line_feed), _mm_cmpeq_epi8(text, carriage)));
+        __m128i is_control = _mm_andnot_si128(is_space, _mm_cmpeq_epi8(_mm_min_epu8(text, below_space), text));
+        block.control |= notes_json_mask16(is_control, shift);
+        block.space |= notes_json_mask16(is_space, shift);
+        __m128i folded = _mm_or_si128(text, fold);  // [ and { fold to {, ] and } to }
+        __m128i is_open = _mm_cmpeq_epi8(folded, open), is_close = _mm_cmpeq_epi8(folded, close);
+        block.open |= notes_json_mask16(is_open, shift);
+        block.close |= notes_json_mask16(is_close, shift);
+        __m128i delimiter = _mm_or_si128(
+            _mm_or_si128(_mm_cmpeq_epi8(_mm_min_epu8(text, space), text), is_quote),
+            _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(text, comma), _mm_cmpeq_epi8(text, colon)),
+                         _mm_or_si128(is_open, is_close)));
+        block.delimiter |= notes_json_mask16(delimiter, shift);
+    }
+#elif defined(__ARM_NEON)
+    for (int part = 0; part < 4; part++) {
+        uint8x16_t text = vld1q_u8(bytes + 16 * part);
+        int shift = 16 * part;
+        uint8x16_t is_quote = vceqq_u8(text, vdupq_n_u8('"'));
+        block.quote |= notes_json_mask16(is_quote, shift);
+        block.backslash |= notes_json_mask16(vceqq_u8(text, vdupq_n_u8('\\')), shift);
+        block.high |= notes_json_mask16(vcgeq_u8(text, vdupq_n_u8(0x80)), shift);
+        uint8x16_t is_space = vorrq_u8(vceqq_u8(text, vdupq_n_u8('\t')),
+                                       vorrq_u8(vceqq_u8(text, vdupq_n_u8('\n')), vceqq_u8(text, vdupq_n_u8('\r'))));
+        block.control |= notes_json_mask16(vbicq_u8(vcltq_u8(text, vdupq_n_u8(0x20)), is_space), shift);
+        block.space |= notes_json_mask16(is_space, shift);
+        uint8x16_t folded = vorrq_u8(text, vdupq_n_u8(0x20));
+        uint8x16_t is_open = vceqq_u8(folded, vdupq_n_u8('{')), is_close = vceqq_u8(folded, vdupq_n_u8('}'));
+        block.open |= notes_json_mask16(is_open, shift);
+        block.close |= notes_json_mask16(is_close, shift);
+        uint8x16_t delimiter = vorrq_u8(
+            vorrq_u8(vcleq_u8(text, vdupq_n_u8(0x20)), is_quote),
+            vorrq_u8(vorrq_u8(vceqq_u8(text, vdupq_n_u8(',')), vceqq_u8(text, vdupq_n_u8(':'))),
+                     vorrq_u8(is_open, is_close)));
+        block.delimiter |= notes_json_mask16(delimiter, shift);
+    }
+#else
+    for (int i = 0; i < 64; i++) {
+        uint8_t byte = bytes[i], folded = byte | 0x20;
+        uint64_t bit = (uint64_t)1 << i;
+        if (byte == '"') block.quote |= bit;
+        if (byte == '\\') block.backslash |= bit;
+        if (byte >= 0x80) block.high |= bit;
+        int is_space = byte == '\t' || byte == '\n' || byte == '\r';
+        if (byte < 0x20 && !is_space) block.control |= bit;
+        if (is_space) block.space |= bit;
+        if (folded == '{') block.open |= bit;
+        if (folded == '}') block.close |= bit;
+        if (byte <= 0x20 || byte == '"' || byte == ',' || byte == ':' || folded == '{' || folded == '}')
+            block.delimiter |= bit;
+    }
+#endif
+    return block;
+}
+
+#endif

@@ -1,0 +1,204 @@
+import CJSONBlocks
+import NotesJSON
+import Testing
+
+/// The scanner reads whole 64-byte blocks by bit masks and everything else byte by byte; these tests hold
+/// the two paths to the same answers.
+@Suite("The scanner's 64-byte blocks")
+struct BlockScanTests {
+    @Test("The classifier's masks match a byte-by-byte reading of the same 64 bytes")
+    func classifier() {
+        var random = SplitMix64(seed: 7)
+        // Every byte value, then random blocks biased towards the bytes that matter.
+        var blocks: [[UInt8]] = (0..<4).map { part in (0..<64).map { UInt8(part * 64 + $0) } }
+        let interesting: [UInt8] =
+            Array(#""\,:[]{} tnr0-e"#.utf8) + [0x09, 0x0A, 0x0B, 0x0C, 0x0D, 0x1F, 0x20, 0x7F, 0x80, 0xFF]
+        for _ in 0..<5_000 {
+            blocks.append(
+                (0..<64).map { _ in
+                    random.next() % 2 == 0
+                        ? interesting[Int(random.next() % UInt64(interesting.count))]
+                        : UInt8(truncatingIfNeeded: random.next())
+                })
+        }
+        for block in blocks {
+            let masks = block.withUnsafeBufferPointer { notes_json_classify($0.baseAddress!) }
+            let expected = reference(block)
+            #expect(masks.quote == expected.quote, "quote \(block)")
+            #expect(masks.backslash == expected.backslash, "backslash \(block)")
+            #expect(masks.high == expected.high, "high \(block)")
+            #expect(masks.control == expected.control, "control \(block)")
+            #expect(masks.space == expected.space, "space \(block)")
+            #expect(masks.delimiter == expected.delimiter, "delimiter \(block)")
+            #expect(masks.open == expected.open, "open \(block)")
+            #expect(masks.close == expected.close, "close \(block)")
+        }
+    }
+
+    private func reference(_ block: [UInt8]) -> notes_json_block {
+        var masks = notes_json_block()
+        for (index, byte) in block.enumerated() {
+            let bit = UInt64(1) << UInt64(index)
+            let space = byte == 0x09 || byte == 0x0A || byte == 0x0D
+            if byte == UInt8(ascii: "\"") { masks.quote |= bit }
+            if byte == UInt8(ascii: "\\") { masks.backslash |= bit }
+            if byte >= 0x80 { masks.high |= bit }
+            if byte < 0x20 && !space { masks.control |= bit }
+            if space { masks.space |= bit }
+            if byte <= 0x20 || Array(#"",:[]{}"#.utf8).contains(byte) { masks.delimiter |= bit }
+            if byte == UInt8(ascii: "[") || byte == UInt8(ascii: "{") { masks.open |= bit }
+            if byte == UInt8(ascii: "]") || byte == UInt8(ascii: "}") { masks.close |= bit }
+        }
+        return masks
+    }
+
+    @Test(
+        "Random documents, valid and broken, give the same outcome whole (blocks) and in small chunks (bytes)",
+        arguments: [64, 100, 300]
+    )
+    func wholeVersusChunked(maxTokenBytes: Int) {
+        var random = SplitMix64(seed: UInt64(maxTokenBytes))
+        let limits = JSONLimits(maxDocumentBytes: 1 << 20, maxTokenBytes: maxTokenBytes, maxDepth: 12)
+        var rejected = 0
+        for index in 0..<600 {
+            var maker = DocumentMaker(random: random.next(), tokenLimit: maxTokenBytes)
+            let document = maker.document()
+            let whole = parse([document[...]], limits: limits)
+            if case .rejected = whole { rejected += 1 }
+            var chunks: [ArraySlice<UInt8>] = []
+            var offset = 0
+            while offset < document.count {
+                let size = Int(random.next() % 63) + 1  // always under a block: byte by byte only
+                chunks.append(document[offset..<min(document.count, offset + size)])
+                offset += size
+            }
+            let chunked = parse(chunks, limits: limits)
+            #expect(whole == chunked, "document \(index): \(String(decoding: document, as: UTF8.self))")
+        }
+        // Both kinds were exercised.
+        #expect(rejected > 60 && rejected < 540, "\(rejected) of 600 rejected")
+    }
+}
+
+/// Deterministic random numbers (SplitMix64).
+struct SplitMix64 {
+    var state: UInt64
+
+    init(seed: UInt64) { state = seed }
+
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
+
+/// Builds JSON-like documents that cross 64-byte blocks in every way: long and short strings with escapes
+/// and multi-byte text, long numbers, literals, nesting; now and then a broken piece (a bad escape or
+/// sequence, a control byte, a lone surrogate, glued tokens, a missing quote).
+private struct DocumentMaker {
+    var random: SplitMix64
+    let tokenLimit: Int
+    var bytes: [UInt8] = []
+
+    init(random seed: UInt64, tokenLimit: Int) {
+        random = SplitMix64(seed: seed)
+        self.tokenLimit = tokenLimit
+    }
+
+    private mutating func chance(_ percent: UInt64) -> Bool { random.next() % 100 < percent }
+
+    private mutating func pick<T>(_ items: [T]) -> T { items[Int(random.next() % UInt64(items.count))] }
+
+    mutating func document() -> [UInt8] {
+        bytes = []
+        switch random.next() % 8 {
+        case 0:
+            // Deep nesting, around the depth limit.
+            let depth = Int(random.next() % 8) + 8
+            bytes = Array(repeating: UInt8(ascii: "["), count: depth)
+            value(depth: 14)
+            bytes.append(contentsOf: Array(repeating: UInt8(ascii: "]"), count: depth))
+        case 1:
+            // One long string, maybe cut short: its end lands anywhere in a block, inside a sequence or not.
+            bytes.append(UInt8(ascii: "\""))
+            for _ in 0..<Int(random.next() % 80) { piece() }
+            if chance(50) { bytes.append(UInt8(ascii: "\"")) }
+        case 2:
+            // A string or number of the token limit give or take one byte, anywhere in a block.
+            let length = tokenLimit + Int(random.next() % 3) - 1
+            // Half the time the token ends within two bytes of a block boundary.
+            let padding = chance(50) ? Int(random.next() % 64) : (128 - (2 + length) % 64 + Int(random.next() % 3)) % 64
+            bytes = Array(repeating: UInt8(ascii: " "), count: padding) + [UInt8(ascii: "[")]
+            if chance(50) {
+                bytes.append(UInt8(ascii: "\""))
+                bytes.append(contentsOf: repeatElement(UInt8(ascii: "s"), count: length))
+                bytes.append(UInt8(ascii: "\""))
+            } else {
+                bytes.append(contentsOf: repeatElement(UInt8(ascii: "7"), count: length))
+            }
+            bytes.append(UInt8(ascii: "]"))
+        case 3:
+            // Bytes that belong in strings, outside one.
+            bytes = Array("[1, ".utf8) + pick([Array(#"\"x""#.utf8), Array(#"\\"#.utf8), Array("é".utf8), [0xFF]])
+            bytes.append(contentsOf: Array(", 2]".utf8) + Array(repeating: UInt8(ascii: " "), count: 64))
+        default:
+            value(depth: 0)
+        }
+        if chance(10) { bytes.append(contentsOf: pick([[0x20], [0x0C], Array(" \"x".utf8), Array("1".utf8)])) }
+        return bytes
+    }
+
+    private mutating func value(depth: Int) {
+        switch random.next() % 10 {
+        case 0...3 where depth < 14: container(depth: depth, object: chance(50))
+        case 0...5: string()
+        case 6, 7: number()
+        default: bytes.append(contentsOf: Array(pick(["true", "false", "null", "truex", "nul"]).utf8))
+        }
+    }
+
+    private mutating func container(depth: Int, object: Bool) {
+        bytes.append(object ? UInt8(ascii: "{") : UInt8(ascii: "["))
+        let count = Int(random.next() % 6)
+        for index in 0..<count where bytes.count < 4_000 {
+            if index > 0 { bytes.append(contentsOf: Array(pick([",", ", ", ",\n", "\t,"]).utf8)) }
+            if object {
+                string()
+                bytes.append(contentsOf: Array(pick([":", ": ", " :"]).utf8))
+            }
+            value(depth: depth + 1)
+        }
+        bytes.append(object ? UInt8(ascii: "}") : UInt8(ascii: "]"))
+    }
+
+    private mutating func number() {
+        let digits = chance(20) ? Int(random.next() % 400) + 1 : Int(random.next() % 8) + 1
+        if chance(30) { bytes.append(UInt8(ascii: "-")) }
+        for _ in 0..<digits { bytes.append(UInt8(ascii: "0") + UInt8(random.next() % 10)) }
+        if chance(20) { bytes.append(contentsOf: Array(pick([".5", "e10", "E-3", ".25e+7", "x", "\"s\""]).utf8)) }
+    }
+
+    private mutating func string() {
+        bytes.append(UInt8(ascii: "\""))
+        let pieces = chance(25) ? Int(random.next() % 120) : Int(random.next() % 8)
+        for _ in 0..<pieces { piece() }
+        if !chance(2) { bytes.append(UInt8(ascii: "\"")) }
+    }
+
+    private mutating func piece() {
+        let good: [[UInt8]] = [
+            Array("plain text ".utf8), Array("abc".utf8), Array("é".utf8), Array("東京".utf8), Array("😀".utf8),
+            Array(#"\n"#.utf8), Array(#"\""#.utf8), Array(#"\\"#.utf8), Array(#"\/"#.utf8), Array(#"\u00e9"#.utf8),
+            Array(#"\ud83d\ude00"#.utf8), Array("{[,:]}".utf8), Array(String(repeating: "x", count: 61).utf8),
+        ]
+        let bad: [[UInt8]] = [
+            Array(#"\x"#.utf8), Array(#"\ud800"#.utf8), Array(#"\udc00x"#.utf8), Array(#"\u12g4"#.utf8),
+            [0xC0, 0xAF], [0xED, 0xA0, 0x80], [0xF4, 0x90, 0x80, 0x80], [0xE2, 0x82], [0xFF], [0x80],
+            [0x09], [0x01], [0x0C],
+        ]
+        bytes.append(contentsOf: chance(3) ? pick(bad) : pick(good))
+    }
+}
