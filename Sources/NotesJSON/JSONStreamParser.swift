@@ -36,6 +36,19 @@ public struct JSONStreamParser: ~Copyable {
     /// Parses the next chunk; an empty chunk is allowed and does nothing.
     /// - Throws: ``JSONError`` for the first invalid byte, limit or handler stop; then again on every call.
     public mutating func feed(_ chunk: UnsafeRawBufferPointer) throws(JSONError) {
+        // A large chunk goes through in pieces, so that yajl reads each piece while the scanner's pass has
+        // left it in the cache. Nothing depends on where a body is cut, so nothing else changes.
+        var rest = chunk
+        while rest.count > Self.pieceBytes {
+            try feedPiece(UnsafeRawBufferPointer(rebasing: rest[..<Self.pieceBytes]))
+            rest = UnsafeRawBufferPointer(rebasing: rest[Self.pieceBytes...])
+        }
+        try feedPiece(rest)
+    }
+
+    private static let pieceBytes = 64 << 10
+
+    private mutating func feedPiece(_ chunk: UnsafeRawBufferPointer) throws(JSONError) {
         if let failure { throw failure }
         precondition(!finished, "feed(_:) after finish()")
 
