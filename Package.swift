@@ -61,9 +61,11 @@ let package = Package(
 
         /// The ceiling: yajl with no-op callbacks, in C.
         .target(name: "YajlNoop", dependencies: ["CYajl"], path: "Benchmarks/YajlNoop"),
+        /// Counts heap allocations (glibc): its malloc and friends interpose the C library's.
+        .target(name: "AllocationCounter", path: "Benchmarks/AllocationCounter"),
         .executableTarget(
             name: "benchmarks",
-            dependencies: ["NotesPage", "YajlNoop", "ArgumentParsing"],
+            dependencies: ["NotesPage", "YajlNoop", "AllocationCounter", "ArgumentParsing"],
             path: "Benchmarks/benchmarks",
             swiftSettings: swiftSettings
         ),

@@ -75,6 +75,9 @@ struct Figures: Codable {
     /// p50 time over the slower of its ceilings' p50 times (lower is better); nil without a ceiling.
     var ratio: Double?
     var samples: Int
+    /// Heap allocations of the measured part (the fewest of the samples); nil for commands, or where the
+    /// platform cannot count them.
+    var allocations: Int?
 }
 
 /// Runs benchmarks: a warm-up and `samples` measured runs each, every run a child process.
@@ -129,6 +132,10 @@ struct Harness {
             }
             return run.peakResident
         }
+        let allocations = runs.compactMap { run -> Int? in
+            guard case .workload = benchmark.run, let data = run.output.data(using: .utf8) else { return nil }
+            return (try? JSONDecoder().decode(WorkloadResult.self, from: data))?.allocations
+        }
         let p50 = percentile(times, 0.5)
         let size = benchmark.size(inputs)
         let ceilings = benchmark.ceiling.compactMap { known[$0]?.wallP50 }
@@ -140,7 +147,8 @@ struct Harness {
             megabytesPerSecond: p50 > 0 ? Double(size.bytes) / 1e6 / p50 : 0,
             notesPerSecond: p50 > 0 ? Double(size.notes) / p50 : 0,
             ratio: ceilings.isEmpty ? nil : p50 / ceilings.max()!,
-            samples: runs.count
+            samples: runs.count,
+            allocations: allocations.min()
         )
     }
 

@@ -70,6 +70,11 @@ func render(_ order: [String], _ results: [String: Figures], format: Format, tit
     text += table("Peak resident memory (each benchmark in its own process)", ["peak"]) {
         [String(format: "%.1f MiB", Double($0.peakResident) / 1_048_576)]
     }
+    text += table("Heap allocations (measured part; in-process benchmarks, glibc)", ["count", "per note"]) {
+        guard let count = $0.allocations else { return ["—", "—"] }
+        let notes = $0.notesPerSecond * $0.wallP50
+        return ["\(count)", notes >= 1 ? String(format: "%.2f", Double(count) / notes) : "—"]
+    }
     return text
 }
 

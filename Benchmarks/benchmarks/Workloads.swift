@@ -1,3 +1,4 @@
+import AllocationCounter
 import Foundation
 import NotesPage
 import YajlNoop
@@ -10,6 +11,20 @@ struct WorkloadResult: Codable {
     var bytes: Int
     /// The process's high-water mark of resident memory (`VmHWM`), in bytes.
     var peakResident: Int = 0
+    /// Heap allocations during the measured part, where the platform can count them.
+    var allocations: Int?
+}
+
+/// Heap allocations this thread has made so far; `nil` where they cannot be counted.
+func allocationsSoFar() -> Int? {
+    let count = notes_allocations()
+    return count < 0 ? nil : count
+}
+
+/// The allocations made since `start` (a value of ``allocationsSoFar()``).
+func allocations(since start: Int?) -> Int? {
+    guard let start, let now = allocationsSoFar() else { return nil }
+    return now - start
 }
 
 /// This process's `VmHWM` from `/proc/self/status`, in bytes. (`ru_maxrss` from `wait4` will not do: a
@@ -46,10 +61,12 @@ enum Workload: String, CaseIterable {
     }
 
     private static func yajl(_ page: [UInt8], chunk: Int) -> WorkloadResult {
+        let allocated = allocationsSoFar()
         let start = now()
         let events = page.withUnsafeBufferPointer { yajl_noop_parse($0.baseAddress, $0.count, chunk) }
         precondition(events > 0, "yajl rejected the page")
-        return WorkloadResult(seconds: now() - start, notes: 0, bytes: page.count)
+        return WorkloadResult(
+            seconds: now() - start, notes: 0, bytes: page.count, allocations: allocations(since: allocated))
     }
 
     /// What the naive client does: JSONDecoder into `[Note]`, then a `Set<String>` of ids.
@@ -62,11 +79,14 @@ enum Workload: String, CaseIterable {
             var notes: [Note]
         }
         let data = Data(page)
+        let allocated = allocationsSoFar()
         let start = now()
         let decoded = try! JSONDecoder().decode(Page.self, from: data)
         var ids = Set<String>()
         for note in decoded.notes { precondition(ids.insert(note.id).inserted, "duplicate id") }
-        return WorkloadResult(seconds: now() - start, notes: decoded.notes.count, bytes: page.count)
+        return WorkloadResult(
+            seconds: now() - start, notes: decoded.notes.count, bytes: page.count,
+            allocations: allocations(since: allocated))
     }
 
     private static func decode(_ page: [UInt8], chunk: Int, keepsJSON: Bool) -> WorkloadResult {
@@ -78,6 +98,7 @@ enum Workload: String, CaseIterable {
         var decoder = PageDecoder(configuration: configuration, ids: ids)
         var notes: [Note] = []
         var count = 0
+        let allocated = allocationsSoFar()
         let start = now()
         page.withUnsafeBytes { bytes in
             var offset = 0
@@ -91,7 +112,8 @@ enum Workload: String, CaseIterable {
         }
         _ = try! decoder.finish(into: &notes)
         count += notes.count
-        return WorkloadResult(seconds: now() - start, notes: count, bytes: page.count)
+        return WorkloadResult(
+            seconds: now() - start, notes: count, bytes: page.count, allocations: allocations(since: allocated))
     }
 
     /// The id set alone: as many ids as the page has bytes / 177 (a note's average size).
@@ -99,6 +121,7 @@ enum Workload: String, CaseIterable {
         let total = max(1, bytes / 177)
         let ids = IDSet()
         var id = Array("note-0000000000000000".utf8)
+        let allocated = allocationsSoFar()
         let start = now()
         for index in 0..<total {
             var value = index
@@ -108,7 +131,8 @@ enum Workload: String, CaseIterable {
             }
             id.withUnsafeBytes { _ = ids.insert($0) }
         }
-        return WorkloadResult(seconds: now() - start, notes: total, bytes: total * id.count)
+        return WorkloadResult(
+            seconds: now() - start, notes: total, bytes: total * id.count, allocations: allocations(since: allocated))
     }
 }
 
