@@ -338,17 +338,8 @@ struct JSONScanner {
             } else if byte < 0x20 {
                 return invalid(at: i, "control character \(Self.hex(byte)) in string")
             } else {
-                // A lead byte of a multi-byte sequence (RFC 3629, table 3-7 of Unicode).
-                switch byte {
-                case 0xC2...0xDF: utf8Remaining = 1
-                case 0xE0: (utf8Remaining, utf8Low) = (2, 0xA0)
-                case 0xE1...0xEC, 0xEE...0xEF: utf8Remaining = 2
-                case 0xED: (utf8Remaining, utf8High) = (2, 0x9F)
-                case 0xF0: (utf8Remaining, utf8Low) = (3, 0x90)
-                case 0xF1...0xF3: utf8Remaining = 3
-                case 0xF4: (utf8Remaining, utf8High) = (3, 0x8F)
-                default: return invalid(at: i, "invalid UTF-8 in string")
-                }
+                guard let lead = Self.utf8Lead(byte) else { return invalid(at: i, "invalid UTF-8 in string") }
+                (utf8Remaining, utf8Low, utf8High) = (lead.continuations, lead.low, lead.high)
             }
             tokenBytes += 1
             if tokenBytes > maxTokenBytes { return tokenTooLong(at: i) }
@@ -384,25 +375,29 @@ struct JSONScanner {
         }
     }
 
+    /// What a lead byte of a multi-byte UTF-8 sequence asks of the bytes after it (RFC 3629, table 3-7 of
+    /// Unicode): how many continuation bytes, and the range of the first; `nil` when it cannot lead one.
+    @inline(__always)
+    private static func utf8Lead(_ byte: UInt8) -> (continuations: UInt8, low: UInt8, high: UInt8)? {
+        switch byte {
+        case 0xC2...0xDF: return (1, 0x80, 0xBF)
+        case 0xE0: return (2, 0xA0, 0xBF)
+        case 0xE1...0xEC, 0xEE...0xEF: return (2, 0x80, 0xBF)
+        case 0xED: return (2, 0x80, 0x9F)
+        case 0xF0: return (3, 0x90, 0xBF)
+        case 0xF1...0xF3: return (3, 0x80, 0xBF)
+        case 0xF4: return (3, 0x80, 0x8F)
+        default: return nil
+        }
+    }
+
     /// The length of the valid UTF-8 sequence whose lead byte (0xC2 or more) is at `i`, or 0 when it is
     /// invalid or cut by the end of the buffer.
     @inline(__always)
     private static func utf8Length(_ buffer: UnsafeRawBufferPointer, at i: Int) -> Int {
         let count = buffer.count
-        let lead = buffer[i]
-        var low: UInt8 = 0x80
-        var high: UInt8 = 0xBF
-        let length: Int
-        switch lead {
-        case 0xC2...0xDF: length = 2
-        case 0xE0: (length, low) = (3, 0xA0)
-        case 0xE1...0xEC, 0xEE...0xEF: length = 3
-        case 0xED: (length, high) = (3, 0x9F)
-        case 0xF0: (length, low) = (4, 0x90)
-        case 0xF1...0xF3: length = 4
-        case 0xF4: (length, high) = (4, 0x8F)
-        default: return 0
-        }
+        guard let lead = utf8Lead(buffer[i]) else { return 0 }
+        let (length, low, high) = (Int(lead.continuations) + 1, lead.low, lead.high)
         guard i + length <= count else { return 0 }
         let second = buffer[i + 1]
         guard second >= low && second <= high else { return 0 }
