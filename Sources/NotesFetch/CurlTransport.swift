@@ -44,7 +44,9 @@ public final class CurlTransport: HTTPTransport, @unchecked Sendable {
                 outcome.result = Result { () throws(TransportError) in try transport.easy.perform(request, exchange) }
                 handOff.finish()
             }
-            // The receiver runs here, on the caller's thread, while the transfer thread reads ahead.
+            // The receiver runs here, on the caller's thread, while the transfer thread reads ahead. Every
+            // event is taken and released up to `.end`, even after a stop: the transfer thread may be waiting
+            // for a slot, and the hand-off must not go away while it does.
             var receiverStopped = false
             var cancelled = false
             while true {
@@ -94,6 +96,9 @@ private final class Forwarder: HTTPResponseReceiver {
         self.handOff = handOff
     }
 
+    /// The caller's receiver has stopped: the transfer should end at the next callback.
+    var isStopRequested: Bool { handOff.isStopped }
+
     func receive(head: HTTPResponseHead) -> Bool { handOff.send(head: head) }
 
     func receive(body chunk: UnsafeRawBufferPointer) -> Bool { handOff.send(body: chunk) }
@@ -101,7 +106,7 @@ private final class Forwarder: HTTPResponseReceiver {
 
 /// What the callbacks see of one request.
 private final class Exchange {
-    let receiver: any HTTPResponseReceiver
+    let receiver: Forwarder
     let cancellation: CancellationFlag
     var status = 0
     var headers: [HTTPHeader] = []
@@ -112,7 +117,7 @@ private final class Exchange {
 
     static let maxHeaderBytes = 64 << 10
 
-    init(receiver: any HTTPResponseReceiver, cancellation: CancellationFlag) {
+    init(receiver: Forwarder, cancellation: CancellationFlag) {
         self.receiver = receiver
         self.cancellation = cancellation
     }
@@ -245,5 +250,12 @@ private let writeCallback: curl_write_callback = { data, size, count, context in
 }
 
 private let progressCallback: curl_xferinfo_callback = { context, _, _, _, _ in
-    exchange(context).cancellation.isCancelled ? 1 : 0
+    let exchange = exchange(context)
+    if exchange.cancellation.isCancelled { return 1 }
+    // The receiver stopped (say, on the head of an error response) while no body arrives: end it now.
+    if exchange.receiver.isStopRequested {
+        exchange.stopped = true
+        return 1
+    }
+    return 0
 }

@@ -1,0 +1,102 @@
+import Dispatch
+import Foundation
+import NotesFetch
+import Testing
+
+@Suite("CurlTransport against a server that stalls")
+struct CurlTransportTests {
+    @Test("A receiver that stops on the head ends the exchange at once, though the body never comes")
+    func stopOnHead() throws {
+        let server = try StallingServer(head: "HTTP/1.1 503 Service Unavailable\r\nContent-Length: 100\r\n\r\n")
+        defer { server.close() }
+        let start = Date()
+        let completed = try CurlTransport().perform(
+            HTTPRequest(url: "http://127.0.0.1:\(server.port)/notes", idleTimeout: 10),
+            receiver: Receiver(acceptsHead: false),
+            cancellation: CancellationFlag()
+        )
+        #expect(!completed)
+        // Not the 10 s idle timeout: the progress callback sees the stop within about a second.
+        #expect(Date().timeIntervalSince(start) < 3)
+    }
+
+    @Test("Cancelling while the body stalls throws cancelled within about a second")
+    func cancelWhileStalled() throws {
+        let server = try StallingServer(head: "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n\r\n[")
+        defer { server.close() }
+        let cancellation = CancellationFlag()
+        DispatchQueue.global().asyncAfter(deadline: .now() + 0.3) { cancellation.cancel() }
+        let start = Date()
+        #expect(throws: TransportError(.cancelled, "cancelled")) {
+            try CurlTransport().perform(
+                HTTPRequest(url: "http://127.0.0.1:\(server.port)/notes", idleTimeout: 10),
+                receiver: Receiver(acceptsHead: true),
+                cancellation: cancellation
+            )
+        }
+        #expect(Date().timeIntervalSince(start) < 3)
+    }
+}
+
+private final class Receiver: HTTPResponseReceiver {
+    let acceptsHead: Bool
+
+    init(acceptsHead: Bool) { self.acceptsHead = acceptsHead }
+
+    func receive(head: HTTPResponseHead) -> Bool { acceptsHead }
+
+    func receive(body chunk: UnsafeRawBufferPointer) -> Bool { true }
+}
+
+/// A loopback server for one connection: it reads the request, writes `head`, then sends nothing more
+/// and keeps the connection open until closed.
+private final class StallingServer: @unchecked Sendable {
+    let port: Int
+    private let listener: Int32
+    private let done = DispatchSemaphore(value: 0)
+
+    init(head: String) throws {
+        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        self.listener = listener
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { generic in
+                bind(listener, generic, length) == 0 && listen(listener, 1) == 0
+                    && getsockname(listener, generic, &length) == 0
+            }
+        }
+        guard bound else { throw POSIXError(.EADDRINUSE) }
+        port = Int(UInt16(bigEndian: address.sin_port))
+        let done = self.done
+        Thread.detachNewThread {
+            let connection = accept(listener, nil, nil)
+            guard connection >= 0 else { return }
+            var request: [UInt8] = []
+            var buffer = [UInt8](repeating: 0, count: 4096)
+            while !request.ends(with: Array("\r\n\r\n".utf8)) {
+                let count = read(connection, &buffer, buffer.count)
+                if count <= 0 { break }
+                request += buffer[..<count]
+            }
+            let bytes = Array(head.utf8)
+            _ = bytes.withUnsafeBytes { write(connection, $0.baseAddress, $0.count) }
+            done.wait()
+            Glibc.close(connection)
+        }
+    }
+
+    func close() {
+        done.signal()
+        Glibc.close(listener)
+    }
+}
+
+extension Array where Element == UInt8 {
+    fileprivate func ends(with suffix: [UInt8]) -> Bool {
+        count >= suffix.count && Array(self[(count - suffix.count)...]) == suffix
+    }
+}
