@@ -47,8 +47,9 @@ public struct HTTPResponseHead: Sendable, Hashable {
 }
 
 /// Takes a response as it arrives. The transport calls it on the thread that called
-/// ``HTTPTransport/perform(_:receiver:cancellation:)``, in order: the head once, then each chunk of the body. Returning `false` stops the exchange: nothing more is delivered, and the transport
-/// ends the transfer (closing the connection unless the response was already complete).
+/// ``HTTPTransport/perform(_:receiver:cancellation:)``, in order: the head once, then each chunk of the
+/// body. Returning `false` stops the exchange: nothing more is delivered, and the transport ends the
+/// transfer (closing the connection unless the response was already complete).
 public protocol HTTPResponseReceiver: AnyObject {
     func receive(head: HTTPResponseHead) -> Bool
     func receive(body chunk: UnsafeRawBufferPointer) -> Bool
