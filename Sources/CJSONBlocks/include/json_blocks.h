@@ -2,14 +2,15 @@
 #define NOTES_JSON_BLOCKS_H
 
 // Classifies 64 bytes of JSON text at once into bit masks (bit i for byte i), for JSONScanner's fast
-// path. SSE2 on x86-64 (its baseline), NEON on arm64, plain C elsewhere; all three give the same masks.
+// path. SSE2 on x86-64 (its baseline), NEON on arm64 (vaddv is AArch64 only), plain C elsewhere; all three
+// give the same masks.
 
 #include <stdint.h>
 #include <string.h>
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
-#elif defined(__ARM_NEON)
+#elif defined(__ARM_NEON) && defined(__aarch64__)
 #include <arm_neon.h>
 #endif
 
@@ -28,7 +29,7 @@ typedef struct {
 static inline uint64_t notes_json_mask16(__m128i match, int shift) {
     return (uint64_t)(uint16_t)_mm_movemask_epi8(match) << shift;
 }
-#elif defined(__ARM_NEON)
+#elif defined(__ARM_NEON) && defined(__aarch64__)
 static inline uint64_t notes_json_mask16(uint8x16_t match, int shift) {
     // One bit per byte: keep a different bit of each lane, then add the lanes of each half.
     static const uint8_t weights[16] = {1, 2, 4, 8, 16, 32, 64, 128, 1, 2, 4, 8, 16, 32, 64, 128};
@@ -69,7 +70,7 @@ static inline notes_json_block notes_json_classify(const uint8_t *bytes) {
                          _mm_or_si128(is_open, is_close)));
         block.delimiter |= notes_json_mask16(delimiter, shift);
     }
-#elif defined(__ARM_NEON)
+#elif defined(__ARM_NEON) && defined(__aarch64__)
     for (int part = 0; part < 4; part++) {
         uint8x16_t text = vld1q_u8(bytes + 16 * part);
         int shift = 16 * part;
