@@ -40,6 +40,26 @@ static inline uint64_t notes_json_mask16(uint8x16_t match, int shift) {
 }
 #endif
 
+// The plain C classifier: what the SIMD paths must match (the tests compare them).
+static inline notes_json_block notes_json_classify_portable(const uint8_t *bytes) {
+    notes_json_block block = {0, 0, 0, 0, 0, 0, 0, 0};
+    for (int i = 0; i < 64; i++) {
+        uint8_t byte = bytes[i], folded = byte | 0x20;
+        uint64_t bit = (uint64_t)1 << i;
+        if (byte == '"') block.quote |= bit;
+        if (byte == '\\') block.backslash |= bit;
+        if (byte >= 0x80) block.high |= bit;
+        int is_space = byte == '\t' || byte == '\n' || byte == '\r';
+        if (byte < 0x20 && !is_space) block.control |= bit;
+        if (is_space) block.space |= bit;
+        if (folded == '{') block.open |= bit;
+        if (folded == '}') block.close |= bit;
+        if (byte <= 0x20 || byte == '"' || byte == ',' || byte == ':' || folded == '{' || folded == '}')
+            block.delimiter |= bit;
+    }
+    return block;
+}
+
 static inline notes_json_block notes_json_classify(const uint8_t *bytes) {
     notes_json_block block = {0, 0, 0, 0, 0, 0, 0, 0};
 #if defined(__SSE2__)
@@ -93,20 +113,7 @@ static inline notes_json_block notes_json_classify(const uint8_t *bytes) {
         block.delimiter |= notes_json_mask16(delimiter, shift);
     }
 #else
-    for (int i = 0; i < 64; i++) {
-        uint8_t byte = bytes[i], folded = byte | 0x20;
-        uint64_t bit = (uint64_t)1 << i;
-        if (byte == '"') block.quote |= bit;
-        if (byte == '\\') block.backslash |= bit;
-        if (byte >= 0x80) block.high |= bit;
-        int is_space = byte == '\t' || byte == '\n' || byte == '\r';
-        if (byte < 0x20 && !is_space) block.control |= bit;
-        if (is_space) block.space |= bit;
-        if (folded == '{') block.open |= bit;
-        if (folded == '}') block.close |= bit;
-        if (byte <= 0x20 || byte == '"' || byte == ',' || byte == ':' || folded == '{' || folded == '}')
-            block.delimiter |= bit;
-    }
+    block = notes_json_classify_portable(bytes);
 #endif
     return block;
 }
