@@ -58,7 +58,7 @@ struct PageState: ~Copyable {
     private let configuration: PageConfiguration
     let ids: IDSet
 
-    private var frames: [Frame] = []
+    private var frames: Stack<Frame>
     private var role = Role.none
     private var started = false
     private(set) var foundItems = false
@@ -81,7 +81,8 @@ struct PageState: ~Copyable {
     init(configuration: PageConfiguration, ids: IDSet) {
         self.configuration = configuration
         self.ids = ids
-        frames.reserveCapacity(configuration.limits.maxDepth)
+        // yajl never sees a bracket past the depth limit (the scanner stops it), so this never grows.
+        frames = Stack(capacity: configuration.limits.maxDepth + 1)
     }
 
     mutating func handle(_ event: JSONEvent) -> Bool {
@@ -326,5 +327,37 @@ extension JSONEvent {
     fileprivate var isEndObject: Bool {
         if case .endObject = self { return true }
         return false
+    }
+}
+
+/// A stack of at most `capacity` elements in one allocation: no copy-on-write or uniqueness checks on the
+/// hot path, as an array would have.
+private struct Stack<Element>: ~Copyable {
+    private let base: UnsafeMutablePointer<Element>
+    private let capacity: Int
+    private var count = 0
+
+    init(capacity: Int) {
+        self.capacity = capacity
+        base = .allocate(capacity: capacity)
+    }
+
+    deinit {
+        base.deinitialize(count: count)
+        base.deallocate()
+    }
+
+    var last: Element? { count > 0 ? base[count - 1] : nil }
+
+    mutating func append(_ element: Element) {
+        precondition(count < capacity, "nesting deeper than the depth limit")
+        (base + count).initialize(to: element)
+        count += 1
+    }
+
+    mutating func removeLast() {
+        precondition(count > 0)
+        count -= 1
+        (base + count).deinitialize(count: 1)
     }
 }
