@@ -15,16 +15,15 @@ struct WorkloadResult: Codable {
     var allocations: Int?
 }
 
-/// Heap allocations this thread has made so far; `nil` where they cannot be counted.
-func allocationsSoFar() -> Int? {
-    let count = notes_allocations()
-    return count < 0 ? nil : count
-}
-
-/// The allocations made since `start` (a value of ``allocationsSoFar()``).
-func allocations(since start: Int?) -> Int? {
-    guard let start, let now = allocationsSoFar() else { return nil }
-    return now - start
+/// Times `body` (which returns the notes it made of `bytes` bytes) and counts its heap allocations, where
+/// the platform can.
+func measured(bytes: Int, _ body: () -> Int) -> WorkloadResult {
+    let allocated = notes_allocations()
+    let start = now()
+    let notes = body()
+    let seconds = now() - start
+    let allocations = allocated < 0 ? nil : notes_allocations() - allocated
+    return WorkloadResult(seconds: seconds, notes: notes, bytes: bytes, allocations: allocations)
 }
 
 /// This process's `VmHWM` from `/proc/self/status`, in bytes. (`ru_maxrss` from `wait4` will not do: a
@@ -61,12 +60,11 @@ enum Workload: String, CaseIterable {
     }
 
     private static func yajl(_ page: [UInt8], chunk: Int) -> WorkloadResult {
-        let allocated = allocationsSoFar()
-        let start = now()
-        let events = page.withUnsafeBufferPointer { yajl_noop_parse($0.baseAddress, $0.count, chunk) }
-        precondition(events > 0, "yajl rejected the page")
-        return WorkloadResult(
-            seconds: now() - start, notes: 0, bytes: page.count, allocations: allocations(since: allocated))
+        measured(bytes: page.count) {
+            let events = page.withUnsafeBufferPointer { yajl_noop_parse($0.baseAddress, $0.count, chunk) }
+            precondition(events > 0, "yajl rejected the page")
+            return 0
+        }
     }
 
     /// What the naive client does: JSONDecoder into `[Note]`, then a `Set<String>` of ids.
@@ -79,14 +77,12 @@ enum Workload: String, CaseIterable {
             var notes: [Note]
         }
         let data = Data(page)
-        let allocated = allocationsSoFar()
-        let start = now()
-        let decoded = try! JSONDecoder().decode(Page.self, from: data)
-        var ids = Set<String>()
-        for note in decoded.notes { precondition(ids.insert(note.id).inserted, "duplicate id") }
-        return WorkloadResult(
-            seconds: now() - start, notes: decoded.notes.count, bytes: page.count,
-            allocations: allocations(since: allocated))
+        return measured(bytes: page.count) {
+            let decoded = try! JSONDecoder().decode(Page.self, from: data)
+            var ids = Set<String>()
+            for note in decoded.notes { precondition(ids.insert(note.id).inserted, "duplicate id") }
+            return decoded.notes.count
+        }
     }
 
     private static func decode(_ page: [UInt8], chunk: Int, keepsJSON: Bool) -> WorkloadResult {
@@ -97,23 +93,21 @@ enum Workload: String, CaseIterable {
         let ids = IDSet()
         var decoder = PageDecoder(configuration: configuration, ids: ids)
         var notes: [Note] = []
-        var count = 0
-        let allocated = allocationsSoFar()
-        let start = now()
-        page.withUnsafeBytes { bytes in
-            var offset = 0
-            while offset < bytes.count {
-                let end = min(bytes.count, offset + chunk)
-                try! decoder.feed(UnsafeRawBufferPointer(rebasing: bytes[offset..<end]), into: &notes)
-                count += notes.count
-                notes.removeAll(keepingCapacity: true)
-                offset = end
+        return measured(bytes: page.count) {
+            var count = 0
+            page.withUnsafeBytes { bytes in
+                var offset = 0
+                while offset < bytes.count {
+                    let end = min(bytes.count, offset + chunk)
+                    try! decoder.feed(UnsafeRawBufferPointer(rebasing: bytes[offset..<end]), into: &notes)
+                    count += notes.count
+                    notes.removeAll(keepingCapacity: true)
+                    offset = end
+                }
             }
+            _ = try! decoder.finish(into: &notes)
+            return count + notes.count
         }
-        _ = try! decoder.finish(into: &notes)
-        count += notes.count
-        return WorkloadResult(
-            seconds: now() - start, notes: count, bytes: page.count, allocations: allocations(since: allocated))
     }
 
     /// The id set alone: as many ids as the page has bytes / 177 (a note's average size).
@@ -121,18 +115,17 @@ enum Workload: String, CaseIterable {
         let total = max(1, bytes / 177)
         let ids = IDSet()
         var id = Array("note-0000000000000000".utf8)
-        let allocated = allocationsSoFar()
-        let start = now()
-        for index in 0..<total {
-            var value = index
-            for position in stride(from: id.count - 1, through: 5, by: -1) {
-                id[position] = UInt8(ascii: "0") &+ UInt8(value % 10)
-                value /= 10
+        return measured(bytes: total * id.count) {
+            for index in 0..<total {
+                var value = index
+                for position in stride(from: id.count - 1, through: 5, by: -1) {
+                    id[position] = UInt8(ascii: "0") &+ UInt8(value % 10)
+                    value /= 10
+                }
+                id.withUnsafeBytes { _ = ids.insert($0) }
             }
-            id.withUnsafeBytes { _ = ids.insert($0) }
+            return total
         }
-        return WorkloadResult(
-            seconds: now() - start, notes: total, bytes: total * id.count, allocations: allocations(since: allocated))
     }
 }
 

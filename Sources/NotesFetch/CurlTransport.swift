@@ -35,7 +35,8 @@ public final class CurlTransport: HTTPTransport, @unchecked Sendable {
         throws(TransportError) -> Bool
     {
         try lock.withLock { _ throws(TransportError) in
-            let handOff = ResponseHandOff()
+            let handOff = self.handOff
+            handOff.reset()
             let exchange = Exchange(receiver: Forwarder(handOff), cancellation: cancellation)
             let outcome = Outcome()
             let transfer = UnsafeTransfer((self, exchange))
@@ -80,6 +81,9 @@ public final class CurlTransport: HTTPTransport, @unchecked Sendable {
 
     /// The transfer thread: `curl_easy_perform` blocks it for a whole request.
     private let transferQueue = DispatchQueue(label: "notes-page.curl-transfer")
+    /// Between the transfer thread and the caller's; one per transport (requests run one at a time), so a
+    /// page does not allocate and fault in 512 KiB of slots again.
+    private let handOff = ResponseHandOff()
 }
 
 /// The result of a transfer, written by the transfer thread before it queues ``ResponseHandOff/Event/end``

@@ -4,7 +4,7 @@ import Synchronization
 /// A bounded hand-off of one response from the thread that reads the socket to the thread that decodes,
 /// so that the two overlap on two cores.
 ///
-/// One producer (the transfer thread) and one consumer. The body travels in a fixed ring of `slots`
+/// One producer (the transfer thread) and one consumer, one response at a time (``reset()`` between). The body travels in a fixed ring of `slots`
 /// buffers of `slotBytes` each, allocated once: the producer copies a chunk into the next free slot and
 /// waits while every slot is taken, which is the backpressure (while it waits nothing more is read from
 /// the socket). Memory is `slots × slotBytes` whatever the size of the body.
@@ -111,5 +111,11 @@ final class ResponseHandOff: @unchecked Sendable {
     /// Tells the producer to send nothing more; queued events still arrive and must be drained.
     func stop() {
         stopped.store(true, ordering: .releasing)
+    }
+
+    /// Readies the hand-off for the next response. Only between responses: after the consumer took and
+    /// released ``Event/end``, every slot is free again and both sides stand at the same slot.
+    func reset() {
+        stopped.store(false, ordering: .releasing)
     }
 }

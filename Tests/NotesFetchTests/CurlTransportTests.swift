@@ -9,8 +9,9 @@ struct CurlTransportTests {
     func stopOnHead() throws {
         let server = try StallingServer(head: "HTTP/1.1 503 Service Unavailable\r\nContent-Length: 100\r\n\r\n")
         defer { server.close() }
+        let transport = CurlTransport()
         let start = Date()
-        let completed = try CurlTransport().perform(
+        let completed = try transport.perform(
             HTTPRequest(url: "http://127.0.0.1:\(server.port)/notes", idleTimeout: 10),
             receiver: Receiver(acceptsHead: false),
             cancellation: CancellationFlag()
@@ -18,6 +19,18 @@ struct CurlTransportTests {
         #expect(!completed)
         // Not the 10 s idle timeout: the progress callback sees the stop within about a second.
         #expect(Date().timeIntervalSince(start) < 3)
+
+        // The same transport (and its hand-off) serves the next request whole.
+        let next = try StallingServer(head: "HTTP/1.1 200 OK\r\nContent-Length: 7\r\n\r\n[1,2,3]")
+        defer { next.close() }
+        let receiver = Receiver(acceptsHead: true)
+        let nextCompleted = try transport.perform(
+            HTTPRequest(url: "http://127.0.0.1:\(next.port)/notes", idleTimeout: 10),
+            receiver: receiver,
+            cancellation: CancellationFlag()
+        )
+        #expect(nextCompleted)
+        #expect(receiver.body == Array("[1,2,3]".utf8))
     }
 
     @Test("Cancelling while the body stalls throws cancelled within about a second")
@@ -45,7 +58,12 @@ private final class Receiver: HTTPResponseReceiver {
 
     func receive(head: HTTPResponseHead) -> Bool { acceptsHead }
 
-    func receive(body chunk: UnsafeRawBufferPointer) -> Bool { true }
+    private(set) var body: [UInt8] = []
+
+    func receive(body chunk: UnsafeRawBufferPointer) -> Bool {
+        body += chunk
+        return true
+    }
 }
 
 /// A loopback server for one connection: it reads the request, writes `head`, then sends nothing more
