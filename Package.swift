@@ -77,7 +77,9 @@ let package = Package(
         .testTarget(name: "NotesPageTests", dependencies: ["NotesPage"], swiftSettings: swiftSettings),
         .testTarget(name: "NotesFetchTests", dependencies: ["NotesFetch"], swiftSettings: swiftSettings),
         .testTarget(name: "NotesScreenTests", dependencies: ["NotesScreen"], swiftSettings: swiftSettings),
-        .testTarget(name: "NotesCLITests", dependencies: ["NotesCLI"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "NotesCLITests", dependencies: ["NotesCLI", "NotesFetch", "NotesPage", "ArgumentParsing"],
+            swiftSettings: swiftSettings),
         .testTarget(name: "NotesGenTests", dependencies: ["NotesGen", "NotesPage"], swiftSettings: swiftSettings),
     ]
 )

@@ -100,63 +100,66 @@ struct FetchCommand {
         self.configuration = configuration
     }
 
-    /// Runs the walk.
+    /// Runs the walk over the network, with SIGINT and SIGTERM stopping it at the next chunk.
     /// - Returns: 0 done; 65 contract; 69 unavailable; 74 output; 77 session expired; 130 interrupted.
     func run() async -> ExitStatus {
-        let fetcher = NotesFetcher(
-            locator: PageLocator(endpoint: url, cursorParameter: cursorParameter),
-            configuration: configuration
-        )
         let cancellation = CancellationFlag()
         let signals = SignalTrap(cancellation: cancellation)
         defer { signals.release() }
+        let task = Task { await run(.live, cancellation: cancellation) }
+        signals.onSignal { task.cancel() }
+        return await task.value
+    }
 
-        var session: FetchSession
+    /// Runs the walk through `runtime`: resumes from `--state` when it names a run, walks, commits each
+    /// page, and reports on the runtime's standard error.
+    /// - Returns: 0 done; 65 contract; 69 unavailable; 74 output; 77 session expired; 130 interrupted.
+    func run(_ runtime: FetchRuntime, cancellation: CancellationFlag) async -> ExitStatus {
+        let fetcher = NotesFetcher(
+            locator: PageLocator(endpoint: url, cursorParameter: cursorParameter),
+            configuration: configuration,
+            transport: runtime.transport,
+            environment: runtime.environment
+        )
+        let session: FetchSession
         do {
-            session = try FetchSession(command: self, locator: fetcher.locator)
+            session = try FetchSession(command: self, locator: fetcher.locator, afterStep: runtime.afterCommitStep)
         } catch {
-            printError("Error: \(error)\n")
+            runtime.report("Error: \(error)\n")
             return .ioError
         }
         if session.state.isDone {
             if !quiet {
-                printError("Already complete: \(session.state.notes) notes in \(session.state.pages) pages.\n")
+                runtime.report("Already complete: \(session.state.notes) notes in \(session.state.pages) pages.\n")
             }
             return .success
         }
+        // A resumed run goes on from the state's next page, numbering pages after the committed ones.
         let from = session.state.next ?? start
-        let progress = Progress(enabled: !quiet && isatty(STDERR_FILENO) == 1)
-        let task = Task { [session] () async -> (PageLocation?, FetchError?) in
-            do throws(FetchError) {
-                let stop = try await fetcher.walk(
-                    from: from,
-                    firstNumber: session.state.pages + 1,
-                    ids: session.ids,
-                    visited: session.visited,
-                    maxPages: all ? maxPages : 1,
-                    maxNotes: maxNotes,
-                    cancellation: cancellation
-                ) { page throws(FetchError) in
-                    try session.commit(page)
-                    progress.update(session.state)
-                }
-                return (stop, nil)
-            } catch {
-                return (nil, error)
+        let progress = Progress(enabled: !quiet && runtime.showsProgress)
+        let stop: PageLocation?
+        do throws(FetchError) {
+            stop = try await fetcher.walk(
+                from: from,
+                firstNumber: session.state.pages + 1,
+                ids: session.ids,
+                visited: session.visited,
+                maxPages: all ? maxPages : 1,
+                maxNotes: maxNotes,
+                cancellation: cancellation
+            ) { page throws(FetchError) in
+                try session.commit(page)
+                progress.update(session.state, report: runtime.report)
             }
-        }
-        signals.onSignal { task.cancel() }
-        let (stop, failure) = await task.value
-        progress.finish()
-
-        if let failure {
-            printError("Error: \(failure)\n")
+        } catch {
+            progress.finish(report: runtime.report)
+            runtime.report("Error: \(error)\n")
             if let hint = session.resumeHint(
-                failure.kind == .cancelled ? "Interrupted" : "Stopped", url: url, next: failure.location)
+                error.kind == .cancelled ? "Interrupted" : "Stopped", url: url, next: error.location)
             {
-                printError(hint)
+                runtime.report(hint)
             }
-            switch failure.kind {
+            switch error.kind {
             case .contract: return .dataError
             case .unavailable: return .unavailable
             case .sessionExpired: return .noPermission
@@ -164,14 +167,49 @@ struct FetchCommand {
             case .output: return .ioError
             }
         }
+        progress.finish(report: runtime.report)
         if !quiet {
-            printError(session.summary(seconds: Clock.now - session.started))
+            runtime.report(session.summary(seconds: Clock.now - session.started))
             if let stop {
-                printError("More pages remain: the next is \(stop). Continue with --cursor or --state.\n")
+                runtime.report("More pages remain: the next is \(stop). Continue with --cursor or --state.\n")
             }
         }
         return .success
     }
+}
+
+/// What a run of `fetch` talks to besides its files: the network, time, standard error. The program
+/// uses ``live``; tests pass a ``MemoryTransport``, a clock that never sleeps and a string to write to.
+struct FetchRuntime: Sendable {
+    var transport: any HTTPTransport
+    var environment: FetchEnvironment
+    /// Writes to standard error.
+    var report: @Sendable (String) -> Void
+    /// Whether standard error is a terminal, where progress is drawn.
+    var showsProgress: Bool
+    /// Called after each step of a page's commit. Throwing stops the commit there, leaving the files as a
+    /// `kill -9` at that point would: tests use it to crash a run at every step.
+    var afterCommitStep: @Sendable (CommitStep) throws(SystemError) -> Void = { _ throws(SystemError) in }
+
+    /// libcurl, real time, the process's standard error.
+    static var live: FetchRuntime {
+        FetchRuntime(
+            transport: CurlTransport(),
+            environment: .live,
+            report: { printError($0) },
+            showsProgress: isatty(STDERR_FILENO) == 1
+        )
+    }
+}
+
+/// The durable steps of committing a page, in order.
+enum CommitStep: Sendable, Hashable, CaseIterable {
+    /// The page's notes are in the output file.
+    case output
+    /// Its ids and next URL are in the journal.
+    case journal
+    /// The state file names it (renamed into place): the page is committed.
+    case state
 }
 
 /// The output, the state and the journal of one run.
@@ -185,10 +223,17 @@ final class FetchSession: @unchecked Sendable {
     let visited = IDSet()
     var state: RunState
     let started = Clock.now
+    private let afterStep: @Sendable (CommitStep) throws(SystemError) -> Void
 
-    init(command: FetchCommand, locator: PageLocator) throws(SystemError) {
+    /// Opens the run's files: a new run, or the one `--state` names, cut back to its last committed page.
+    init(
+        command: FetchCommand,
+        locator: PageLocator,
+        afterStep: @escaping @Sendable (CommitStep) throws(SystemError) -> Void = { _ throws(SystemError) in }
+    ) throws(SystemError) {
         self.command = command
         self.locator = locator
+        self.afterStep = afterStep
         let url = locator.endpoint.absoluteString
         var state = RunState(url: url)
         if let statePath = command.statePath, let saved = try RunState.load(statePath) {
@@ -227,6 +272,7 @@ final class FetchSession: @unchecked Sendable {
         }
         do {
             try output.write(bytes)
+            try afterStep(.output)
             state.pages += 1
             state.notes += page.notes.count
             state.bytes += page.byteCount
@@ -236,8 +282,10 @@ final class FetchSession: @unchecked Sendable {
                 var record: [UInt8] = []
                 Journal.record(page, nextURL: page.next.map { locator.url(for: $0) }, into: &record)
                 try journal.write(record)
+                try afterStep(.journal)
                 state.journalBytes = journal.length
                 try state.save(statePath)
+                try afterStep(.state)
             }
         } catch {
             throw FetchError(.output(error.description), page: page.number, location: page.location)
@@ -289,7 +337,7 @@ final class Progress: @unchecked Sendable {
         self.enabled = enabled
     }
 
-    func update(_ state: RunState) {
+    func update(_ state: RunState, report: (String) -> Void) {
         guard enabled else { return }
         let now = Clock.now
         guard now - shown >= 0.2 else { return }
@@ -299,12 +347,12 @@ final class Progress: @unchecked Sendable {
         let line =
             "\r\u{1B}[Kpages \(state.pages)  notes \(state.notes)  \(Clock.format(Double(state.bytes) / 1e6, places: 1)) MB  "
             + "\(Clock.format(rate, places: 1)) MB/s  \(Clock.format(elapsed, places: 1)) s"
-        printError(line)
+        report(line)
         drawn = true
     }
 
-    func finish() {
-        if drawn { printError("\r\u{1B}[K") }
+    func finish(report: (String) -> Void) {
+        if drawn { report("\r\u{1B}[K") }
     }
 }
 

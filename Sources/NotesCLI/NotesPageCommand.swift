@@ -18,7 +18,8 @@ public enum NotesPageCommand {
         name: "notes-page",
         overview: "Read cursor-paginated JSON APIs safely: every page streamed, bounded and checked.",
         subcommands: [
-            ("decode", "Decode one page from a file or standard input.")
+            ("fetch", "Fetch notes from an endpoint: one page, or every page with --all."),
+            ("decode", "Decode one page from a file or standard input."),
         ]
     )
 

@@ -1,0 +1,145 @@
+import ArgumentParsing
+import Foundation
+import NotesFetch
+import NotesPage
+import Synchronization
+
+@testable import NotesCLI
+
+/// A paginated API in memory: page 1 at the endpoint, page `k` at `?cursor=c<k>`, each page's next
+/// cursor naming the page after it (or `null` on the last). Notes are `{"id":"p<k>-<i>","title":"…"}`.
+struct FakeAPI: Sendable {
+    static let endpoint = "http://127.0.0.1:9/notes"
+
+    /// The ids of each page.
+    var pages: [[String]]
+    /// Next cursors that differ from the chain (a cycle, say), by 1-based page.
+    var nextCursors: [Int: String] = [:]
+    /// Extra headers of every page.
+    var headers: [HTTPHeader] = []
+
+    /// `count` pages of `size` notes each.
+    init(pages count: Int, size: Int) {
+        pages = (1...count).map { page in (0..<size).map { "p\(page)-\($0)" } }
+    }
+
+    init(ids: [[String]]) {
+        pages = ids
+    }
+
+    static func url(page: Int) -> String {
+        page == 1 ? endpoint : "\(endpoint)?cursor=c\(page)"
+    }
+
+    static func note(_ id: String) -> String {
+        #"{"id":"\#(id)","title":"title of \#(id)"}"#
+    }
+
+    func body(page: Int) -> String {
+        let next = nextCursors[page] ?? (page < pages.count ? "c\(page + 1)" : nil)
+        let notes = pages[page - 1].map(Self.note).joined(separator: ",")
+        return #"{"notes":[\#(notes)],"next_cursor":\#(next.map { "\"\($0)\"" } ?? "null")}"#
+    }
+
+    /// The NDJSON of pages `range` (1-based), as `fetch` writes it.
+    func ndjson(_ range: ClosedRange<Int>) -> String {
+        range.flatMap { pages[$0 - 1] }.map { Self.note($0) + "\n" }.joined()
+    }
+
+    /// Serves the pages; anything else is a 404.
+    func transport() -> MemoryTransport {
+        MemoryTransport { request, _ in
+            guard let page = (1...pages.count).first(where: { Self.url(page: $0) == request.url }) else {
+                return .status(404)
+            }
+            return .json(body(page: page), headers: headers, chunkSize: 100)
+        }
+    }
+}
+
+/// Everything a run wrote to its standard error.
+final class Console: Sendable {
+    private let text = Mutex("")
+
+    var output: String { text.withLock { $0 } }
+
+    func write(_ line: String) {
+        text.withLock { $0 += line }
+    }
+}
+
+/// A kill -9 simulated in process: the commit of the `page`-th page of this run stops after `step`.
+struct SimulatedKill: Sendable {
+    var page: Int
+    var step: CommitStep
+
+    /// The hook for ``FetchRuntime/afterCommitStep``: counts commits, throws at the chosen step.
+    func hook() -> @Sendable (CommitStep) throws(SystemError) -> Void {
+        let commits = Mutex(0)
+        return { step throws(SystemError) in
+            let page = commits.withLock { count in
+                if step == .output { count += 1 }
+                return count
+            }
+            if page == self.page && step == self.step {
+                throw SystemError(operation: "simulated kill after the \(step) step", code: EIO)
+            }
+        }
+    }
+}
+
+/// One in-process run of `notes-page fetch ARGUMENTS` against `transport`.
+struct InProcessRun {
+    var status: ExitStatus
+    var stderr: String
+
+    /// Runs `notes-page fetch` with `arguments` (the endpoint is added last) through `transport`, never
+    /// sleeping for a retry.
+    init(
+        _ arguments: [String],
+        transport: MemoryTransport,
+        kill: SimulatedKill? = nil,
+        endpoint: String = FakeAPI.endpoint
+    ) async throws {
+        let parsed = try ParsedArguments(arguments + [endpoint], spec: FetchCommand.spec)
+        let command = try FetchCommand(parsed, environment: [:])
+        let console = Console()
+        var runtime = FetchRuntime(
+            transport: transport,
+            environment: FetchEnvironment(sleep: { _ in }, now: { 1_000_000 }, random: { 0.5 }),
+            report: { console.write($0) },
+            showsProgress: false
+        )
+        if let kill { runtime.afterCommitStep = kill.hook() }
+        status = await command.run(runtime, cancellation: CancellationFlag())
+        stderr = console.output
+    }
+}
+
+/// A directory of its own for one test, removed by ``remove()``.
+struct Scratch {
+    let url: URL
+
+    init() throws {
+        url = FileManager.default.temporaryDirectory.appendingPathComponent("notes-page-tests-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    }
+
+    func path(_ name: String) -> String { url.appendingPathComponent(name).path }
+
+    func read(_ name: String) throws -> String { try String(contentsOfFile: path(name), encoding: .utf8) }
+
+    func size(_ name: String) throws -> Int {
+        (try FileManager.default.attributesOfItem(atPath: path(name))[.size] as? NSNumber)?.intValue ?? -1
+    }
+
+    /// Appends `text` to the file `name`, as a write torn by a kill would leave it.
+    func append(_ text: String, to name: String) throws {
+        let handle = try FileHandle(forWritingTo: url.appendingPathComponent(name))
+        try handle.seekToEnd()
+        try handle.write(contentsOf: Data(text.utf8))
+        try handle.close()
+    }
+
+    func remove() { try? FileManager.default.removeItem(at: url) }
+}
