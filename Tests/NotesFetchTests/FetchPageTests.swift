@@ -202,6 +202,43 @@ struct FetchPageTests {
         #expect(!"\(configuration)".contains("s3cr3t"))
     }
 
+    @Test(
+        "A redirect keeps the token only within the endpoint's origin: scheme, host and port all count",
+        arguments: [
+            ("http://127.0.0.1:8080/v2/notes", true),
+            ("HTTP://127.0.0.1:8080/v2/notes", true),
+            ("https://127.0.0.1:8080/notes", false),
+            ("http://localhost:8080/notes", false),
+            ("http://127.0.0.2:8080/notes", false),
+            ("http://127.0.0.1:8081/notes", false),
+            ("http://127.0.0.1/notes", false),
+        ]
+    )
+    func tokenOrigin(target: String, keepsToken: Bool) async throws {
+        var configuration = FetchConfiguration()
+        configuration.token = Secret("s3cr3t-token")
+        let transport = MemoryTransport { request, index in
+            index == 0 ? .status(302, headers: [HTTPHeader("Location", target)]) : .json(onePage)
+        }
+        _ = try #require(await firstPage(fetcher(transport, configuration: configuration)).page)
+        let authorization = transport.requests.map { request in
+            request.headers.first { $0.name == "Authorization" }?.value
+        }
+        #expect(authorization == ["Bearer s3cr3t-token", keepsToken ? "Bearer s3cr3t-token" : nil])
+    }
+
+    @Test("An origin is the scheme, the lowercased host and the port, the scheme's default when none is given")
+    func origins() throws {
+        let origin = try #require(Origin("https://API.example/notes?x=1"))
+        #expect([origin.scheme, origin.host, "\(origin.port)"] == ["https", "api.example", "443"])
+        let plain = try #require(Origin("http://api.example/notes"))
+        #expect([plain.scheme, plain.host, "\(plain.port)"] == ["http", "api.example", "80"])
+        #expect(plain != origin)
+        #expect(Origin("https://api.example:443/v2") == origin)
+        #expect(Origin("http://api.example:443/notes") != origin)
+        #expect(Origin("not a url") == nil)
+    }
+
     @Test("Redirect loops stop after the limit")
     func redirectLoop() async throws {
         let transport = MemoryTransport { _, _ in .status(302, headers: [HTTPHeader("Location", "/notes")]) }

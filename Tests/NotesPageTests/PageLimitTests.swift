@@ -105,4 +105,29 @@ struct PageLimitTests {
         #expect(duplicate.code == .duplicateID(firstPage: 0))
         #expect(duplicate.message == #"duplicate id "b", seen on page 1"#)
     }
+
+    @Test("An id of 65,535 bytes is taken; one byte more is a clear contract error, not a crash in the id set")
+    func longestID() throws {
+        func page(idBytes: Int) -> [UInt8] {
+            Array(
+                #"{"notes": [{"id": "a", "title": ""}, {"title": "", "id": "\#(String(repeating: "x", count: idBytes))"}]}"#
+                    .utf8)
+        }
+        var configuration = PageConfiguration()
+        configuration.limits.maxTokenBytes = 1 << 20
+        #expect(
+            decode(page(idBytes: IDSet.maxIDBytes), configuration: configuration)
+                == .page(
+                    notes: [
+                        #"{"id":"a","title":""}"#,
+                        #"{"title":"","id":"\#(String(repeating: "x", count: IDSet.maxIDBytes))"}"#,
+                    ], next: nil))
+        guard case .failure(let error, let before) = decode(page(idBytes: 65_536), configuration: configuration) else {
+            Issue.record("a 65,536-byte id was accepted")
+            return
+        }
+        #expect(error.code == .invalidID)
+        #expect(before == 1)
+        #expect(error.description == "id longer than 65535 bytes (note 1, byte 65595)")
+    }
 }
