@@ -83,30 +83,43 @@ struct FetchCommandTests {
         #expect(run.stdout == expected, "\(fault)")
     }
 
+    /// A cursor of the fixture server, as the error line shows it.
+    static let cursor = "cursor [A-Za-z0-9+/=~]+"
+
     @Test(
-        "Faults that end the run: exit code and message",
+        "Faults that end the run: exit code and the whole error line",
         arguments: [
-            ("401", 77, "Error: page 1 (the first page): session expired (HTTP 401): sign in again or renew the token"),
-            ("403@2", 77, "Error: page 2 (cursor "),
-            ("503:0@2", 69, "the server is unavailable after 3 attempts: HTTP 503"),
-            ("html", 65, "Error: page 1 (the first page): the response is 'text/html; charset=utf-8', not JSON"),
-            ("content-type@3", 65, "Error: page 3 (cursor "),
-            ("invalid-json@2", 65, "invalid JSON: parse error"),
-            ("missing-id", 65, "note has no 'id'"),
-            ("number-id", 65, "id is a number, not a string"),
-            ("duplicate-id@3", 65, ", seen on page 1 ("),
-            ("cycle@3", 65, "a next page already visited in this run (a cursor cycle)"),
-            ("huge-title@2", 65, "string longer than 1048576 bytes"),
-            ("deep", 65, "nesting deeper than 64 levels"),
-            ("404", 65, "the server answered HTTP 404"),
+            ("401", 77, #"page 1 \(the first page\): session expired \(HTTP 401\): sign in again or renew the token"#),
+            ("403@2", 77, #"page 2 \(\#(cursor)\): session expired \(HTTP 403\): sign in again or renew the token"#),
+            ("503:0@2", 69, #"page 2 \(\#(cursor)\): the server is unavailable after 3 attempts: HTTP 503"#),
+            ("html", 65, #"page 1 \(the first page\): the response is 'text/html; charset=utf-8', not JSON"#),
+            ("content-type@3", 65, #"page 3 \(\#(cursor)\): the response is 'text/plain; charset=utf-8', not JSON"#),
+            ("invalid-json@2", 65, #"page 2 \(\#(cursor)\): invalid JSON: parse error: .* \(byte \d+\)"#),
+            ("missing-id", 65, #"page 1 \(the first page\): note has no 'id' \(note 1, byte 65\)"#),
+            ("number-id", 65, #"page 1 \(the first page\): id is a number, not a string \(note 0, byte \d+\)"#),
+            (
+                "duplicate-id@3", 65,
+                #"page 3 \(\#(cursor)\): duplicate id "n0", seen on page 1 \(note 49, byte \d+\)"#
+            ),
+            (
+                "cycle@3", 65,
+                #"page 3 \(\#(cursor)\): the server sent a next page already visited in this run \(a cursor cycle\)"#
+            ),
+            (
+                "huge-title@2", 65,
+                #"page 2 \(\#(cursor)\): string longer than 1048576 bytes \(byte 1048608\)"#
+            ),
+            ("deep", 65, #"page 1 \(the first page\): nesting deeper than 64 levels \(byte 79\)"#),
+            ("404", 65, #"page 1 \(the first page\): the server answered HTTP 404"#),
         ] as [(String, Int32, String)]
     )
-    func fatal(_ fault: String, status: Int32, message: String) throws {
+    func fatal(_ fault: String, status: Int32, pattern: String) throws {
         let server = try FixtureServer(Self.notes + ["--fault", fault])
         defer { server.stop() }
         let run = try Run(["fetch", "--all", "--retries", "2", server.url, "-o", "/dev/null"])
         #expect(run.status == status, "\(fault): \(run.stderr)")
-        #expect(run.stderr.contains(message), "\(fault): \(run.stderr)")
+        let line = run.stderr.split(separator: "\n").first.map(String.init) ?? ""
+        #expect(try Regex("Error: " + pattern).wholeMatch(in: line) != nil, "\(fault): \(line)")
     }
 
     @Test("401 is never retried: one request")
@@ -154,9 +167,42 @@ struct FetchCommandTests {
         #expect(!run.stderr.contains("secret-value"))
     }
 
-    @Test("SIGINT during a slow drip stops within a second, keeps what is committed, says how to resume")
-    func interrupt() throws {
-        let server = try FixtureServer(Self.notes + ["--fault", "drip:64/20@2"])
+    /// Waits until `path` exists and is not empty, for at most `seconds`.
+    func waitForFile(_ path: String, seconds: Double = 10) -> Bool {
+        let deadline = Date().addingTimeInterval(seconds)
+        while Date() < deadline {
+            if let data = FileManager.default.contents(atPath: path), !data.isEmpty { return true }
+            usleep(10_000)
+        }
+        return false
+    }
+
+    /// Waits for `process` to end, for at most `seconds`; kills it if it does not.
+    func waitForExit(_ process: Process, seconds: Double) -> Bool {
+        let deadline = Date().addingTimeInterval(seconds)
+        while process.isRunning && Date() < deadline { usleep(5_000) }
+        if process.isRunning {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            return false
+        }
+        return true
+    }
+
+    /// The request targets of `log` (the fixture server's), in order.
+    static func requests(_ log: String) -> [String] {
+        log.split(separator: "\n").compactMap { line in
+            line.hasPrefix("GET /") ? String(line.split(separator: " ")[1]) : nil
+        }
+    }
+
+    @Test(
+        "SIGINT or SIGTERM during a slow drip stops within a second, keeps what is committed; the resumed run goes on from there",
+        arguments: [SIGINT, SIGTERM]
+    )
+    func interrupt(signal: Int32) throws {
+        let expected = try Self.cleanRun()
+        let server = try FixtureServer(Self.loggedNotes + ["--fault", "drip:64/20@2x1"])
         defer { server.stop() }
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -169,34 +215,76 @@ struct FetchCommandTests {
         process.standardError = errors
         try process.run()
         // Page 1 arrives at once; page 2 drips. Wait for page 1 to be committed.
-        while (try? Data(contentsOf: URL(fileURLWithPath: state)))?.isEmpty ?? true { usleep(10_000) }
+        try #require(waitForFile(state), "page 1 was never committed")
         let sent = Date()
-        process.interrupt()
+        kill(process.processIdentifier, signal)
         process.waitUntilExit()
         // ThreadSanitizer holds an asynchronous signal until a thread reaches a call it intercepts
         // (llvm-project #83561): `make tsan` sets NOTES_SANITIZER=thread and allows a second more.
         let bound = ProcessInfo.processInfo.environment["NOTES_SANITIZER"] == "thread" ? 2.0 : 1.0
         #expect(Date().timeIntervalSince(sent) < bound)
         let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        #expect(process.terminationStatus == 130)
-        #expect(stderr.contains("Error: page 2 (cursor "))
+        #expect(process.terminationReason == .exit && process.terminationStatus == 130, "\(stderr)")
+        let lines = stderr.split(separator: "\n").map(String.init)
+        #expect(try Regex(#"Error: page 2 \(\#(Self.cursor)\): interrupted"#).wholeMatch(in: lines.first ?? "") != nil)
         #expect(
-            stderr.contains(
-                "Interrupted after 1 committed page (100 notes). Resume with: notes-page fetch --all --state "))
+            lines.dropFirst().first
+                == "Interrupted after 1 committed page (100 notes). Resume with: notes-page fetch --all --state \(state) -o \(output) \(server.url)"
+        )
         let written = try String(contentsOfFile: output, encoding: .utf8)
-        #expect(written.split(separator: "\n").count == 100)
+        #expect(written == String(expected.split(separator: "\n").prefix(100).map { $0 + "\n" }.joined()))
+
+        // Resumed: page 2 and page 3 are fetched, page 1 is not fetched again.
+        let resumed = try Run(["fetch", "--all", "--quiet", server.url, "-o", output, "--state", state])
+        let log = server.stop()
+        #expect(resumed.status == 0, "\(resumed.stderr)")
+        #expect(try String(contentsOfFile: output, encoding: .utf8) == expected)
+        let targets = Self.requests(log)
+        #expect(targets.count == 4, "\(targets)")
+        #expect(targets.filter { $0 == "/notes" }.count == 1, "\(targets)")
+        #expect(targets.count == 4 && targets[1] == targets[2], "page 2 fetched again, and only it: \(targets)")
     }
 
-    @Test("kill -9 at random moments, then resume: every note exactly once")
+    @Test(
+        "A second signal exits at once, even while the first cannot stop a write that blocks",
+        arguments: [SIGINT, SIGTERM])
+    func secondSignal(first: Int32) throws {
+        // One page of 3,000 notes (about 540 KB) to a pipe nobody reads: the write blocks on a full pipe.
+        let server = try FixtureServer(["--count", "3000", "--page-size", "3000", "--quiet"])
+        defer { server.stop() }
+        let process = Process()
+        process.executableURL = Run.binary
+        process.arguments = ["fetch", "--all", "--quiet", server.url]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        var poller = pollfd(fd: output.fileHandleForReading.fileDescriptor, events: Int16(POLLIN), revents: 0)
+        try #require(poll(&poller, 1, 10_000) == 1, "nothing was written")
+        kill(process.processIdentifier, first)
+        usleep(300_000)
+        #expect(process.isRunning, "the write should still block")
+        let sent = Date()
+        kill(process.processIdentifier, SIGINT)
+        let exited = waitForExit(process, seconds: 5)
+        #expect(exited, "a second signal did not end the process")
+        #expect(Date().timeIntervalSince(sent) < 2)
+        #expect(process.terminationReason == .exit && process.terminationStatus == 130)
+    }
+
+    @Test("kill -9 at random moments, then resume: every note exactly once (NOTES_TEST_SEED replays the kill times)")
     func killAndResume() throws {
         let expected = try Self.cleanRun()
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let output = directory.appendingPathComponent("out.ndjson").path
         let state = directory.appendingPathComponent("state.json").path
-        var generator = SystemRandomNumberGenerator()
+        let seed =
+            ProcessInfo.processInfo.environment["NOTES_TEST_SEED"].flatMap(UInt64.init)
+            ?? UInt64.random(in: 0...UInt64.max)
+        var generator = SeededRandom(seed: seed)
         var finished = false
-        var kills = 0
+        var kills: [UInt32] = []
         // A slow server, so that a kill lands mid-page as often as between pages.
         let server = try FixtureServer(Self.notes + ["--fault", "drip:128/5"])
         defer { server.stop() }
@@ -205,24 +293,137 @@ struct FetchCommandTests {
             process.executableURL = Run.binary
             process.arguments = ["fetch", "--all", "--quiet", server.url, "-o", output, "--state", state]
             try process.run()
-            usleep(UInt32.random(in: 20_000...600_000, using: &generator))
+            let delay = UInt32.random(in: 20_000...600_000, using: &generator)
+            usleep(delay)
             if process.isRunning {
                 kill(process.processIdentifier, SIGKILL)
-                kills += 1
+                kills.append(delay)
             }
             process.waitUntilExit()
             finished = process.terminationReason == .exit && process.terminationStatus == 0
         }
+        let replay = "NOTES_TEST_SEED=\(seed); kills after \(kills.map { "\($0 / 1000) ms" })"
         if !finished {
             let run = try Run(["fetch", "--all", "--quiet", server.url, "-o", output, "--state", state])
-            #expect(run.status == 0, "\(run.stderr)")
+            #expect(run.status == 0, "\(replay): \(run.stderr)")
         }
-        #expect(kills > 0)
-        #expect(try String(contentsOfFile: output, encoding: .utf8) == expected)
+        #expect(!kills.isEmpty, "\(replay)")
+        #expect(try String(contentsOfFile: output, encoding: .utf8) == expected, "\(replay)")
         // Run again: the state says the run is complete, and nothing is fetched or written twice.
         let again = try Run(["fetch", "--all", server.url, "-o", output, "--state", state])
         #expect(again.status == 0)
         #expect(again.stderr == "Already complete: 250 notes in 3 pages.\n")
         #expect(try String(contentsOfFile: output, encoding: .utf8) == expected)
+    }
+
+    @Test("A local write that fails exits 74 and names the file", arguments: ["-o", "--state"])
+    func localWriteFails(option: String) throws {
+        let server = try FixtureServer(Self.notes)
+        defer { server.stop() }
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let run: Run
+        if option == "-o" {
+            try #require(FileManager.default.isWritableFile(atPath: "/dev/full"), "/dev/full is missing")
+            run = try Run(["fetch", "--all", server.url, "-o", "/dev/full"])
+            #expect(
+                run.stderr.hasPrefix(
+                    "Error: page 1 (the first page): cannot write output: No space left on device\n"), "\(run.stderr)")
+        } else {
+            let missing = directory.appendingPathComponent("no/such/dir/state.json").path
+            run = try Run(["fetch", "--all", server.url, "-o", "/dev/null", "--state", missing])
+            #expect(
+                run.stderr == "Error: cannot open '\(missing).journal' for writing: No such file or directory\n")
+        }
+        #expect(run.status == 74)
+    }
+
+    @Test("--token-file: the token is read from the file (trimmed), sent, and never printed")
+    func tokenFile() throws {
+        let token = "tok-\(UUID().uuidString)"
+        let server = try FixtureServer(
+            Self.loggedNotes + ["--fault", "auth"], environment: ["NOTES_SERVER_TOKEN": token])
+        defer { server.stop() }
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = directory.appendingPathComponent("token").path
+        try "  \(token)\n".write(toFile: file, atomically: true, encoding: .utf8)
+        let run = try Run(["fetch", "--all", server.url, "--format", "ids", "--token-file", file])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stdout.split(separator: "\n").count == 250)
+        #expect(!run.stderr.contains(token))
+        // The token file wins over NOTES_TOKEN.
+        let wrong = try Run(
+            ["fetch", "--all", server.url, "--format", "ids", "--token-file", file],
+            environment: ["NOTES_TOKEN": "wrong"])
+        #expect(wrong.status == 0)
+        let missing = try Run(["fetch", server.url, "--token-file", directory.appendingPathComponent("none").path])
+        #expect(missing.status == 64)
+        #expect(missing.stderr.hasPrefix("Error: Cannot read the token file '\(directory.path)/none'\n"))
+        let log = server.stop()
+        #expect(!log.contains(token))
+    }
+
+    @Test("An Authorization header over plain http is refused like a token, whatever its case")
+    func authorizationHeader() throws {
+        for name in ["Authorization", "authorization", "AUTHORIZATION"] {
+            let run = try Run(["fetch", "http://example.com/notes", "--header", "\(name): Bearer secret-value"])
+            #expect(run.status == 64)
+            #expect(
+                run.stderr.hasPrefix(
+                    "Error: Refusing to send credentials over plain http to 'example.com': use https\n"))
+            #expect(!run.stderr.contains("secret-value"))
+        }
+        let https = try Run([
+            "fetch", "https://127.0.0.1:1/notes", "--header", "Authorization: Bearer x", "--retries", "0",
+        ])
+        #expect(https.status == 69, "\(https.stderr)")
+    }
+
+    @Test("Retry-After from a real server is waited out before the retry")
+    func retryAfter() throws {
+        let expected = try Self.cleanRun()
+        let server = try FixtureServer(Self.loggedNotes + ["--fault", "503:2@2x1"])
+        defer { server.stop() }
+        let started = Date()
+        let run = try Run(["fetch", "--all", "--quiet", server.url])
+        let elapsed = Date().timeIntervalSince(started)
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stdout == expected)
+        // A lower bound only: backoff without Retry-After waits at most 0.5 s before the first retry.
+        #expect(elapsed >= 2.0, "the retry came after \(elapsed) s")
+        let targets = Self.requests(server.stop())
+        #expect(targets.count == 4 && targets[1] == targets[2], "\(targets)")
+    }
+
+    @Test("notes-page --help lists every subcommand; help fetch and fetch --help agree")
+    func help() throws {
+        let top = try Run(["--help"])
+        #expect(top.status == 0)
+        #expect(top.stdout.contains("SUBCOMMANDS:\n  fetch "))
+        #expect(top.stdout.contains("\n  decode "))
+        let helpFetch = try Run(["help", "fetch"])
+        let fetchHelp = try Run(["fetch", "--help"])
+        #expect(helpFetch.status == 0 && fetchHelp.status == 0)
+        #expect(helpFetch.stdout == fetchHelp.stdout)
+        #expect(fetchHelp.stdout.hasPrefix("OVERVIEW: Fetch notes from a cursor-paginated endpoint"))
+        let none = try Run([])
+        #expect(none.status == 64)
+        #expect(none.stderr == top.stdout)
+    }
+}
+
+/// A seeded random source (SplitMix64), so a run's random choices can be replayed.
+struct SeededRandom: RandomNumberGenerator {
+    var state: UInt64
+
+    init(seed: UInt64) { state = seed }
+
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
     }
 }
