@@ -4,9 +4,24 @@ import Foundation
 final class FixtureServer {
     static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent()
-    static let isAvailable =
-        FileManager.default.isExecutableFile(atPath: "/usr/bin/node")
-        || FileManager.default.isExecutableFile(atPath: "/usr/local/bin/node")
+    /// `node` as `command -v node` finds it: the first executable file of that name in a `PATH` entry.
+    static let node = executable(named: "node", searchPath: ProcessInfo.processInfo.environment["PATH"] ?? "")
+    static let isAvailable = node != nil
+
+    /// The first regular, executable file called `name` in the directories of `searchPath` (separated by
+    /// `:`; an empty entry is the current directory), or `nil`.
+    static func executable(named name: String, searchPath: String) -> URL? {
+        for entry in searchPath.split(separator: ":", omittingEmptySubsequences: false) {
+            let candidate = URL(fileURLWithPath: entry.isEmpty ? "." : String(entry)).appendingPathComponent(name)
+            var isDirectory: ObjCBool = false
+            if FileManager.default.fileExists(atPath: candidate.path, isDirectory: &isDirectory),
+                !isDirectory.boolValue, FileManager.default.isExecutableFile(atPath: candidate.path)
+            {
+                return candidate.absoluteURL
+            }
+        }
+        return nil
+    }
 
     let process = Process()
     let url: String
@@ -15,8 +30,9 @@ final class FixtureServer {
     /// Starts the server with `arguments` (after the script), e.g. `["--count", "250"]`.
     init(_ arguments: [String], environment: [String: String] = [:]) throws {
         let output = Pipe()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["node", Self.repository.appendingPathComponent("Tools/notes-server.mjs").path] + arguments
+        guard let node = Self.node else { throw CocoaError(.fileNoSuchFile, userInfo: [NSFilePathErrorKey: "node"]) }
+        process.executableURL = node
+        process.arguments = [Self.repository.appendingPathComponent("Tools/notes-server.mjs").path] + arguments
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         process.standardOutput = output
         process.standardError = log

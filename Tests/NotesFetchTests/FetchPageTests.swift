@@ -59,21 +59,33 @@ struct FetchPageTests {
         #expect(error.description == "page 1 (the first page): the response is 'text/html; charset=utf-8', not JSON")
     }
 
+    /// Each content type with the refusal it must get (`nil`: accepted), naming the type as the server sent it.
     @Test(
-        "JSON content types are accepted, others refused",
+        "JSON content types are accepted, others refused with a content-type error naming the type",
         arguments: [
-            ("application/json", true), ("application/json; charset=utf-8", true),
-            ("Application/JSON;charset=UTF-8", true),
-            ("application/vnd.api+json", true), ("application/problem+json", true),
-            ("application/json; charset=latin1", false),
-            ("text/json", false), ("text/plain", false), ("", false),
-        ]
+            ("application/json", nil), ("application/json; charset=utf-8", nil),
+            ("Application/JSON;charset=UTF-8", nil),
+            ("application/vnd.api+json", nil), ("application/problem+json", nil),
+            ("application/json; charset=latin1", "the response is 'application/json; charset=latin1', not JSON"),
+            ("text/json", "the response is 'text/json', not JSON"),
+            ("text/plain", "the response is 'text/plain', not JSON"),
+            ("", "the response is without a Content-Type, not JSON"),
+        ] as [(String, String?)]
     )
-    func contentTypes(_ type: String, accepted: Bool) async {
+    func contentTypes(_ type: String, refusal: String?) async throws {
         let head = HTTPResponseHead(status: 200, headers: type.isEmpty ? [] : [HTTPHeader("Content-Type", type)])
         let transport = MemoryTransport { _, _ in .reply(head, chunks: [Array(onePage.utf8)]) }
         let result = await firstPage(fetcher(transport))
-        #expect((result.page != nil) == accepted)
+        guard let refusal else {
+            let page = try #require(result.page, "refused: \(result)")
+            #expect(page.notes.map(\.id) == ["n1"])
+            return
+        }
+        let error = try #require(result.error, "accepted")
+        #expect(error.code == .contentType(type))
+        #expect(error.kind == .contract)
+        #expect(error.description == "page 1 (the first page): \(refusal)")
+        #expect(transport.requests.count == 1, "a content-type error is not retried")
     }
 
     @Test("A Content-Length over the page cap fails before the body is read")

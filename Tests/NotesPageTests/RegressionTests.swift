@@ -20,6 +20,30 @@ struct RegressionTests {
         return names.filter { !$0.hasSuffix(".md") && !$0.hasPrefix(".") }.sorted()
     }()
 
+    /// What each fixture decodes to in one chunk (every other chunking must agree). Every file of the
+    /// directory needs an entry: a new regression without one fails ``everyFileHasAnExpectation()``.
+    enum Expected: Equatable, CustomStringConvertible {
+        case page(notes: Int, next: String?)
+        case failure(PageError.Code, offset: Int)
+
+        var description: String {
+            switch self {
+            case .page(let notes, let next): return "page(\(notes) notes, next: \(next ?? "nil"))"
+            case .failure(let code, let offset): return "failure(\(code.name) at byte \(offset))"
+            }
+        }
+    }
+
+    static let expected: [String: Expected] = [
+        // `1\x95`: the scalar is complete (and not a page) at the byte after it, before yajl lexes that byte.
+        "fuzz-crash-1cc660ee7d04.json": .failure(.notAPage, offset: 1),
+        "fuzz-crash-66a113e809be.json": .failure(.limitExceeded(.stringBytes(256)), offset: 257),
+        "fuzz-crash-95e8897790df.json": .failure(.invalidJSON, offset: 5),
+        "fuzz-crash-9da510921bd9.json": .failure(.limitExceeded(.stringBytes(256)), offset: 256),
+        "mutant-string-cap-across-chunks.json": .failure(.limitExceeded(.stringBytes(256)), offset: 257),
+        "trailing-unterminated-string.json": .failure(.invalidJSON, offset: 26),
+    ]
+
     /// The fuzz target's limits.
     static let limits = JSONLimits(maxDocumentBytes: 4096, maxTokenBytes: 256, maxDepth: 16)
     static let maxPageNotes = 50
@@ -77,6 +101,15 @@ struct RegressionTests {
         }
     }
 
+    @Test("Every regression file has an expected outcome, and every expected outcome a file")
+    func everyFileHasAnExpectation() {
+        #expect(!Self.files.isEmpty, "no fixtures found in \(Self.directory.path)")
+        let unlisted = Set(Self.files).subtracting(Self.expected.keys).sorted()
+        let missing = Set(Self.expected.keys).subtracting(Self.files).sorted()
+        #expect(unlisted.isEmpty, "files without an entry in RegressionTests.expected: \(unlisted)")
+        #expect(missing.isEmpty, "entries in RegressionTests.expected without a file: \(missing)")
+    }
+
     @Test("Every regression input decodes alike however it is chunked, and keeps the invariants")
     func agreement() throws {
         for file in Self.files {
@@ -86,24 +119,29 @@ struct RegressionTests {
 
             let ids = IDSet(capacity: 1)
             let whole = decode([body[...]], configuration: configuration, ids: ids)
+            guard let expected = Self.expected[file] else {
+                Issue.record("\(file): no entry in RegressionTests.expected; it decodes to \(whole)")
+                continue
+            }
             switch whole {
-            case .page(let notes, _):
+            case .page(let notes, let next):
+                #expect(expected == .page(notes: notes.count, next: next), "\(file): \(whole)")
                 #expect(notes.count <= Self.maxPageNotes, "\(file)")
                 #expect(ids.count == notes.count && ids.committedPages == 1, "\(file): the page's ids are committed")
-                if configuration.keepsJSON {
-                    #expect(notes.reduce(0) { $0 + $1.utf8.count } <= body.count, "\(file): notes longer than the body")
-                }
+                // Each note's JSON (or, without `keepsJSON`, its id, unescaped) is no longer than its text in the body.
+                #expect(notes.reduce(0) { $0 + $1.utf8.count } <= body.count, "\(file): notes longer than the body")
             case .failure(let error, let before):
+                #expect(expected == .failure(error.code, offset: error.offset), "\(file): \(whole)")
                 #expect(before <= Self.maxPageNotes, "\(file)")
                 #expect(error.offset >= 0 && error.offset <= min(body.count, Self.limits.maxDocumentBytes), "\(file)")
                 #expect(!error.message.isEmpty && error.message.utf8.count <= 256, "\(file)")
                 #expect(ids.count == 0 && ids.committedPages == 0, "\(file): a failed page's ids are rolled back")
             }
 
+            // Every split point of every file: a file is at most 8192 bytes (`directoryIsReadable`), and decoding
+            // stops at the 4096-byte page limit anyway.
             var ways = Self.fuzzChunkings(body, hash: hash)
-            if body.count <= 4096 {
-                for split in 0...body.count { ways.append(("split at \(split)", [body[..<split], body[split...]])) }
-            }
+            for split in 0...body.count { ways.append(("split at \(split)", [body[..<split], body[split...]])) }
             for (name, chunks) in ways {
                 let outcome = decode(chunks, configuration: configuration, ids: IDSet(capacity: 1))
                 #expect(outcome == whole, "\(file), \(name): \(outcome); one chunk: \(whole)")
@@ -126,7 +164,10 @@ struct RegressionTests {
                 Issue.record("accepted: \(outcome)")
                 continue
             }
-            #expect(error.code == .invalidJSON || error.code == .truncated)
+            // The page is complete; what follows it is not JSON. Not `truncated`: that is a page cut short.
+            #expect(error.code == .invalidJSON, "\(outcome)")
+            #expect(error.offset == body.count, "\(outcome)")
+            #expect(error.message == "invalid JSON: an unterminated string after the document", "\(outcome)")
         }
     }
 

@@ -132,12 +132,16 @@ struct StaleLoadTests {
         let server = Server([endpoint: slow(onePage)])
         let probe = ProbeTransport(server.transport)
         var started = server.started.makeAsyncIterator()
+        let log = PhaseLog()
         var model: NotesScreenModel? = NotesScreenModel(fetcher: fetcher(probe))
+        model!.onPhaseChange = { log.phases.append($0) }
+        weak let released = model
         let task = model!.load()
         _ = await started.next()
         model = nil
+        #expect(released == nil, "the load in flight keeps the model alive")
         await task.value
-        #expect(model == nil)
-        #expect(probe.cancelled == [endpoint])
+        #expect(probe.cancelled == [endpoint])  // the model's deinit told the request to stop
+        #expect(log.summaries == ["loading"])  // nothing of the old load was applied
     }
 }
