@@ -31,8 +31,8 @@ final class PageAssembler: JSONEventHandler {
 struct PageState: ~Copyable {
     /// What an open container is to the page.
     private enum Frame {
-        /// An object on the way to the items and/or next path, `level` keys deep.
-        case path(level: Int, items: Bool, next: Bool)
+        /// An object on the way to some of the paths (``PathMask``), `level` keys deep.
+        case path(level: Int, paths: PathMask)
         /// The notes array.
         case items
         /// A note object.
@@ -48,7 +48,9 @@ struct PageState: ~Copyable {
         case none
         case items
         case next
-        case descend(level: Int, items: Bool, next: Bool)
+        /// The value of ``PageConfiguration/fieldPaths``'s element at this index.
+        case field(Int)
+        case descend(level: Int, paths: PathMask)
         case skip
         case noteID
         case noteTitle
@@ -65,6 +67,14 @@ struct PageState: ~Copyable {
     private(set) var isBareArray = false
     private var foundNext = false
     private(set) var nextCursor: [UInt8]?
+    /// The values found at ``PageConfiguration/fieldPaths``, in its order.
+    private(set) var fields: [FieldValue?]
+    /// Notes left out as duplicates (``PageConfiguration/duplicates`` is `.skip`).
+    private(set) var skippedCount = 0
+    /// The id of the last note of the page so far, kept or skipped (keyset pagination goes on after it).
+    private var lastIDBytes: [UInt8] = []
+
+    var lastID: [UInt8]? { noteCount == 0 ? nil : lastIDBytes }
 
     /// Notes finished since the caller last took them.
     var notes: [Note] = []
@@ -76,11 +86,14 @@ struct PageState: ~Copyable {
     private var noteTitle: [UInt8] = []
     private var hasID = false
     private var hasTitle = false
+    /// Whether the note being read repeats an id and is to be left out.
+    private var isDuplicate = false
     private var writer = CompactJSONWriter()
 
     init(configuration: PageConfiguration, ids: IDSet) {
         self.configuration = configuration
         self.ids = ids
+        fields = Array(repeating: nil, count: configuration.fieldPaths.count)
         // yajl never sees a bracket past the depth limit (the scanner stops it), so this never grows.
         frames = Stack(capacity: configuration.limits.maxDepth + 1)
     }
@@ -91,7 +104,7 @@ struct PageState: ~Copyable {
         case .note: return inNote(event, direct: true)
         case .inNote: return inNote(event, direct: false)
         case .items: return inItems(event)
-        case .path(let level, let items, let next): return inPath(event, level: level, items: items, next: next)
+        case .path(let level, let paths): return inPath(event, level: level, paths: paths)
         case .skip:
             switch event {
             case .startObject, .startArray: frames.append(.skip)
@@ -109,7 +122,7 @@ struct PageState: ~Copyable {
         started = true
         switch event {
         case .startObject:
-            frames.append(.path(level: 0, items: true, next: true))
+            frames.append(.path(level: 0, paths: PathMask(all: configuration.fieldPaths.count)))
             return true
         case .startArray:
             foundItems = true
@@ -121,14 +134,19 @@ struct PageState: ~Copyable {
         }
     }
 
-    private mutating func inPath(_ event: JSONEvent, level: Int, items: Bool, next: Bool) -> Bool {
+    private mutating func inPath(_ event: JSONEvent, level: Int, paths: PathMask) -> Bool {
         if case .key(let key) = event {
-            role = pathRole(for: key, level: level, items: items, next: next)
-            if case .items = role, foundItems {
+            role = pathRole(for: key, level: level, paths: paths)
+            switch role {
+            case .items where foundItems:
                 return fail(.duplicateKey, "'\(configuration.itemsPath)' appears twice")
+            case .next where foundNext:
+                return fail(.duplicateKey, "'\(configuration.nextPath)' appears twice")
+            case .field(let index) where fields[index] != nil:
+                return fail(.duplicateKey, "'\(configuration.fieldPaths[index])' appears twice")
+            default:
+                return true
             }
-            if case .next = role, foundNext { return fail(.duplicateKey, "'\(configuration.nextPath)' appears twice") }
-            return true
         }
         let role = self.role
         self.role = .none
@@ -140,15 +158,19 @@ struct PageState: ~Copyable {
             frames.append(.items)
         case (.items, _):
             return fail(.itemsNotArray, "'\(configuration.itemsPath)' is \(Self.describe(event)), not an array")
-        case (.next, .string(let text)):
+        case (.next, .string(let text)), (.next, .number(let text)):
             foundNext = true
             nextCursor = text.isEmpty ? nil : Array(text.assumingMemoryBound(to: UInt8.self))
         case (.next, .null):
             foundNext = true
         case (.next, _):
-            return fail(.invalidNext, "'\(configuration.nextPath)' is \(Self.describe(event)), not a string or null")
-        case (.descend(let level, let items, let next), .startObject):
-            frames.append(.path(level: level, items: items, next: next))
+            return fail(
+                .invalidNext, "'\(configuration.nextPath)' is \(Self.describe(event)), not a string, number or null")
+        case (.field(let index), _):
+            fields[index] = FieldValue(event, describe: Self.describe)
+            if event.isStart { frames.append(.skip) }
+        case (.descend(let level, let paths), .startObject):
+            frames.append(.path(level: level, paths: paths))
         case (_, .startObject), (_, .startArray):
             frames.append(.skip)
         default:
@@ -157,15 +179,25 @@ struct PageState: ~Copyable {
         return true
     }
 
-    private func pathRole(for key: UnsafeRawBufferPointer, level: Int, items: Bool, next: Bool) -> Role {
-        let itemsPath = configuration.itemsPath.components
-        let nextPath = configuration.nextPath.components
-        let onItems = items && level < itemsPath.count && key.elementsEqual(itemsPath[level])
-        let onNext = next && level < nextPath.count && key.elementsEqual(nextPath[level])
-        if onItems && level + 1 == itemsPath.count { return .items }
-        if onNext && level + 1 == nextPath.count { return .next }
-        if onItems || onNext { return .descend(level: level + 1, items: onItems, next: onNext) }
-        return .skip
+    private func pathRole(for key: UnsafeRawBufferPointer, level: Int, paths: PathMask) -> Role {
+        var along = PathMask()
+        /// Whether `key` is the last key of `path` (`true`), on the way to it (`false`, noted in `along`),
+        /// or off it (`nil`).
+        func reaches(_ path: FieldPath, _ bit: Int) -> Bool? {
+            let components = path.components
+            guard paths.contains(bit), level < components.count, key.elementsEqual(components[level]) else {
+                return nil
+            }
+            if level + 1 == components.count { return true }
+            along.insert(bit)
+            return false
+        }
+        if reaches(configuration.itemsPath, PathMask.items) == true { return .items }
+        if reaches(configuration.nextPath, PathMask.next) == true { return .next }
+        for (index, path) in configuration.fieldPaths.enumerated() where reaches(path, PathMask.field(index)) == true {
+            return .field(index)
+        }
+        return along.isEmpty ? .skip : .descend(level: level + 1, paths: along)
     }
 
     private mutating func inItems(_ event: JSONEvent) -> Bool {
@@ -180,6 +212,7 @@ struct PageState: ~Copyable {
             noteTitle.removeAll(keepingCapacity: true)
             hasID = false
             hasTitle = false
+            isDuplicate = false
             if configuration.keepsJSON {
                 writer.reset()
                 writer.open(UInt8(ascii: "{"))
@@ -263,6 +296,12 @@ struct PageState: ~Copyable {
             return fail(.invalidID, "id longer than \(IDSet.maxIDBytes) bytes", note: noteCount)
         }
         if case .duplicate(let page) = ids.insert(text) {
+            if configuration.duplicates == .skip {
+                isDuplicate = true
+                hasID = true
+                noteID.append(contentsOf: text.assumingMemoryBound(to: UInt8.self))
+                return true
+            }
             let onPage = page == ids.committedPages ? "earlier on this page" : "on page \(page + 1)"
             return fail(
                 .duplicateID(firstPage: page), "duplicate id \(Self.quote(text)), seen \(onPage)", note: noteCount)
@@ -276,13 +315,19 @@ struct PageState: ~Copyable {
         guard hasID else { return fail(.missingID, "note has no 'id'", note: noteCount) }
         guard hasTitle else { return fail(.missingTitle, "note has no 'title'", note: noteCount) }
         frames.removeLast()
+        noteCount += 1
+        lastIDBytes.removeAll(keepingCapacity: true)
+        lastIDBytes.append(contentsOf: noteID)
+        if isDuplicate {
+            skippedCount += 1
+            return true
+        }
         if configuration.keepsJSON {
             writer.close(UInt8(ascii: "}"))
             notes.append(Note(id: noteID, title: noteTitle, json: writer.bytes))
         } else {
             notes.append(Note(id: noteID, title: noteTitle, json: nil))
         }
-        noteCount += 1
         return true
     }
 
@@ -313,6 +358,40 @@ struct PageState: ~Copyable {
         var quoted = String(decoding: writer.bytes, as: UTF8.self)
         if shown.count < text.count { quoted.insert(contentsOf: "…", at: quoted.index(before: quoted.endIndex)) }
         return quoted
+    }
+}
+
+/// Which of a page's paths an object on the way may still lead to: bit 0 the items, bit 1 the next value,
+/// bit 2 + i the field path i.
+private struct PathMask {
+    static let items = 0
+    static let next = 1
+    static func field(_ index: Int) -> Int { 2 + index }
+
+    private var bits: UInt64 = 0
+
+    init() {}
+
+    /// The items, the next value and `fields` field paths.
+    init(all fields: Int) {
+        bits = (1 << UInt64(2 + fields)) &- 1
+    }
+
+    var isEmpty: Bool { bits == 0 }
+    func contains(_ bit: Int) -> Bool { bits & (1 << UInt64(bit)) != 0 }
+    mutating func insert(_ bit: Int) { bits |= 1 << UInt64(bit) }
+}
+
+extension FieldValue {
+    /// The value an event starts; a container is described, not kept.
+    fileprivate init(_ event: JSONEvent, describe: (JSONEvent) -> String) {
+        switch event {
+        case .string(let text): self = .string(String(decoding: text, as: UTF8.self))
+        case .number(let text): self = .number(String(decoding: text, as: UTF8.self))
+        case .bool(let value): self = .bool(value)
+        case .null: self = .null
+        default: self = .container(describe(event))
+        }
     }
 }
 

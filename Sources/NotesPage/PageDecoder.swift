@@ -18,12 +18,18 @@ public struct PageDecoder: ~Copyable {
     public struct Summary: Sendable, Hashable {
         /// The next cursor: `nil` when the next path is absent, `null` or an empty string.
         public var nextCursor: String?
-        /// Notes on the page.
+        /// Notes on the page, skipped duplicates included.
         public var noteCount: Int
         /// Bytes of the body.
         public var byteCount: Int
         /// Whether the body was a bare array rather than an object.
         public var isBareArray: Bool
+        /// The values at ``PageConfiguration/fieldPaths``, in its order; `nil` where a path is absent.
+        public var fields: [FieldValue?] = []
+        /// Notes left out because their ids were seen before (``DuplicatePolicy/skip``).
+        public var skippedCount = 0
+        /// The id of the last note kept, if any.
+        public var lastID: [UInt8]?
     }
 
     public let configuration: PageConfiguration
@@ -96,7 +102,10 @@ public struct PageDecoder: ~Copyable {
             nextCursor: assembler.state.pointee.nextCursor.map { String(decoding: $0, as: UTF8.self) },
             noteCount: assembler.state.pointee.noteCount,
             byteCount: parser.offset,
-            isBareArray: assembler.state.pointee.isBareArray
+            isBareArray: assembler.state.pointee.isBareArray,
+            fields: assembler.state.pointee.fields,
+            skippedCount: assembler.state.pointee.skippedCount,
+            lastID: assembler.state.pointee.lastID
         )
     }
 
