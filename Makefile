@@ -4,7 +4,7 @@ SWIFT ?= swift
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 SWIFT_SOURCES := Package.swift Sources Tests $(wildcard Benchmarks/*.swift Benchmarks/*/)
 
-.PHONY: all deps build release demo test test-swift test-node lint format clean bench bench-quick
+.PHONY: all deps build release demo test test-swift test-node lint format clean bench bench-quick mutants mutants-ci
 
 all: build
 
@@ -15,6 +15,7 @@ deps:
 	command -v node >/dev/null 2>&1 || missing="$$missing nodejs"; \
 	command -v curl >/dev/null 2>&1 || missing="$$missing curl"; \
 	[ -x /usr/bin/time ] || missing="$$missing time"; \
+	command -v python3 >/dev/null 2>&1 || missing="$$missing python3"; \
 	if [ -n "$$missing" ]; then \
 		echo "Installing:$$missing"; \
 		$(SUDO) apt-get update -qq && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; \
@@ -47,6 +48,16 @@ bench: deps
 ## bench-quick: the same harness on small inputs, so that it cannot rot (figures not of record).
 bench-quick: deps
 	$(SWIFT) run -c release benchmarks --quick $(ARGS)
+
+## mutants: mutation testing: applies each breakage in Tools/mutants/mutants.txt (format in its header) to a
+## copy of the tree in .build/mutants, builds it and runs that entry's tests, which must fail ("killed"); a
+## mutant whose tests still pass "survived" and fails the target. MUTANTS_ARGS="--only NAME" picks entries;
+## mutants-ci runs only those marked `ci: yes`.
+mutants: deps
+	SWIFT=$(SWIFT) Tools/mutants/run.py $(MUTANTS_ARGS)
+
+mutants-ci: deps
+	SWIFT=$(SWIFT) Tools/mutants/run.py --ci
 
 lint:
 	$(SWIFT) format lint --strict --recursive $(SWIFT_SOURCES)

@@ -239,10 +239,13 @@ struct FetchCommandTests {
         let log = server.stop()
         #expect(resumed.status == 0, "\(resumed.stderr)")
         #expect(try String(contentsOfFile: output, encoding: .utf8) == expected)
+        // The server logs a request when its response ends, so the one cut off by the signal may be missing.
         let targets = Self.requests(log)
-        #expect(targets.count == 4, "\(targets)")
-        #expect(targets.filter { $0 == "/notes" }.count == 1, "\(targets)")
-        #expect(targets.count == 4 && targets[1] == targets[2], "page 2 fetched again, and only it: \(targets)")
+        let pages = targets.reduce(into: [String]()) { if !$0.contains($1) { $0.append($1) } }
+        #expect(pages.count == 3, "\(targets)")
+        #expect(targets.filter { $0 == "/notes" }.count == 1, "page 1 fetched again: \(targets)")
+        #expect(targets.filter { $0 == pages.last }.count == 1, "\(targets)")
+        #expect((3...4).contains(targets.count), "\(targets)")
     }
 
     @Test(
