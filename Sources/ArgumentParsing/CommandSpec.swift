@@ -20,12 +20,18 @@ public struct CommandSpec: Sendable {
         public var valueName: String?
         public var help: String
         public var isRepeatable: Bool
+        /// The section of the help it is listed in, e.g. `PAGINATION`; `nil` for plain OPTIONS.
+        public var group: String?
 
-        public init(_ names: String..., value valueName: String? = nil, help: String, repeatable: Bool = false) {
+        public init(
+            _ names: String..., value valueName: String? = nil, help: String, repeatable: Bool = false,
+            group: String? = nil
+        ) {
             self.names = names
             self.valueName = valueName
             self.help = help
             self.isRepeatable = repeatable
+            self.group = group
         }
 
         /// The canonical name, e.g. `--output`.

@@ -26,8 +26,16 @@ extension CommandSpec {
             for argument in arguments { lines += entry("<\(argument.name)>", argument.help) }
             lines.append("")
         }
+        // Titled groups first, in the order they appear, as swift-argument-parser lists its option groups.
+        var groups: [String] = []
+        for case let group? in options.map(\.group) where !groups.contains(group) { groups.append(group) }
+        for group in groups {
+            lines.append("\(group) OPTIONS:")
+            for option in options where option.group == group { lines += entry(option.label, option.help) }
+            lines.append("")
+        }
         lines.append("OPTIONS:")
-        for option in options + [helpOption] { lines += entry(option.label, option.help) }
+        for option in options + [helpOption] where option.group == nil { lines += entry(option.label, option.help) }
         if !subcommands.isEmpty {
             lines += ["", "SUBCOMMANDS:"]
             for subcommand in subcommands { lines += entry(subcommand.name, subcommand.abstract) }

@@ -33,9 +33,8 @@ struct FetchCommand {
                 "--timeout", value: "seconds", help: "Stall time (under 1 byte/s) before a request fails. Default: 30."),
             .init("--header", value: "'Name: value'", help: "An extra request header (repeatable).", repeatable: true),
             .init("--token-file", value: "file", help: "Read the bearer token from this file. Default: $NOTES_TOKEN."),
-            .init("--cursor-param", value: "name", help: "The query parameter that carries a cursor. Default: cursor."),
             .init("--quiet", help: "No progress and no summary on standard error."),
-        ] + PageOptions.specs
+        ] + PageOptions.specs + PaginationOptions.specs
     )
 
     var url: URL
@@ -48,8 +47,8 @@ struct FetchCommand {
     var quiet: Bool
     var options: PageOptions
     var configuration: FetchConfiguration
-    /// The query parameter that carries a cursor.
-    var cursorParameter: String
+    /// How the pages follow one another.
+    var pagination: any Pagination
 
     /// Reads the options and the environment; refuses what cannot work before any connection.
     init(_ parsed: ParsedArguments, environment: [String: String]) throws(UsageError) {
@@ -61,7 +60,16 @@ struct FetchCommand {
         else { throw UsageError("Invalid URL '\(text)': expected http:// or https://") }
         self.url = url
         all = parsed.has("--all")
-        start = parsed.value("--cursor").map(PageLocation.cursor) ?? .start
+        pagination = try PaginationOptions.pagination(parsed, endpoint: url)
+        if let cursor = parsed.value("--cursor") {
+            guard let location = pagination.location(cursor: cursor) else {
+                throw UsageError(
+                    "Invalid --cursor '\(cursor.prefix(40))' for --paginate \(pagination): expected a number")
+            }
+            start = location
+        } else {
+            start = pagination.start(endpoint: url)
+        }
         maxPages = parsed.has("--max-pages") ? try parsed.integer("--max-pages", default: 0, in: 1...Int.max) : nil
         maxNotes = parsed.has("--max-notes") ? try parsed.integer("--max-notes", default: 0, in: 1...Int.max) : nil
         outputPath = parsed.value("--output").flatMap { $0 == "-" ? nil : $0 }
@@ -73,9 +81,9 @@ struct FetchCommand {
         }
 
         var configuration = FetchConfiguration(page: options.configuration)
+        configuration.page.duplicates = try PaginationOptions.duplicates(parsed)
         configuration.retries = try parsed.integer("--retries", default: 4, in: 0...100)
         configuration.idleTimeout = Double(try parsed.integer("--timeout", default: 30, in: 1...86_400))
-        cursorParameter = parsed.value("--cursor-param") ?? "cursor"
         for line in parsed.all("--header") {
             guard let colon = line.firstIndex(of: ":"), colon != line.startIndex else {
                 throw UsageError("Invalid header '\(line.prefix(40))': expected 'Name: value'")
@@ -116,7 +124,7 @@ struct FetchCommand {
     /// - Returns: 0 done; 65 contract; 69 unavailable; 74 output; 77 session expired; 130 interrupted.
     func run(_ runtime: FetchRuntime, cancellation: CancellationFlag) async -> ExitStatus {
         let fetcher = NotesFetcher(
-            locator: PageLocator(endpoint: url, cursorParameter: cursorParameter),
+            locator: PageLocator(endpoint: url, pagination: pagination),
             configuration: configuration,
             transport: runtime.transport,
             environment: runtime.environment
@@ -137,6 +145,7 @@ struct FetchCommand {
         // A resumed run goes on from the state's next page, numbering pages after the committed ones.
         let from = session.state.next ?? start
         let progress = Progress(enabled: !quiet && runtime.showsProgress)
+        var recognised = quiet
         let stop: PageLocation?
         do throws(FetchError) {
             stop = try await fetcher.walk(
@@ -148,6 +157,10 @@ struct FetchCommand {
                 maxNotes: maxNotes,
                 cancellation: cancellation
             ) { page throws(FetchError) in
+                if !recognised, let facts = page.facts {
+                    recognised = true
+                    if let text = pagination.recognition(after: facts, endpoint: url) { runtime.report(text + "\n") }
+                }
                 try session.commit(page)
                 progress.update(session.state, report: runtime.report)
             }
@@ -169,7 +182,7 @@ struct FetchCommand {
         }
         progress.finish(report: runtime.report)
         if !quiet {
-            runtime.report(session.summary(seconds: Clock.now - session.started))
+            runtime.report(session.summary(seconds: Clock.now - session.started, complete: stop == nil))
             if let stop {
                 runtime.report("More pages remain: the next is \(stop). Continue with --cursor or --state.\n")
             }
@@ -235,10 +248,17 @@ final class FetchSession: @unchecked Sendable {
         self.locator = locator
         self.afterStep = afterStep
         let url = locator.endpoint.absoluteString
-        var state = RunState(url: url)
+        let pagination = locator.pagination.description
+        var state = RunState(url: url, pagination: pagination)
         if let statePath = command.statePath, let saved = try RunState.load(statePath) {
             guard saved.url == url else {
                 throw SystemError(operation: "'\(statePath)' is the state of another run (\(saved.url))", code: EINVAL)
+            }
+            guard saved.pagination == pagination else {
+                throw SystemError(
+                    operation:
+                        "'\(statePath)' is the state of a run with --paginate \(saved.pagination), not \(pagination)",
+                    code: EINVAL)
             }
             state = saved
         }
@@ -275,6 +295,8 @@ final class FetchSession: @unchecked Sendable {
             try afterStep(.output)
             state.pages += 1
             state.notes += page.notes.count
+            state.skipped += page.skippedCount
+            state.total = page.total ?? state.total
             state.bytes += page.byteCount
             state.next = page.next
             state.outputBytes = output.length
@@ -292,13 +314,22 @@ final class FetchSession: @unchecked Sendable {
         }
     }
 
-    func summary(seconds: Double) -> String {
+    /// The summary line; when the walk reached the last page (`complete`), also a total the server
+    /// announced that differs from the notes that arrived.
+    func summary(seconds: Double, complete: Bool) -> String {
         let megabytes = Double(state.bytes) / 1e6
         let rate = seconds > 0 ? megabytes / seconds : 0
         let notes = state.notes == 0 ? "No notes" : state.notes == 1 ? "1 note" : "\(state.notes) notes"
         let pages = state.pages == 1 ? "1 page" : "\(state.pages) pages"
-        return
-            "\(notes), \(pages), \(state.bytes) bytes, \(Clock.format(seconds)) s, \(Clock.format(rate, places: 1)) MB/s\n"
+        let skipped =
+            state.skipped == 0
+            ? "" : ", \(state.skipped) duplicate\(state.skipped == 1 ? "" : "s") skipped"
+        var text =
+            "\(notes), \(pages)\(skipped), \(state.bytes) bytes, \(Clock.format(seconds)) s, \(Clock.format(rate, places: 1)) MB/s\n"
+        if complete, let total = state.total, total != state.notes + state.skipped {
+            text += "The server announced \(total) notes; \(state.notes + state.skipped) arrived.\n"
+        }
+        return text
     }
 
     /// How to go on after a stop, or `nil` when there is nothing to resume.
@@ -311,8 +342,13 @@ final class FetchSession: @unchecked Sendable {
             words.append(url.absoluteString)
             return "\(committed) Resume with: \(words.map(shellQuote).joined(separator: " "))\n"
         }
-        if case .cursor(let cursor) = next {
+        switch next {
+        case .cursor(let cursor), .after(let cursor):
             return "\(committed) Continue with: --cursor \(shellQuote(cursor))\n"
+        case .offset(let number), .page(let number):
+            return "\(committed) Continue with: --cursor \(number)\n"
+        case .start, .url:
+            break
         }
         return state.pages > 0 ? "\(committed)\n" : nil
     }
@@ -344,9 +380,14 @@ final class Progress: @unchecked Sendable {
         shown = now
         let elapsed = now - started
         let rate = elapsed > 0 ? Double(state.bytes) / 1e6 / elapsed : 0
-        let line =
+        var line =
             "\r\u{1B}[Kpages \(state.pages)  notes \(state.notes)  \(Clock.format(Double(state.bytes) / 1e6, places: 1)) MB  "
             + "\(Clock.format(rate, places: 1)) MB/s  \(Clock.format(elapsed, places: 1)) s"
+        if let total = state.total, total > 0 {
+            let done = Double(state.notes + state.skipped) / Double(total)
+            line += "  \(Clock.format(min(100, done * 100), places: 0)) %"
+            if done > 0 && done < 1 { line += ", about \(Clock.format(elapsed * (1 - done) / done, places: 0)) s left" }
+        }
         report(line)
         drawn = true
     }

@@ -17,9 +17,15 @@ import NotesPage
 /// Rewritten atomically after each committed page. Beside it, `FILE.journal` holds the committed ids
 /// (page by page) and the visited page URLs, so a resumed run still checks uniqueness and cycles.
 struct RunState: Codable, Equatable {
-    var version = 1
+    /// The format of the file: a state of another version is refused, never misread.
+    static let currentVersion = 2
+
+    var version = currentVersion
     /// The endpoint the run walks.
     var url: String
+    /// The pagination scheme and its parameters (``Pagination/description``): a resumed run must walk the
+    /// same way, since the next page is in the scheme's own terms.
+    var pagination: String
     /// The next page to fetch; `nil` when the run reached the last page.
     var next: PageLocation?
     var pages = 0
@@ -30,11 +36,25 @@ struct RunState: Codable, Equatable {
     var outputBytes = 0
     /// Committed length of the journal.
     var journalBytes = 0
+    /// Notes left out as duplicates (`--on-duplicate skip`).
+    var skipped = 0
+    /// The total the server last announced, if it did.
+    var total: Int?
 
     var isDone: Bool { next == nil && pages > 0 }
 
     static func load(_ path: String) throws(SystemError) -> RunState? {
+        struct Version: Decodable { var version: Int }
         guard let bytes = try readFile(path, limit: 1 << 20) else { return nil }
+        guard let version = try? JSONDecoder().decode(Version.self, from: Data(bytes)).version else {
+            throw SystemError(operation: "'\(path)' is not a notes-page state file", code: EINVAL)
+        }
+        guard version == currentVersion else {
+            throw SystemError(
+                operation:
+                    "'\(path)' is a state of version \(version), not \(currentVersion): written by another notes-page; remove it to start over",
+                code: EINVAL)
+        }
         do {
             return try JSONDecoder().decode(RunState.self, from: Data(bytes))
         } catch {

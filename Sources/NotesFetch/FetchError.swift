@@ -13,6 +13,8 @@ public struct FetchError: Error, Sendable, Hashable, CustomStringConvertible {
         case tooLarge(contentLength: Int, limit: Int)
         /// The server sent a next page already visited in this run.
         case cycle
+        /// The page says something its pagination scheme cannot follow.
+        case pagination(String)
         /// Too many redirects in a row.
         case redirects(Int)
         /// 401 or 403: the credentials are missing or no longer valid. Never retried.
@@ -51,7 +53,7 @@ public struct FetchError: Error, Sendable, Hashable, CustomStringConvertible {
 
     public var kind: Kind {
         switch code {
-        case .contract, .status, .contentType, .tooLarge, .cycle, .redirects: return .contract
+        case .contract, .status, .contentType, .tooLarge, .cycle, .pagination, .redirects: return .contract
         case .sessionExpired: return .sessionExpired
         case .unavailable: return .unavailable
         case .cancelled: return .cancelled
@@ -69,6 +71,7 @@ public struct FetchError: Error, Sendable, Hashable, CustomStringConvertible {
         case .tooLarge(let length, let limit):
             return "Content-Length \(length) is over the page limit of \(limit) bytes"
         case .cycle: return "the server sent a next page already visited in this run (a cursor cycle)"
+        case .pagination(let message): return message
         case .redirects(let count): return "more than \(count) redirects in a row"
         case .sessionExpired(let status): return "session expired (HTTP \(status)): sign in again or renew the token"
         case .unavailable(let last):

@@ -13,6 +13,12 @@ public struct FetchedPage: Sendable {
     public var byteCount: Int
     /// Requests made for the page, redirects not counted.
     public var attempts: Int
+    /// Notes left out as duplicates (``DuplicatePolicy/skip``).
+    public var skippedCount: Int = 0
+    /// The notes the server says the collection holds, when it says.
+    public var total: Int?
+    /// What the page told about the walk.
+    public var facts: PageFacts?
 }
 
 /// Walks a cursor-paginated endpoint: fetches each page through the transport, streams the body into a
@@ -26,6 +32,8 @@ public final class NotesFetcher: Sendable {
     public let configuration: FetchConfiguration
     private let transport: any HTTPTransport
     private let environment: FetchEnvironment
+    /// The configuration's page, with the values the pagination scheme reads.
+    private let page: PageConfiguration
     private let queue = DispatchQueue(label: "notes-page.transport")
 
     /// - Parameters:
@@ -43,6 +51,9 @@ public final class NotesFetcher: Sendable {
         self.configuration = configuration
         self.transport = transport
         self.environment = environment
+        var page = configuration.page
+        page.fieldPaths += locator.pagination.fieldPaths.filter { !page.fieldPaths.contains($0) }
+        self.page = page
     }
 
     /// Fetches and decodes one page, retrying transport errors, 429 and 5xx with backoff.
@@ -72,15 +83,25 @@ public final class NotesFetcher: Sendable {
                 cancellation.cancel()
             }
             switch outcome {
-            case .page(let notes, let summary, let finalURL, let linkHeaders):
-                let next = locator.next(bodyValue: summary.nextCursor, linkHeaders: linkHeaders, pageURL: finalURL)
+            case .page(let notes, let summary, let finalURL, let head):
+                let facts = PageFacts(
+                    location: location, url: finalURL, head: head, summary: summary, fieldPaths: page.fieldPaths)
+                let next: PageLocation?
+                do {
+                    next = try locator.next(after: facts)
+                } catch {
+                    throw FetchError(.pagination(error.message), page: number, location: location, attempts: attempt)
+                }
                 return FetchedPage(
                     number: number,
                     location: location,
                     notes: notes,
                     next: next,
                     byteCount: summary.byteCount,
-                    attempts: attempt
+                    attempts: attempt,
+                    skippedCount: summary.skippedCount,
+                    total: locator.pagination.total(of: facts),
+                    facts: facts
                 )
             case .fatal(let code):
                 throw FetchError(code, page: number, location: location, attempts: attempt)
@@ -123,13 +144,21 @@ public final class NotesFetcher: Sendable {
         var number = firstNumber
         var pages = 0
         var notes = 0
-        visited.insert(locator.url(for: location))
+        let first = locator.url(for: location)
+        if first.utf8.count <= IDSet.maxIDBytes { visited.insert(first) }
         visited.commitPage()
         while true {
             let page = try await fetchPage(location, number: number, ids: ids, cancellation: cancellation)
             // A page whose next link loops is refused whole, so that a resumed run meets the same error.
-            if let next = page.next, case .duplicate = visited.insert(locator.url(for: next)) {
-                throw FetchError(.cycle, page: number, location: location, attempts: page.attempts)
+            if let next = page.next {
+                let url = locator.url(for: next)
+                guard url.utf8.count <= IDSet.maxIDBytes else {
+                    let reason = "the next page's URL is \(url.utf8.count) bytes, over the limit of \(IDSet.maxIDBytes)"
+                    throw FetchError(.pagination(reason), page: number, location: location, attempts: page.attempts)
+                }
+                if case .duplicate = visited.insert(url) {
+                    throw FetchError(.cycle, page: number, location: location, attempts: page.attempts)
+                }
             }
             visited.commitPage()
             try await body(page)
@@ -146,7 +175,7 @@ public final class NotesFetcher: Sendable {
     // MARK: - One attempt
 
     private enum Outcome: Sendable {
-        case page(notes: [Note], summary: PageDecoder.Summary, url: String, linkHeaders: [String])
+        case page(notes: [Note], summary: PageDecoder.Summary, url: String, head: HTTPResponseHead)
         case retryable(reason: String, retryAfter: Double?)
         case fatal(FetchError.Code)
     }
@@ -162,7 +191,7 @@ public final class NotesFetcher: Sendable {
     }
 
     private func performPage(url: String, ids: IDSet, cancellation: CancellationFlag) -> Outcome {
-        let origin = Origin(locator.url(for: .start))
+        let origin = Origin(locator.endpoint.absoluteString)
         var url = url
         var redirects = 0
         while true {
@@ -171,7 +200,7 @@ public final class NotesFetcher: Sendable {
                 headers.append(HTTPHeader("Authorization", "Bearer \(token.value)"))
             }
             let request = HTTPRequest(url: url, headers: headers, idleTimeout: configuration.idleTimeout)
-            let reception = PageReception(configuration: configuration.page, ids: ids)
+            let reception = PageReception(configuration: page, ids: ids)
             let completed: Bool
             do {
                 completed = try transport.perform(request, receiver: reception, cancellation: cancellation)
@@ -186,8 +215,7 @@ public final class NotesFetcher: Sendable {
                 guard completed else { return .fatal(.cancelled) }
                 do {
                     let summary = try reception.finish()
-                    return .page(
-                        notes: reception.notes, summary: summary, url: url, linkHeaders: head.values(of: "Link"))
+                    return .page(notes: reception.notes, summary: summary, url: url, head: head)
                 } catch {
                     return .fatal(.contract(error))
                 }
@@ -196,7 +224,8 @@ public final class NotesFetcher: Sendable {
                 guard redirects <= configuration.maxRedirects else {
                     return .fatal(.redirects(configuration.maxRedirects))
                 }
-                guard let location = head.value(of: "Location"), let target = locator.resolve(location, against: url)
+                guard let location = head.value(of: "Location"),
+                    let target = PageLocator.resolve(location, against: url)
                 else { return .fatal(.status(head.status)) }
                 url = target
             case 401, 403:

@@ -4,80 +4,108 @@
     public import Foundation
 #endif
 
-/// Where a page is: the endpoint itself, the endpoint with a cursor, or a URL the server gave.
+/// Where a page is, in its pagination scheme's terms: the endpoint itself, the endpoint with a cursor,
+/// a URL the server gave, an offset, a page number, or the id a keyset page starts after.
 public enum PageLocation: Sendable, Hashable, Codable, CustomStringConvertible {
     case start
     case cursor(String)
     case url(String)
+    case offset(Int)
+    case page(Int)
+    case after(String)
 
     public var description: String {
         switch self {
         case .start: return "the first page"
         case .cursor(let cursor): return "cursor \(cursor)"
         case .url(let url): return url
+        case .offset(let offset): return "offset \(offset)"
+        case .page(let number): return "page number \(number)"
+        case .after(let id): return "after id \(id)"
         }
     }
 }
 
-/// Turns page locations into URLs and reads the next location off a page.
+/// An endpoint and its pagination scheme: turns page locations into URLs and reads the next location
+/// off a page.
 public struct PageLocator: Sendable {
     /// The endpoint, e.g. `https://api.example/notes?limit=100`.
     public let endpoint: URL
-    /// The query parameter that carries an opaque cursor.
-    public let cursorParameter: String
+    public let pagination: any Pagination
 
-    public init(endpoint: URL, cursorParameter: String = "cursor") {
+    public init(endpoint: URL, pagination: any Pagination) {
         self.endpoint = endpoint
-        self.cursorParameter = cursorParameter
+        self.pagination = pagination
     }
+
+    /// The endpoint with ``AutoPagination``: the body's next value (a URL, or a cursor sent as
+    /// `cursorParameter`), else `Link: rel="next"`.
+    public init(endpoint: URL, cursorParameter: String = "cursor") {
+        self.init(endpoint: endpoint, pagination: AutoPagination(cursorParameter: cursorParameter))
+    }
+
+    /// The first page of the walk.
+    public var start: PageLocation { pagination.start(endpoint: endpoint) }
 
     /// The URL to request for `location`.
     public func url(for location: PageLocation) -> String {
+        pagination.url(for: location, endpoint: endpoint)
+    }
+
+    /// The page after `page`, or `nil` at the end.
+    public func next(after page: PageFacts) throws(PaginationError) -> PageLocation? {
+        try pagination.next(after: page, endpoint: endpoint)
+    }
+
+    /// `location`'s URL for the schemes that share these three: the endpoint, the endpoint with a cursor
+    /// as `cursorParameter`, a URL as it is. Offsets, page numbers and ids are their schemes' own.
+    static func url(for location: PageLocation, endpoint: URL, cursorParameter: String) -> String {
         switch location {
-        case .start:
-            return endpoint.absoluteString
-        case .url(let url):
-            return url
-        case .cursor(let cursor):
-            guard var components = URLComponents(url: endpoint, resolvingAgainstBaseURL: false) else {
-                return endpoint.absoluteString
-            }
-            var items = (components.percentEncodedQueryItems ?? []).filter { $0.name != cursorParameter }
-            items.append(URLQueryItem(name: cursorParameter, value: Self.percentEncode(cursor)))
-            components.percentEncodedQueryItems = items
-            return components.string ?? endpoint.absoluteString
+        case .url(let url): return url
+        case .cursor(let cursor): return setting([(cursorParameter, cursor)], on: endpoint)
+        case .start, .offset, .page, .after: return endpoint.absoluteString
         }
     }
 
-    /// The next page after the one at `pageURL`: the body's next value if it has one, else a `Link`
-    /// header with `rel="next"`; `nil` at the end.
-    ///
-    /// A value with a scheme (`https://…`) or starting with `/` is a URL, resolved against `pageURL`;
-    /// anything else is an opaque cursor.
-    public func next(bodyValue: String?, linkHeaders: [String], pageURL: String) -> PageLocation? {
-        if let value = bodyValue, !value.isEmpty {
-            if value.hasPrefix("/") || Self.hasScheme(value) {
-                return resolve(value, against: pageURL).map(PageLocation.url) ?? .url(value)
-            }
-            return .cursor(value)
+    /// `endpoint` with each of `parameters` set (percent-encoded): one already in its query is replaced,
+    /// never repeated; the others keep their place.
+    static func setting(_ parameters: [(name: String, value: String)], on endpoint: URL) -> String {
+        guard var components = URLComponents(url: endpoint, resolvingAgainstBaseURL: false) else {
+            return endpoint.absoluteString
         }
-        for header in linkHeaders {
-            if let target = Self.nextLink(in: header) {
-                return resolve(target, against: pageURL).map(PageLocation.url) ?? .url(target)
+        var items = components.percentEncodedQueryItems ?? []
+        for (name, value) in parameters {
+            let item = URLQueryItem(name: name, value: percentEncode(value))
+            if let first = items.firstIndex(where: { $0.name == name }) {
+                items[first] = item
+                items = items.enumerated().filter { $0.offset <= first || $0.element.name != name }.map(\.element)
+            } else {
+                items.append(item)
             }
         }
-        return nil
+        components.percentEncodedQueryItems = items
+        return components.string ?? endpoint.absoluteString
+    }
+
+    /// The integer value of the query parameter `name` in `url`, if it has one.
+    static func integer(_ name: String, in url: String) -> Int? {
+        URLComponents(string: url)?.queryItems?.first { $0.name == name }?.value.flatMap { Int($0) }
     }
 
     /// `reference` resolved against `base` (RFC 3986 §5).
-    public func resolve(_ reference: String, against base: String) -> String? {
+    public static func resolve(_ reference: String, against base: String) -> String? {
         guard let baseURL = URL(string: base), let url = URL(string: reference, relativeTo: baseURL) else { return nil }
         return url.absoluteString
     }
 
-    /// The target of the first link with relation type `next` in a `Link` header (RFC 8288); `rel` may
-    /// list several types.
+    /// The target of the first link with relation type `next` in a `Link` header (RFC 8288).
     public static func nextLink(in header: String) -> String? {
+        link("next", in: header)
+    }
+
+    /// The target of the first link with relation type `relation` in a `Link` header (RFC 8288); `rel`
+    /// may list several types.
+    public static func link(_ relation: String, in header: String) -> String? {
         var rest = Substring(header)
         while let open = rest.firstIndex(of: "<") {
             guard let close = rest[open...].firstIndex(of: ">") else { return nil }
@@ -98,7 +126,7 @@ public struct PageLocator: Sendable {
                     continue
                 }
                 let value = String(pair[1]).trimming(" \t\"")
-                if value.lowercased().split(separator: " ").contains("next") { return target }
+                if value.lowercased().split(separator: " ").contains(Substring(relation)) { return target }
             }
             rest = rest[index...]
         }
@@ -123,7 +151,7 @@ public struct PageLocator: Sendable {
     }
 
     /// Whether `value` starts with `scheme://` (RFC 3986: a letter, then letters, digits, `+`, `-`, `.`).
-    private static func hasScheme(_ value: String) -> Bool {
+    static func hasScheme(_ value: String) -> Bool {
         let bytes = Array(value.utf8)
         guard let first = bytes.first, Self.isLetter(first) else { return false }
         var index = 1

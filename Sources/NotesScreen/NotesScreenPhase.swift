@@ -96,6 +96,8 @@ public struct LoadFailure: Sendable, Hashable, CustomStringConvertible {
             (reason, canRetry) = ("The server answered HTTP \(status).", true)
         case .cycle:
             (reason, canRetry) = ("The server's next page leads back to one already shown.", false)
+        case .pagination:
+            (reason, canRetry) = ("The server's page does not say where the next one is.", false)
         case .redirects:
             (reason, canRetry) = ("The server redirected too many times.", true)
         case .sessionExpired:

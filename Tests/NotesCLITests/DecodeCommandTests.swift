@@ -37,6 +37,15 @@ struct Run {
         stdout = String(decoding: outData, as: UTF8.self)
         stderr = String(decoding: errData, as: UTF8.self)
     }
+
+    /// Standard error without the line `--paginate auto` writes after the first page.
+    var messages: String { withoutRecognition(stderr) }
+}
+
+/// `text` without a first line `Pagination: auto …`.
+func withoutRecognition(_ text: String) -> String {
+    guard text.hasPrefix("Pagination: auto "), let end = text.firstIndex(of: "\n") else { return text }
+    return String(text[text.index(after: end)...])
 }
 
 @Suite("notes-page decode, end to end")

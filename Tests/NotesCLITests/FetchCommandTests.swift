@@ -44,7 +44,7 @@ struct FetchCommandTests {
             let run = try Run(["fetch", "--all", server.url] + paths)
             #expect(run.status == 0, "\(style): \(run.stderr)")
             #expect(run.stdout == expected, "\(style)")
-            #expect(run.stderr.hasPrefix("250 notes, 3 pages, "), "\(style)")
+            #expect(run.messages.hasPrefix("250 notes, 3 pages, "), "\(style)")
         }
     }
 
@@ -57,7 +57,7 @@ struct FetchCommandTests {
         #expect(one.stdout.split(separator: "\n").count == 100)
         #expect(one.stderr.contains("More pages remain: the next is cursor "))
         let two = try Run(["fetch", "--all", "--max-pages", "2", server.url, "--format", "none"])
-        #expect(two.status == 0 && two.stderr.hasPrefix("200 notes, 2 pages, "))
+        #expect(two.status == 0 && two.messages.hasPrefix("200 notes, 2 pages, "))
     }
 
     @Test("An empty endpoint says No notes and succeeds")
@@ -67,7 +67,7 @@ struct FetchCommandTests {
         let run = try Run(["fetch", "--all", server.url])
         #expect(run.status == 0)
         #expect(run.stdout == "")
-        #expect(run.stderr.hasPrefix("No notes, 1 page, "))
+        #expect(run.messages.hasPrefix("No notes, 1 page, "))
     }
 
     @Test(
@@ -118,7 +118,7 @@ struct FetchCommandTests {
         defer { server.stop() }
         let run = try Run(["fetch", "--all", "--retries", "2", server.url, "-o", "/dev/null"])
         #expect(run.status == status, "\(fault): \(run.stderr)")
-        let line = run.stderr.split(separator: "\n").first.map(String.init) ?? ""
+        let line = run.messages.split(separator: "\n").first.map(String.init) ?? ""
         #expect(try Regex("Error: " + pattern).wholeMatch(in: line) != nil, "\(fault): \(line)")
     }
 
@@ -163,7 +163,7 @@ struct FetchCommandTests {
         let run = try Run(["fetch", "http://example.com/notes"], environment: ["NOTES_TOKEN": "secret-value"])
         #expect(run.status == 64)
         #expect(
-            run.stderr.hasPrefix("Error: Refusing to send credentials over plain http to 'example.com': use https\n"))
+            run.messages.hasPrefix("Error: Refusing to send credentials over plain http to 'example.com': use https\n"))
         #expect(!run.stderr.contains("secret-value"))
     }
 
@@ -225,7 +225,7 @@ struct FetchCommandTests {
         #expect(Date().timeIntervalSince(sent) < bound)
         let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         #expect(process.terminationReason == .exit && process.terminationStatus == 130, "\(stderr)")
-        let lines = stderr.split(separator: "\n").map(String.init)
+        let lines = withoutRecognition(stderr).split(separator: "\n").map(String.init)
         #expect(try Regex(#"Error: page 2 \(\#(Self.cursor)\): interrupted"#).wholeMatch(in: lines.first ?? "") != nil)
         #expect(
             lines.dropFirst().first
@@ -315,7 +315,7 @@ struct FetchCommandTests {
         // Run again: the state says the run is complete, and nothing is fetched or written twice.
         let again = try Run(["fetch", "--all", server.url, "-o", output, "--state", state])
         #expect(again.status == 0)
-        #expect(again.stderr == "Already complete: 250 notes in 3 pages.\n")
+        #expect(again.messages == "Already complete: 250 notes in 3 pages.\n")
         #expect(try String(contentsOfFile: output, encoding: .utf8) == expected)
     }
 
@@ -330,13 +330,13 @@ struct FetchCommandTests {
             try #require(FileManager.default.isWritableFile(atPath: "/dev/full"), "/dev/full is missing")
             run = try Run(["fetch", "--all", server.url, "-o", "/dev/full"])
             #expect(
-                run.stderr.hasPrefix(
+                run.messages.hasPrefix(
                     "Error: page 1 (the first page): cannot write output: No space left on device\n"), "\(run.stderr)")
         } else {
             let missing = directory.appendingPathComponent("no/such/dir/state.json").path
             run = try Run(["fetch", "--all", server.url, "-o", "/dev/null", "--state", missing])
             #expect(
-                run.stderr == "Error: cannot open '\(missing).journal' for writing: No such file or directory\n")
+                run.messages == "Error: cannot open '\(missing).journal' for writing: No such file or directory\n")
         }
         #expect(run.status == 74)
     }
@@ -362,7 +362,7 @@ struct FetchCommandTests {
         #expect(wrong.status == 0)
         let missing = try Run(["fetch", server.url, "--token-file", directory.appendingPathComponent("none").path])
         #expect(missing.status == 64)
-        #expect(missing.stderr.hasPrefix("Error: Cannot read the token file '\(directory.path)/none'\n"))
+        #expect(missing.messages.hasPrefix("Error: Cannot read the token file '\(directory.path)/none'\n"))
         let log = server.stop()
         #expect(!log.contains(token))
     }
@@ -373,7 +373,7 @@ struct FetchCommandTests {
             let run = try Run(["fetch", "http://example.com/notes", "--header", "\(name): Bearer secret-value"])
             #expect(run.status == 64)
             #expect(
-                run.stderr.hasPrefix(
+                run.messages.hasPrefix(
                     "Error: Refusing to send credentials over plain http to 'example.com': use https\n"))
             #expect(!run.stderr.contains("secret-value"))
         }
@@ -412,7 +412,7 @@ struct FetchCommandTests {
         #expect(fetchHelp.stdout.hasPrefix("OVERVIEW: Fetch notes from a cursor-paginated endpoint"))
         let none = try Run([])
         #expect(none.status == 64)
-        #expect(none.stderr == top.stdout)
+        #expect(none.messages == top.stdout)
     }
 }
 

@@ -25,13 +25,13 @@ struct FetchOptionTests {
         let refused = try await InProcessRun(
             ["--all", "-o", "/dev/null", option, "\(fits - 1)"], transport: Self.api.transport())
         #expect(refused.status == .dataError)
-        let line = refused.stderr.split(separator: "\n").first.map(String.init) ?? ""
+        let line = refused.messages.split(separator: "\n").first.map(String.init) ?? ""
         #expect(line.hasPrefix("Error: page 1 (the first page): \(message) "), "\(line)")
 
         let passed = try await InProcessRun(
             ["--all", "-o", "/dev/null", option, "\(fits)"], transport: Self.api.transport())
         #expect(passed.status == .success, "\(passed.stderr)")
-        #expect(passed.stderr.hasPrefix("12 notes, 3 pages, "))
+        #expect(passed.messages.hasPrefix("12 notes, 3 pages, "))
     }
 
     @Test("A Content-Length over --max-page-bytes is refused before the body")
@@ -42,7 +42,7 @@ struct FetchOptionTests {
             ["--all", "--max-page-bytes", "\(Self.firstPageBytes - 1)"], transport: api.transport())
         #expect(run.status == .dataError)
         #expect(
-            run.stderr
+            run.messages
                 == "Error: page 1 (the first page): Content-Length \(Self.firstPageBytes) is over the page limit of \(Self.firstPageBytes - 1) bytes\n"
         )
     }
@@ -57,7 +57,7 @@ struct FetchOptionTests {
         #expect(
             run.stderr.hasSuffix(
                 "More pages remain: the next is cursor c\(pages + 1). Continue with --cursor or --state.\n"))
-        #expect(run.stderr.hasPrefix("\(pages * 4) notes, \(pages) page\(pages == 1 ? "" : "s"), "))
+        #expect(run.messages.hasPrefix("\(pages * 4) notes, \(pages) page\(pages == 1 ? "" : "s"), "))
     }
 
     @Test("--cursor starts there; --cursor-param names the query parameter, replacing one already in the URL")
@@ -76,7 +76,7 @@ struct FetchOptionTests {
             ["--all", "--cursor", "c2", "--cursor-param", "after", "--format", "ids"], transport: transport,
             endpoint: "http://127.0.0.1:9/notes?limit=4&after=old")
         #expect(run.status == .success, "\(run.stderr)")
-        #expect(run.stderr.hasPrefix("2 notes, 2 pages, "))
+        #expect(run.messages.hasPrefix("2 notes, 2 pages, "))
         #expect(transport.requests.count == 2)
     }
 

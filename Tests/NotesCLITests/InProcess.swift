@@ -114,6 +114,9 @@ struct InProcessRun {
         status = await command.run(runtime, cancellation: CancellationFlag())
         stderr = console.output
     }
+
+    /// Standard error without the line `--paginate auto` writes after the first page.
+    var messages: String { withoutRecognition(stderr) }
 }
 
 /// A directory of its own for one test, removed by ``remove()``.

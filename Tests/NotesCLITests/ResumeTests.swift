@@ -27,7 +27,8 @@ struct ResumeTests {
         let killed = try await InProcessRun(
             Self.arguments(scratch), transport: first, kill: SimulatedKill(page: page, step: step))
         #expect(killed.status == .ioError)
-        #expect(killed.stderr.hasPrefix("Error: page \(page) (\(page == 1 ? "the first page" : "cursor c\(page)")): "))
+        #expect(
+            killed.messages.hasPrefix("Error: page \(page) (\(page == 1 ? "the first page" : "cursor c\(page)")): "))
         #expect(killed.stderr.contains("simulated kill after the \(step) step"))
         #expect(first.requests.map(\.url) == (1...page).map(FakeAPI.url))
 
@@ -44,9 +45,9 @@ struct ResumeTests {
         #expect(resumed.status == .success, "\(resumed.stderr)")
         #expect(second.requests.map(\.url) == (committed + 1..<4).map(FakeAPI.url))
         if committed == 3 {
-            #expect(resumed.stderr == "Already complete: 12 notes in 3 pages.\n")
+            #expect(resumed.messages == "Already complete: 12 notes in 3 pages.\n")
         } else {
-            #expect(resumed.stderr.hasPrefix("12 notes, 3 pages, "), "\(resumed.stderr)")
+            #expect(resumed.messages.hasPrefix("12 notes, 3 pages, "), "\(resumed.stderr)")
         }
         #expect(try scratch.read("out.ndjson") == Self.api.ndjson(1...3))
 
@@ -54,7 +55,7 @@ struct ResumeTests {
         let again = try await InProcessRun(Self.arguments(scratch), transport: third)
         #expect(again.status == .success)
         #expect(third.requests.isEmpty)
-        #expect(again.stderr == "Already complete: 12 notes in 3 pages.\n")
+        #expect(again.messages == "Already complete: 12 notes in 3 pages.\n")
     }
 
     @Test("A resumed run cuts the output and the journal back to the last committed page before writing")
@@ -95,7 +96,7 @@ struct ResumeTests {
         let resumed = try await InProcessRun(Self.arguments(scratch), transport: second)
         #expect(resumed.status == .dataError)
         #expect(second.requests.map(\.url) == [FakeAPI.url(page: 2)])
-        let firstLine = resumed.stderr.split(separator: "\n").first.map(String.init)
+        let firstLine = resumed.messages.split(separator: "\n").first.map(String.init)
         #expect(
             firstLine
                 == #"Error: page 2 (cursor c2): duplicate id "p1-3", seen on page 1 (note 2, byte 98)"#)
@@ -117,7 +118,7 @@ struct ResumeTests {
         #expect(resumed.status == .dataError)
         #expect(second.requests.map(\.url) == [FakeAPI.url(page: 3)])
         #expect(
-            resumed.stderr.hasPrefix(
+            resumed.messages.hasPrefix(
                 "Error: page 3 (cursor c3): the server sent a next page already visited in this run (a cursor cycle)\n"
             ))
         #expect(try scratch.read("out.ndjson") == api.ndjson(1...2))
@@ -134,7 +135,7 @@ struct ResumeTests {
             Self.arguments(scratch), transport: other, endpoint: "http://127.0.0.1:9/other")
         #expect(run.status == .ioError)
         #expect(
-            run.stderr
+            run.messages
                 == "Error: '\(scratch.path("state.json"))' is the state of another run (\(FakeAPI.endpoint)): Invalid argument\n"
         )
         #expect(other.requests.isEmpty)

@@ -1,0 +1,395 @@
+public import NotesPage
+
+#if canImport(FoundationEssentials)
+    public import FoundationEssentials
+#else
+    public import Foundation
+#endif
+
+/// How an endpoint's pages follow one another: where the first page is, the URL of a page, and what a
+/// page says about the next one. One type per scheme; ``NotesFetcher/walk`` and the notes screen
+/// follow any of them the same way.
+///
+/// A scheme's locations are ``PageLocation`` values in its own terms (a cursor, an offset, a page
+/// number, an id to go on after), so a resumed run knows where it was whatever the scheme.
+public protocol Pagination: Sendable, CustomStringConvertible {
+    /// Values the page decoder reads for the scheme besides the items and the next value.
+    var fieldPaths: [FieldPath] { get }
+    /// The first page.
+    func start(endpoint: URL) -> PageLocation
+    /// The page `--cursor TEXT` names, or `nil` when the text cannot name one in this scheme.
+    func location(cursor: String) -> PageLocation?
+    /// The URL to request for `location`.
+    func url(for location: PageLocation, endpoint: URL) -> String
+    /// The page after `page`, or `nil` when `page` is the last.
+    /// - Throws: ``PaginationError`` when the page says something the scheme cannot follow.
+    func next(after page: PageFacts, endpoint: URL) throws(PaginationError) -> PageLocation?
+    /// What the walk recognised, said once after the first page (for `auto`), or `nil`.
+    func recognition(after page: PageFacts, endpoint: URL) -> String?
+    /// The notes the server says the collection holds, when it says.
+    func total(of page: PageFacts) -> Int?
+}
+
+extension Pagination {
+    public var fieldPaths: [FieldPath] { [] }
+    public func start(endpoint: URL) -> PageLocation { .start }
+    public func location(cursor: String) -> PageLocation? { .cursor(cursor) }
+    public func recognition(after page: PageFacts, endpoint: URL) -> String? { nil }
+    public func total(of page: PageFacts) -> Int? { page.total(path: nil) }
+}
+
+/// What one page told about where the walk goes: its head, the values the decoder read, its notes.
+public struct PageFacts: Sendable {
+    public var location: PageLocation
+    /// The URL the page came from, after redirects.
+    public var url: String
+    public var head: HTTPResponseHead
+    public var summary: PageDecoder.Summary
+    /// The ``Pagination/fieldPaths`` of the scheme, in the order of ``PageDecoder/Summary/fields``.
+    public var fieldPaths: [FieldPath]
+
+    public init(
+        location: PageLocation, url: String, head: HTTPResponseHead, summary: PageDecoder.Summary,
+        fieldPaths: [FieldPath]
+    ) {
+        self.location = location
+        self.url = url
+        self.head = head
+        self.summary = summary
+        self.fieldPaths = fieldPaths
+    }
+
+    /// The value the page has at `path`, if the scheme asked for it and the page has it.
+    public func value(at path: FieldPath) -> FieldValue? {
+        fieldPaths.firstIndex(of: path).flatMap { summary.fields.indices.contains($0) ? summary.fields[$0] : nil }
+    }
+
+    /// The first `Link` header target with relation `relation`, resolved against the page's URL.
+    public func link(_ relation: String) -> String? {
+        for header in head.values(of: "Link") {
+            if let target = PageLocator.link(relation, in: header) {
+                return PageLocator.resolve(target, against: url) ?? target
+            }
+        }
+        return nil
+    }
+
+    /// The total the page announces: the number at `path` if given and present, else `X-Total-Count`.
+    public func total(path: FieldPath?) -> Int? {
+        if let path, case .number(let text) = value(at: path), let total = Int(text), total >= 0 { return total }
+        return head.value(of: "X-Total-Count").flatMap { Int($0.trimming(" \t")) }.flatMap { $0 >= 0 ? $0 : nil }
+    }
+}
+
+/// A page says something its pagination scheme cannot follow.
+public struct PaginationError: Error, Sendable, Hashable, CustomStringConvertible {
+    public var message: String
+
+    public init(_ message: String) {
+        self.message = message
+    }
+
+    public var description: String { message }
+}
+
+// MARK: - Schemes
+
+/// The body's next value (`--next-path`): a URL followed as it is, or a cursor sent as a query parameter.
+public struct NextValuePagination: Pagination {
+    /// How a next value is read.
+    public enum Kind: String, Sendable, Hashable, CaseIterable {
+        /// A value with a scheme or starting with `/` is a URL; anything else a cursor.
+        case auto
+        case cursor
+        case url
+    }
+
+    public var cursorParameter: String
+    public var kind: Kind
+
+    public init(cursorParameter: String = "cursor", kind: Kind = .auto) {
+        self.cursorParameter = cursorParameter
+        self.kind = kind
+    }
+
+    public var description: String { "next (\(kind == .auto ? "cursor or URL" : kind.rawValue), \(cursorParameter))" }
+
+    public func url(for location: PageLocation, endpoint: URL) -> String {
+        PageLocator.url(for: location, endpoint: endpoint, cursorParameter: cursorParameter)
+    }
+
+    public func next(after page: PageFacts, endpoint: URL) throws(PaginationError) -> PageLocation? {
+        guard let value = page.summary.nextCursor, !value.isEmpty else { return nil }
+        let isURL: Bool
+        switch kind {
+        case .auto: isURL = value.hasPrefix("/") || PageLocator.hasScheme(value)
+        case .cursor: isURL = false
+        case .url: isURL = true
+        }
+        guard isURL else { return .cursor(value) }
+        return .url(PageLocator.resolve(value, against: page.url) ?? value)
+    }
+}
+
+/// RFC 8288 `Link` headers: the target of `rel="next"`.
+public struct LinkPagination: Pagination {
+    public init() {}
+
+    public var description: String { "link (rel=\"next\")" }
+
+    public func url(for location: PageLocation, endpoint: URL) -> String {
+        PageLocator.url(for: location, endpoint: endpoint, cursorParameter: "cursor")
+    }
+
+    public func next(after page: PageFacts, endpoint: URL) throws(PaginationError) -> PageLocation? {
+        page.link("next").map(PageLocation.url)
+    }
+}
+
+/// A cursor in a response header (`X-Next-Cursor`), sent back as a query parameter.
+public struct HeaderCursorPagination: Pagination {
+    public var header: String
+    public var cursorParameter: String
+
+    public init(header: String, cursorParameter: String = "cursor") {
+        self.header = header
+        self.cursorParameter = cursorParameter
+    }
+
+    public var description: String { "header (\(header), \(cursorParameter))" }
+
+    public func url(for location: PageLocation, endpoint: URL) -> String {
+        PageLocator.url(for: location, endpoint: endpoint, cursorParameter: cursorParameter)
+    }
+
+    public func next(after page: PageFacts, endpoint: URL) throws(PaginationError) -> PageLocation? {
+        guard let value = page.head.value(of: header)?.trimming(" \t"), !value.isEmpty else { return nil }
+        return .cursor(value)
+    }
+}
+
+/// `?offset=K&limit=L`: the next page starts after the notes of this one. Ends at an empty page, at the
+/// total when the server announces one, else at a page shorter than `limit`.
+public struct OffsetPagination: Pagination {
+    public var offsetParameter: String
+    public var limitParameter: String
+    public var limit: Int
+    /// Where the total is in the body (e.g. `count`); `X-Total-Count` is read either way.
+    public var totalPath: FieldPath?
+
+    public init(offsetParameter: String = "offset", limitParameter: String = "limit", limit: Int, totalPath: FieldPath?)
+    {
+        self.offsetParameter = offsetParameter
+        self.limitParameter = limitParameter
+        self.limit = limit
+        self.totalPath = totalPath
+    }
+
+    public var description: String { "offset (\(offsetParameter), \(limitParameter)=\(limit))" }
+    public var fieldPaths: [FieldPath] { totalPath.map { [$0] } ?? [] }
+    public func total(of page: PageFacts) -> Int? { page.total(path: totalPath) }
+
+    public func start(endpoint: URL) -> PageLocation {
+        .offset(PageLocator.integer(offsetParameter, in: endpoint.absoluteString) ?? 0)
+    }
+
+    public func location(cursor: String) -> PageLocation? {
+        Int(cursor).flatMap { $0 >= 0 ? .offset($0) : nil }
+    }
+
+    public func url(for location: PageLocation, endpoint: URL) -> String {
+        guard case .offset(let offset) = location else {
+            return PageLocator.url(for: location, endpoint: endpoint, cursorParameter: "cursor")
+        }
+        return PageLocator.setting([(offsetParameter, "\(offset)"), (limitParameter, "\(limit)")], on: endpoint)
+    }
+
+    public func next(after page: PageFacts, endpoint: URL) throws(PaginationError) -> PageLocation? {
+        guard case .offset(let offset) = page.location else { return nil }
+        let count = page.summary.noteCount
+        guard count > 0 else { return nil }
+        if let total = page.total(path: totalPath) {
+            if offset + count >= total { return nil }
+        } else if count < limit {
+            return nil
+        }
+        return .offset(offset + count)
+    }
+}
+
+/// `?page=P&per_page=L`: page numbers. Ends at an empty page, at the `Link` header's `rel="last"` page,
+/// at the total when the server announces one, else at a page shorter than the page size.
+public struct PageNumberPagination: Pagination {
+    public var pageParameter: String
+    public var firstPage: Int
+    public var pageSizeParameter: String
+    /// Notes per page, sent as `pageSizeParameter` when set.
+    public var pageSize: Int?
+    public var totalPath: FieldPath?
+
+    public init(
+        pageParameter: String = "page", firstPage: Int = 1, pageSizeParameter: String = "per_page", pageSize: Int?,
+        totalPath: FieldPath?
+    ) {
+        self.pageParameter = pageParameter
+        self.firstPage = firstPage
+        self.pageSizeParameter = pageSizeParameter
+        self.pageSize = pageSize
+        self.totalPath = totalPath
+    }
+
+    public var description: String {
+        "page (\(pageParameter) from \(firstPage)\(pageSize.map { ", \(pageSizeParameter)=\($0)" } ?? ""))"
+    }
+    public var fieldPaths: [FieldPath] { totalPath.map { [$0] } ?? [] }
+
+    public func total(of page: PageFacts) -> Int? { page.total(path: totalPath) }
+
+    public func start(endpoint: URL) -> PageLocation {
+        .page(PageLocator.integer(pageParameter, in: endpoint.absoluteString) ?? firstPage)
+    }
+
+    public func location(cursor: String) -> PageLocation? {
+        Int(cursor).flatMap { $0 >= firstPage ? .page($0) : nil }
+    }
+
+    public func url(for location: PageLocation, endpoint: URL) -> String {
+        guard case .page(let number) = location else {
+            return PageLocator.url(for: location, endpoint: endpoint, cursorParameter: "cursor")
+        }
+        var parameters = [(pageParameter, "\(number)")]
+        if let pageSize { parameters.append((pageSizeParameter, "\(pageSize)")) }
+        return PageLocator.setting(parameters, on: endpoint)
+    }
+
+    public func next(after page: PageFacts, endpoint: URL) throws(PaginationError) -> PageLocation? {
+        guard case .page(let number) = page.location else { return nil }
+        let count = page.summary.noteCount
+        guard count > 0 else { return nil }
+        if let last = page.link("last").flatMap({ PageLocator.integer(pageParameter, in: $0) }) {
+            return number >= last ? nil : .page(number + 1)
+        }
+        if let total = page.total(path: totalPath), let pageSize {
+            return (number - firstPage + 1) * pageSize >= total ? nil : .page(number + 1)
+        }
+        if let pageSize, count < pageSize { return nil }
+        return .page(number + 1)
+    }
+}
+
+/// Stripe's lists: the last note's id sent as `starting_after`; ends when `has_more` is false.
+public struct KeysetPagination: Pagination {
+    public var afterParameter: String
+    public var hasMorePath: FieldPath
+    public var limitParameter: String
+    /// Notes per page, sent as `limitParameter` when set.
+    public var pageSize: Int?
+
+    public init(
+        afterParameter: String = "starting_after", hasMorePath: FieldPath = FieldPath("has_more"),
+        limitParameter: String = "limit", pageSize: Int?
+    ) {
+        self.afterParameter = afterParameter
+        self.hasMorePath = hasMorePath
+        self.limitParameter = limitParameter
+        self.pageSize = pageSize
+    }
+
+    public var description: String { "keyset (\(afterParameter), \(hasMorePath))" }
+    public var fieldPaths: [FieldPath] { [hasMorePath] }
+
+    public func location(cursor: String) -> PageLocation? { .after(cursor) }
+
+    public func url(for location: PageLocation, endpoint: URL) -> String {
+        var parameters: [(String, String)] = []
+        if let pageSize { parameters.append((limitParameter, "\(pageSize)")) }
+        switch location {
+        case .after(let id): parameters.append((afterParameter, id))
+        case .start: break
+        default: return PageLocator.url(for: location, endpoint: endpoint, cursorParameter: "cursor")
+        }
+        return parameters.isEmpty ? endpoint.absoluteString : PageLocator.setting(parameters, on: endpoint)
+    }
+
+    public func next(after page: PageFacts, endpoint: URL) throws(PaginationError) -> PageLocation? {
+        switch page.value(at: hasMorePath) {
+        case .bool(false): return nil
+        case .bool(true):
+            guard let last = page.summary.lastID else { return nil }
+            return .after(String(decoding: last, as: UTF8.self))
+        case nil:
+            throw PaginationError("the page has no '\(hasMorePath)': --paginate keyset needs it (--has-more-path)")
+        case let value?:
+            throw PaginationError("'\(hasMorePath)' is \(value), not true or false")
+        }
+    }
+}
+
+/// Today's rules: the body's next value (a cursor or a URL), else a `Link` header with `rel="next"`.
+/// After the first page it says what it found, and whether next URLs walk offsets or page numbers.
+public struct AutoPagination: Pagination {
+    public var cursorParameter: String
+
+    public init(cursorParameter: String = "cursor") {
+        self.cursorParameter = cursorParameter
+    }
+
+    public var description: String { "auto" }
+
+    public func url(for location: PageLocation, endpoint: URL) -> String {
+        PageLocator.url(for: location, endpoint: endpoint, cursorParameter: cursorParameter)
+    }
+
+    public func next(after page: PageFacts, endpoint: URL) throws(PaginationError) -> PageLocation? {
+        if let next = try NextValuePagination(cursorParameter: cursorParameter).next(after: page, endpoint: endpoint) {
+            return next
+        }
+        return try LinkPagination().next(after: page, endpoint: endpoint)
+    }
+
+    public func recognition(after page: PageFacts, endpoint: URL) -> String? {
+        let source: String
+        let next: PageLocation?
+        if let value = page.summary.nextCursor, !value.isEmpty {
+            next = try? NextValuePagination(cursorParameter: cursorParameter).next(after: page, endpoint: endpoint)
+            source = "the body's next value"
+        } else if let link = page.link("next") {
+            next = .url(link)
+            source = "Link rel=\"next\""
+        } else {
+            return nil
+        }
+        switch next {
+        case .cursor?:
+            return "Pagination: auto follows \(source), a cursor sent as ?\(cursorParameter)="
+        case .url(let url)?:
+            let pattern = Self.pattern(from: page.url, to: url, noteCount: page.summary.noteCount)
+            return "Pagination: auto follows \(source), a URL\(pattern.map { ", which walks \($0)" } ?? "")"
+        default:
+            return nil
+        }
+    }
+
+    /// `offset pages (offset, limit)` or `page numbers (page)` when `next` differs from `current` only by an
+    /// offset advanced by the page's note count or a page number advanced by one.
+    static func pattern(from current: String, to next: String, noteCount: Int) -> String? {
+        guard let here = URLComponents(string: current), let there = URLComponents(string: next),
+            here.path == there.path, here.host == there.host
+        else { return nil }
+        let before = Dictionary((here.queryItems ?? []).map { ($0.name, $0.value ?? "") }) { first, _ in first }
+        let after = Dictionary((there.queryItems ?? []).map { ($0.name, $0.value ?? "") }) { first, _ in first }
+        let changed = Set(before.keys).union(after.keys).filter { before[$0] != after[$0] }
+        guard changed.count == 1, let name = changed.first, let to = after[name].flatMap({ Int($0) }) else {
+            return nil
+        }
+        let from = before[name].flatMap { Int($0) } ?? (name.lowercased().contains("page") ? 1 : 0)
+        if to == from + noteCount && noteCount > 0 && name.lowercased() != "page" {
+            let limit = after.keys.first {
+                ["limit", "per_page", "page_size", "size", "count"].contains($0.lowercased())
+            }
+            return "offset pages (\(name)\(limit.map { ", \($0)" } ?? ""))"
+        }
+        if to == from + 1 { return "page numbers (\(name))" }
+        return nil
+    }
+}
