@@ -12,7 +12,12 @@ export class UsageError extends Error {}
 /** A notes-gen directory whose manifest or pages break Fixtures/README.md. */
 export class ManifestError extends Error {}
 
-export const STYLES = ['contract', 'drf', 'link'];
+export const STYLES = ['contract', 'drf', 'link', 'header', 'offset', 'page', 'keyset'];
+/** The styles that page through the list of generated notes by position rather than by cursor. */
+export const LIST_STYLES = ['offset', 'page', 'keyset'];
+
+/** What the offset and page styles announce of the total, by default: everything. */
+export const TOTALS = ['count', 'header', 'link', 'pages'];
 
 export const JSON_TYPE = 'application/json; charset=utf-8';
 export const HTML_TYPE = 'text/html; charset=utf-8';
@@ -21,8 +26,10 @@ export const HTML_TYPE = 'text/html; charset=utf-8';
 
 const VALUE_FLAGS = new Set([
   '--dir', '--count', '--page-size', '--seed', '--host', '--port', '--style', '--fault',
-  '--token-file', '--fixtures', '--cache-mb',
+  '--token-file', '--fixtures', '--cache-mb', '--max-limit', '--totals', '--total-lie',
 ]);
+// The flags of generated notes only; a --dir run refuses them.
+const COUNT_FLAGS = [['--page-size', 'pageSize'], ['--seed', 'seed'], ['--max-limit', 'maxLimit'], ['--totals', 'totals'], ['--total-lie', 'totalLie']];
 const BOOLEAN_FLAGS = new Set(['--quiet', '--help']);
 
 /**
@@ -31,7 +38,7 @@ const BOOLEAN_FLAGS = new Set(['--quiet', '--help']);
  */
 export function parseArgs(argv) {
   const options = {
-    dir: null, count: null, pageSize: null, seed: null,
+    dir: null, count: null, pageSize: null, seed: null, maxLimit: null, totals: null, totalLie: null,
     host: '127.0.0.1', port: 0, style: 'contract', faults: [],
     tokenFile: null, fixtures: null, cacheMiB: 256, quiet: false, help: false,
   };
@@ -60,6 +67,9 @@ export function parseArgs(argv) {
       case '--token-file': options.tokenFile = nonEmpty(value, flag); break;
       case '--fixtures': options.fixtures = nonEmpty(value, flag); break;
       case '--cache-mb': options.cacheMiB = parseInteger(value, flag, 1, 1 << 20); break;
+      case '--max-limit': options.maxLimit = parseInteger(value, flag, 1, 10_000_000); break;
+      case '--totals': options.totals = parseTotals(value, flag); break;
+      case '--total-lie': options.totalLie = parseSignedInteger(value, flag, -1e15, 1e15); break;
     }
   }
   if (options.help) return options;
@@ -67,12 +77,18 @@ export function parseArgs(argv) {
   if ((options.dir === null) === (options.count === null)) {
     throw new UsageError('give exactly one of --dir DIR or --count N');
   }
-  if (options.dir !== null && (options.pageSize !== null || options.seed !== null)) {
-    throw new UsageError('--page-size and --seed go with --count, not --dir');
+  if (options.dir !== null) {
+    const given = COUNT_FLAGS.filter(([, name]) => options[name] !== null).map(([flag]) => flag);
+    if (given.length) throw new UsageError(`${COUNT_FLAGS.map(([flag]) => flag).join(', ')} go with --count, not --dir (given: ${given.join(', ')})`);
+    if (LIST_STYLES.includes(options.style)) throw new UsageError(listStyleNeedsCount(options.style));
   }
   if (options.count !== null) {
     options.pageSize ??= 100;
     options.seed ??= 42;
+    // A request without a limit gets --page-size notes, so the default cap is never below it.
+    options.maxLimit ??= Math.max(1000, options.pageSize);
+    options.totals ??= parseTotals(TOTALS.join(','), '--totals');
+    options.totalLie ??= 0;
   }
   return options;
 }
@@ -82,6 +98,25 @@ export function parseStyle(value) {
   return value;
 }
 
+export function listStyleNeedsCount(style) {
+  return `style '${style}' pages through generated notes: it needs --count, not --dir`;
+}
+
+/**
+ * Parses a --totals or `totals=` value: a comma-separated subset of count, header, link and pages, or
+ * `none`. Returns `{count, header, link, pages}` booleans.
+ */
+export function parseTotals(value, what) {
+  const names = value.split(',').map((name) => name.trim());
+  const totals = { count: false, header: false, link: false, pages: false };
+  if (value.trim() === 'none') return totals;
+  for (const name of names) {
+    if (!TOTALS.includes(name)) throw new UsageError(`${what} takes a comma-separated list of ${TOTALS.join(', ')}, or none; not '${value}'`);
+    totals[name] = true;
+  }
+  return totals;
+}
+
 function nonEmpty(value, what) {
   if (value === '') throw new UsageError(`${what} needs a value`);
   return value;
@@ -89,6 +124,12 @@ function nonEmpty(value, what) {
 
 function parseInteger(text, what, min, max) {
   const value = /^\d+$/.test(text) ? Number(text) : NaN;
+  if (!(value >= min && value <= max)) throw new UsageError(`${what} must be an integer from ${min} to ${max}, not '${text}'`);
+  return value;
+}
+
+function parseSignedInteger(text, what, min, max) {
+  const value = /^-?\d+$/.test(text) ? Number(text) : NaN;
   if (!(value >= min && value <= max)) throw new UsageError(`${what} must be an integer from ${min} to ${max}, not '${text}'`);
   return value;
 }
@@ -119,13 +160,19 @@ export function parseFault(spec, source, index) {
   const match = FAULT_SYNTAX.exec(spec);
   if (!match) throw new UsageError(`bad fault '${spec}' (expected KIND[:ARG][@PAGE][xN])`);
   const { kind, arg, page, times } = match.groups;
-  return {
+  const fault = {
     spec,
     key: source === 'flag' ? `flag#${index}` : `request:${spec}`,
     page: page === undefined ? null : parseInteger(page, `page of fault '${spec}'`, 1, Number.MAX_SAFE_INTEGER),
     times: times === undefined ? null : parseInteger(times, `count of fault '${spec}'`, 1, Number.MAX_SAFE_INTEGER),
     ...faultParameters(kind, arg, spec),
   };
+  if (fault.kind === 'shift') {
+    // A shift acts once, and the notes it inserts stay: it counts as a fault that fires once.
+    if (fault.times !== null) throw new UsageError(`fault 'shift' acts once and takes no xN ('${spec}')`);
+    fault.times = 1;
+  }
+  return fault;
 }
 
 /**
@@ -207,6 +254,9 @@ function faultParameters(kind, arg, spec) {
     case 'auth':
       noArgument();
       return { kind: 'auth' };
+    case 'shift':
+      if (arg === undefined) throw new UsageError(`fault 'shift' needs the number of notes to insert, as in shift:5@2 ('${spec}')`);
+      return { kind: 'shift', notes: number(1, 10_000_000, null) };
     default:
       throw new UsageError(`unknown fault kind '${kind}' in '${spec}'`);
   }
@@ -232,6 +282,17 @@ export function faultProblem(fault, { fixtures, hasToken, pageCount = null }) {
   return null;
 }
 
+/** What keeps a fault from working in a style, or null: `cycle` in keyset style, `shift` outside the list styles. */
+export function styleProblem(fault, style) {
+  if (fault.kind === 'cycle' && style === 'keyset') {
+    return `fault '${fault.spec}' cannot work in keyset style: the next page starts after the last id served, so nothing can point back`;
+  }
+  if (fault.kind === 'shift' && !LIST_STYLES.includes(style)) {
+    return `fault '${fault.spec}' works in the ${LIST_STYLES.join(', ')} styles only, not ${style}`;
+  }
+  return null;
+}
+
 // MARK: - Fault planning
 
 const REPLACING_KINDS = new Set(['status', 'fixture', 'redirect']);
@@ -241,6 +302,7 @@ const CONTENT_KINDS = new Set(['duplicate-id', 'cycle', 'huge-title', 'deep']);
  * Decides what the faults do to one request for page `page` (1-based). A fault is live when it names
  * this page (or none) and has not used up its `xN`; `used` maps fault keys to how often each fired.
  * Live faults act in this order, and only the ones that act are listed in `fired` (so counted):
+ *   0. every `shift` (`shift`; it inserts its notes for good, so it is live until it has acted once);
  *   1. every `delay` (they add up);
  *   2. the first `reset`, which ends the request;
  *   3. the first `auth`, which ends it with 401 unless `authorized`;
@@ -251,12 +313,14 @@ const CONTENT_KINDS = new Set(['duplicate-id', 'cycle', 'huge-title', 'deep']);
  */
 export function planFaults(faults, page, authorized, used) {
   const live = faults.filter((f) => (f.page === null || f.page === page) && (f.times === null || (used.get(f.key) ?? 0) < f.times));
-  const plan = { fired: [], delayMs: 0, reset: false, unauthorized: false, replace: null, content: [], contentType: null, truncate: null, drip: null };
+  const plan = { fired: [], shift: [], delayMs: 0, reset: false, unauthorized: false, replace: null, content: [], contentType: null, truncate: null, drip: null };
   const first = (test) => {
     const fault = live.find(test);
     if (fault) plan.fired.push(fault);
     return fault ?? null;
   };
+  plan.shift = live.filter((f) => f.kind === 'shift');
+  plan.fired.push(...plan.shift);
   for (const fault of live.filter((f) => f.kind === 'delay')) {
     plan.fired.push(fault);
     plan.delayMs += fault.ms;
@@ -325,22 +389,136 @@ function mix32(seed, i) {
 }
 
 /**
+ * Note `i` (0-based) of a generated run, compact: `{"id":"n<i>","title":…,"rank":…,"pinned":…}`. Its
+ * bytes depend on the seed and `i` only, whatever page or style serves it.
+ */
+export function renderNote(seed, i) {
+  const r = mix32(seed, i);
+  return `{"id":"n${i}","title":"${TITLES[r % TITLES.length](i)}","rank":${(r >>> 8) % 10_000},"pinned":${((r >>> 3) & 1) === 1}}`;
+}
+
+/** Note `j` of those that `shift` faults insert: `{"id":"new<j>","title":"New note <j>",…}`. */
+export function renderNewNote(seed, j) {
+  const r = mix32(seed ^ 0x5eed5eed, j);
+  return `{"id":"new${j}","title":"New note ${j}","rank":${(r >>> 8) % 10_000},"pinned":false}`;
+}
+
+/**
  * Page `pageIndex` (0-based) of a generated run, in the notes-gen page format: compact, `notes` first,
  * `next_cursor` last. Note ids are `n<index>` with the note's 0-based index in the run.
  */
 export function renderGeneratedPage(count, pageSize, seed, pageIndex) {
   const pages = Math.max(1, Math.ceil(count / pageSize));
   const notes = [];
-  for (let i = pageIndex * pageSize; i < Math.min(count, (pageIndex + 1) * pageSize); i++) {
-    const r = mix32(seed, i);
-    notes.push(`{"id":"n${i}","title":"${TITLES[r % TITLES.length](i)}","rank":${(r >>> 8) % 10_000},"pinned":${((r >>> 3) & 1) === 1}}`);
-  }
+  for (let i = pageIndex * pageSize; i < Math.min(count, (pageIndex + 1) * pageSize); i++) notes.push(renderNote(seed, i));
   const head = '{"notes":';
   const items = `[${notes.join(',')}]`;
   const next = pageIndex + 1 < pages ? deriveCursor(seed, pageIndex + 1) : null;
   const body = Buffer.from(`${head}${items},"next_cursor":${JSON.stringify(next)}}`);
   const start = Buffer.byteLength(head);
   return { body, items: [start, start + Buffer.byteLength(items)] };
+}
+
+/**
+ * The list that the offset, page and keyset styles page through: the `count` generated notes n0…, after
+ * the notes that `shift` faults inserted at the front. `batches` are the shifts' sizes in the order they
+ * acted. Each batch goes in front of the ones before it, and the batches' ids count on from each other:
+ * batches [2, 3] give new2 new3 new4 new0 new1 n0 n1 …. One batch of N gives new0 … new<N-1> n0 ….
+ */
+export class NoteList {
+  constructor(count, batches = []) {
+    this.count = count;
+    this.batches = batches;
+    this.inserted = batches.reduce((sum, size) => sum + size, 0);
+    this.length = this.inserted + count;
+    // The first id number of each batch, in the order they acted.
+    this.firstIds = [];
+    batches.reduce((next, size) => { this.firstIds.push(next); return next + size; }, 0);
+  }
+
+  /** A key that tells lists apart: two lists with the same batches hold the same notes. */
+  get signature() {
+    return this.batches.join('+');
+  }
+
+  /** What is at position `p`: `{fresh: true, j}` for new<j>, `{fresh: false, i}` for n<i>. */
+  at(p) {
+    if (p >= this.inserted) return { fresh: false, i: p - this.inserted };
+    for (let b = this.batches.length - 1; b >= 0; b--) {
+      if (p < this.batches[b]) return { fresh: true, j: this.firstIds[b] + p };
+      p -= this.batches[b];
+    }
+    throw new Error('unreachable');
+  }
+
+  idAt(p) {
+    const note = this.at(p);
+    return note.fresh ? `new${note.j}` : `n${note.i}`;
+  }
+
+  /** The position of the note with id `id`, or -1. */
+  positionOf(id) {
+    const match = /^(n|new)(0|[1-9]\d{0,15})$/.exec(id);
+    if (!match) return -1;
+    const number = Number(match[2]);
+    if (match[1] === 'n') return number < this.count ? this.inserted + number : -1;
+    let before = 0; // the notes of the batches in front of batch b
+    for (let b = this.batches.length - 1; b >= 0; b--) {
+      if (number >= this.firstIds[b] && number < this.firstIds[b] + this.batches[b]) return before + number - this.firstIds[b];
+      before += this.batches[b];
+    }
+    return -1;
+  }
+
+  /** The JSON array of the notes at positions [start, end), compact. */
+  render(seed, start, end) {
+    const notes = [];
+    for (let p = start; p < Math.min(end, this.length); p++) {
+      const note = this.at(p);
+      notes.push(note.fresh ? renderNewNote(seed, note.j) : renderNote(seed, note.i));
+    }
+    return Buffer.from(`[${notes.join(',')}]`);
+  }
+}
+
+/**
+ * The paging parameters of a request in a list style (`query`: URLSearchParams), or a UsageError:
+ *   offset  offset=K (default 0) and limit=L
+ *   page    page=P (1-based, default 1) and per_page=L
+ *   keyset  starting_after=ID (default: from the start) and limit=L
+ * L defaults to `pageSize` and is served as `maxLimit` when larger. The offset and page styles also
+ * read `totals=` (default `totals`). Returns `{offset|page|startingAfter, limit, totals}`.
+ */
+export function parseListQuery(style, query, { pageSize, maxLimit, totals }) {
+  const single = (name) => {
+    const values = query.getAll(name);
+    if (values.length > 1) throw new UsageError(`more than one ${name}`);
+    return values[0] ?? null;
+  };
+  const integer = (name, min, fallback, max = Number.MAX_SAFE_INTEGER) => {
+    const text = single(name);
+    if (text === null) return fallback;
+    const value = /^\d+$/.test(text) ? Number(text) : NaN;
+    if (!(value >= min)) throw new UsageError(`${name} must be an integer of at least ${min}, not '${text}'`);
+    if (value > max) throw new UsageError(`${name} must be at most ${max}, not '${text}'`);
+    return value;
+  };
+  const limitName = style === 'page' ? 'per_page' : 'limit';
+  const limit = Math.min(integer(limitName, 1, pageSize, Infinity), maxLimit);
+  switch (style) {
+    case 'offset':
+      return { offset: integer('offset', 0, 0), limit, totals: optionalTotals(single('totals'), totals) };
+    case 'page':
+      return { page: integer('page', 1, 1), limit, totals: optionalTotals(single('totals'), totals) };
+    case 'keyset':
+      return { startingAfter: single('starting_after'), limit };
+    default:
+      throw new Error(`not a list style: ${style}`);
+  }
+}
+
+function optionalTotals(text, fallback) {
+  return text === null ? fallback : parseTotals(text, 'totals=');
 }
 
 /**
@@ -402,7 +580,11 @@ export function checkItems(body, [start, end], what) {
 
 /** The absolute URL of the page that `cursor` requests (null: the first page), with `carried` query pairs. */
 export function pageUrl(base, cursor, carried = []) {
-  const pairs = cursor === null ? carried : [['cursor', cursor], ...carried];
+  return notesUrl(base, cursor === null ? carried : [['cursor', cursor], ...carried]);
+}
+
+/** The absolute URL of /notes with these query pairs, values percent-encoded. */
+export function notesUrl(base, pairs) {
   const query = pairs.map(([name, value]) => `${name}=${encodeURIComponent(value)}`).join('&');
   return `${base}/notes${query ? `?${query}` : ''}`;
 }
@@ -418,6 +600,14 @@ export function formatLinkHeader(links) {
  *   contract  {"notes":[…],"next_cursor":"…"|null}
  *   drf       {"next":url|null,"previous":url|null,"results":[…]}   (Django REST framework)
  *   link      […] with `Link: <prev>; rel="prev", <next>; rel="next"` (GitHub; no next on the last page)
+ *   header    {"notes":[…]} with `X-Next-Cursor: C` (none on the last page)
+ * The list styles also use `count`, `totalPages` and `totalHeader` (the announced totals, null for
+ * none), `lastUrl` (page: the Link rel="last", null for none) and `hasMore` (keyset):
+ *   offset    {"count":N,"next":url|null,"previous":url|null,"results":[…]}   (DRF LimitOffsetPagination)
+ *   page      {"count":N,"total_pages":T,"next":…,"previous":…,"results":[…]}
+ *             with `Link: <next>; rel="next", <last>; rel="last"`
+ *   keyset    {"object":"list","data":[…],"has_more":bool,"url":"/notes"}     (Stripe)
+ * offset and page send `X-Total-Count: N` when `totalHeader` is set.
  * Returns the extra headers and the body parts.
  */
 export function wrapPage(style, items, nav) {
@@ -436,6 +626,31 @@ export function wrapPage(style, items, nav) {
       const links = [{ rel: 'prev', url: nav.prevUrl }, { rel: 'next', url: nav.nextUrl }].filter((l) => l.url !== null);
       return { headers: links.length ? { Link: formatLinkHeader(links) } : {}, parts: items };
     }
+    case 'header':
+      return {
+        headers: nav.nextCursor === null ? {} : { 'X-Next-Cursor': nav.nextCursor },
+        parts: [Buffer.from('{"notes":'), ...items, Buffer.from('}')],
+      };
+    case 'offset': case 'page': {
+      const counts = [];
+      if (nav.count !== null) counts.push(`"count":${nav.count},`);
+      if (style === 'page' && nav.totalPages !== null) counts.push(`"total_pages":${nav.totalPages},`);
+      const headers = {};
+      if (nav.totalHeader !== null) headers['X-Total-Count'] = String(nav.totalHeader);
+      if (style === 'page') {
+        const links = [{ rel: 'next', url: nav.nextUrl }, { rel: 'last', url: nav.lastUrl }].filter((l) => l.url !== null);
+        if (links.length) headers.Link = formatLinkHeader(links);
+      }
+      return {
+        headers,
+        parts: [Buffer.from(`{${counts.join('')}"next":${JSON.stringify(nav.nextUrl)},"previous":${JSON.stringify(nav.prevUrl)},"results":`), ...items, Buffer.from('}')],
+      };
+    }
+    case 'keyset':
+      return {
+        headers: {},
+        parts: [Buffer.from('{"object":"list","data":'), ...items, Buffer.from(`,"has_more":${nav.hasMore},"url":"/notes"}`)],
+      };
     default:
       throw new Error(`unknown style ${style}`);
   }

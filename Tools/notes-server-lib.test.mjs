@@ -35,6 +35,21 @@ describe('parseArgs', () => {
     assert.equal(options.cacheMiB, 8);
   });
 
+  test('list-style flags: defaults, and the default cap never below --page-size', () => {
+    const options = lib.parseArgs(['--count', '10']);
+    assert.equal(options.maxLimit, 1000);
+    assert.deepEqual(options.totals, { count: true, header: true, link: true, pages: true });
+    assert.equal(options.totalLie, 0);
+    assert.equal(lib.parseArgs(['--count', '10', '--page-size', '3000']).maxLimit, 3000);
+    const given = lib.parseArgs(['--count', '10', '--max-limit=5', '--totals', 'count,header', '--total-lie', '-3', '--style', 'keyset']);
+    assert.equal(given.maxLimit, 5);
+    assert.deepEqual(given.totals, { count: true, header: true, link: false, pages: false });
+    assert.equal(given.totalLie, -3);
+    assert.equal(given.style, 'keyset');
+    assert.deepEqual(lib.parseArgs(['--count', '1', '--totals=none']).totals, { count: false, header: false, link: false, pages: false });
+    assert.equal(lib.parseArgs(['--dir', 'd', '--style', 'header']).style, 'header');
+  });
+
   test('--help needs nothing else', () => {
     assert.equal(lib.parseArgs(['--help']).help, true);
   });
@@ -53,6 +68,16 @@ describe('parseArgs', () => {
     [['--count', '5', '--verbose'], /unknown argument '--verbose'/],
     [['--count', '5', '--quiet=yes'], /--quiet takes no value/],
     [['--count', '5', '--host='], /--host needs a value/],
+    [['--dir', 'd', '--totals', 'none'], /go with --count, not --dir \(given: --totals\)/],
+    [['--dir', 'd', '--max-limit', '5', '--total-lie', '1'], /given: --max-limit, --total-lie/],
+    [['--dir', 'd', '--style', 'offset'], /style 'offset' .* needs --count/],
+    [['--dir', 'd', '--style', 'keyset'], /needs --count/],
+    [['--count', '5', '--totals', 'count,bogus'], /--totals takes a comma-separated list/],
+    [['--count', '5', '--totals', 'none,count'], /--totals takes/],
+    [['--count', '5', '--totals', ''], /--totals needs a value|--totals takes/],
+    [['--count', '5', '--max-limit', '0'], /--max-limit must be an integer from 1/],
+    [['--count', '5', '--total-lie', '1.5'], /--total-lie must be an integer/],
+    [['--count', '5', '--total-lie', '--quiet'], /--total-lie must be an integer/],
   ]) {
     test(`rejects ${JSON.stringify(argv)}`, () => {
       assert.throws(() => lib.parseArgs(argv), (error) => error instanceof lib.UsageError && message.test(error.message));
@@ -92,6 +117,9 @@ describe('fault grammar', () => {
     ['redirect', { kind: 'redirect', status: 302, page: null, times: null }],
     ['redirect:307@2x1', { kind: 'redirect', status: 307, page: 2, times: 1 }],
     ['auth', { kind: 'auth', page: null, times: null }],
+    // A shift acts once: it counts as a fault that fires once.
+    ['shift:5@2', { kind: 'shift', notes: 5, page: 2, times: 1 }],
+    ['shift:1', { kind: 'shift', notes: 1, page: null, times: 1 }],
   ]) {
     test(`parses ${spec}`, () => {
       const fault = lib.parseFault(spec, 'request');
@@ -103,7 +131,7 @@ describe('fault grammar', () => {
 
   for (const spec of ['', 'bogus', '500:3', '399', '600', '503:soon', '503@0', '503x0', 'html:1', 'fixture',
     'fixture:../secret', 'drip:', 'drip:0', 'drip:a/b', 'reset:1', 'redirect:304', 'deep:0', 'delay:-1',
-    'auth:x', 'cycle:1', 'content-type: text/plain', 'HTML', '500@1@2']) {
+    'auth:x', 'cycle:1', 'content-type: text/plain', 'HTML', '500@1@2', 'shift', 'shift:', 'shift:0', 'shift:a@2', 'shift:2@2x1']) {
     test(`rejects '${spec}'`, () => {
       assert.throws(() => lib.parseFault(spec, 'request'), lib.UsageError);
     });
@@ -124,6 +152,21 @@ describe('fault grammar', () => {
     assert.match(problem('auth'), /needs a token/);
     assert.match(problem('cycle@1'), /page 1 cannot be in a cycle/);
     assert.equal(lib.faultProblem(lib.parseFault('html@4', 'request'), { ...context, pageCount: null }), null);
+  });
+
+  test('problems in a style: cycle in keyset, shift outside offset, page and keyset', () => {
+    const problem = (spec, style) => lib.styleProblem(lib.parseFault(spec, 'request'), style);
+    assert.match(problem('cycle@2', 'keyset'), /cannot work in keyset style/);
+    for (const style of ['contract', 'drf', 'link', 'header', 'offset', 'page']) assert.equal(problem('cycle@2', style), null);
+    for (const style of ['offset', 'page', 'keyset']) assert.equal(problem('shift:3@2', style), null);
+    for (const style of ['contract', 'drf', 'link', 'header']) assert.match(problem('shift:3@2', style), /offset, page, keyset styles only/);
+    assert.equal(problem('503@2', 'keyset'), null);
+  });
+
+  test('totals lists', () => {
+    assert.deepEqual(lib.parseTotals('link, pages', 'x'), { count: false, header: false, link: true, pages: true });
+    assert.deepEqual(lib.parseTotals('none', 'x'), { count: false, header: false, link: false, pages: false });
+    assert.throws(() => lib.parseTotals('total', 'totals='), /totals= takes a comma-separated list/);
   });
 });
 
@@ -158,6 +201,17 @@ describe('planFaults', () => {
   test('content faults all apply when nothing replaces the page', () => {
     const p = plan(parseFaults('duplicate-id', 'cycle', 'huge-title:5', 'deep:3'), 2);
     assert.deepEqual(p.content.map((f) => f.kind), ['duplicate-id', 'cycle', 'huge-title', 'deep']);
+  });
+
+  test('a shift acts first, once, even when the page is replaced or reset', () => {
+    const faults = parseFaults('delay:1', 'shift:3@2', 'reset');
+    const used = new Map();
+    const p = plan(faults, 2, { used });
+    assert.deepEqual(fired(p), ['shift:3@2', 'delay:1', 'reset']);
+    assert.deepEqual(p.shift.map((f) => f.notes), [3]);
+    assert.deepEqual(plan(faults, 1).shift, []);
+    used.set('flag#1', 1);
+    assert.deepEqual(fired(plan(faults, 2, { used })), ['delay:1', 'reset']);
   });
 
   test('reset ends the request', () => {
@@ -227,11 +281,90 @@ describe('cursors and generated pages', () => {
     assert.match(text, /\\\\/);
   });
 
+  test("a note's bytes depend on the seed and its index only, not on the page size", () => {
+    const notesOf = (pageSize) => lib.generatedPages(25, pageSize, 7).flatMap((_, i) => {
+      const { body, items } = lib.renderGeneratedPage(25, pageSize, 7, i);
+      const array = body.subarray(...items);
+      return lib.scanNotes(array).map((note) => array.subarray(note.start, note.end).toString());
+    });
+    const expected = Array.from({ length: 25 }, (_, i) => lib.renderNote(7, i));
+    for (const pageSize of [1, 7, 10, 25, 100]) assert.deepEqual(notesOf(pageSize), expected, `page size ${pageSize}`);
+    assert.notEqual(lib.renderNote(8, 3), lib.renderNote(7, 3));
+    assert.equal(lib.renderNote(7, 3), lib.renderNote(7, 3));
+  });
+
   test('--count 0 is one empty page', () => {
     assert.deepEqual(lib.generatedPages(0, 10, 1), [{ cursor: null, nextCursor: null }]);
     const { body, items } = lib.renderGeneratedPage(0, 10, 1, 0);
     assert.equal(body.toString(), '{"notes":[],"next_cursor":null}');
     assert.equal(body.subarray(...items).toString(), '[]');
+  });
+});
+
+describe('the list of the offset, page and keyset styles', () => {
+  test('without shifts: n0 to n<N-1>', () => {
+    const list = new lib.NoteList(5);
+    assert.equal(list.length, 5);
+    assert.deepEqual(Array.from({ length: 5 }, (_, p) => list.idAt(p)), ['n0', 'n1', 'n2', 'n3', 'n4']);
+    assert.deepEqual(['n0', 'n4', 'n5', 'new0', 'n01', 'n-1', 'x', ''].map((id) => list.positionOf(id)), [0, 4, -1, -1, -1, -1, -1, -1]);
+    const items = list.render(7, 1, 3);
+    assert.equal(items.toString(), `[${lib.renderNote(7, 1)},${lib.renderNote(7, 2)}]`);
+    assert.equal(list.render(7, 4, 99).toString(), `[${lib.renderNote(7, 4)}]`);
+    assert.equal(list.render(7, 5, 9).toString(), '[]');
+  });
+
+  test('one shift puts new0 to new<N-1> first; later shifts go in front and number on', () => {
+    const one = new lib.NoteList(3, [2]);
+    assert.deepEqual(Array.from({ length: one.length }, (_, p) => one.idAt(p)), ['new0', 'new1', 'n0', 'n1', 'n2']);
+    const two = new lib.NoteList(2, [2, 3]);
+    const ids = Array.from({ length: two.length }, (_, p) => two.idAt(p));
+    assert.deepEqual(ids, ['new2', 'new3', 'new4', 'new0', 'new1', 'n0', 'n1']);
+    assert.deepEqual(ids.map((id) => two.positionOf(id)), ids.map((_, p) => p));
+    assert.equal(two.positionOf('new5'), -1);
+    assert.notEqual(one.signature, two.signature);
+    const notes = JSON.parse(two.render(7, 2, 4));
+    assert.deepEqual(notes.map((note) => note.id), ['new4', 'new0']);
+    assert.deepEqual(Object.keys(notes[0]), ['id', 'title', 'rank', 'pinned']);
+    assert.equal(two.render(7, 5, 6).toString(), `[${lib.renderNote(7, 0)}]`);
+  });
+
+  describe('parseListQuery', () => {
+    const settings = { pageSize: 10, maxLimit: 50, totals: { count: true, header: true, link: true, pages: true } };
+    const parse = (style, query) => lib.parseListQuery(style, new URLSearchParams(query), settings);
+
+    test('defaults and caps', () => {
+      assert.deepEqual(parse('offset', ''), { offset: 0, limit: 10, totals: settings.totals });
+      assert.deepEqual(parse('offset', 'offset=30&limit=7&page=9'), { offset: 30, limit: 7, totals: settings.totals });
+      assert.equal(parse('offset', 'limit=51').limit, 50);
+      assert.equal(parse('offset', `limit=${'9'.repeat(40)}`).limit, 50);
+      assert.deepEqual(parse('page', 'page=3&per_page=500&limit=2'), { page: 3, limit: 50, totals: settings.totals });
+      assert.deepEqual(parse('page', 'totals=none'), { page: 1, limit: 10, totals: { count: false, header: false, link: false, pages: false } });
+      assert.deepEqual(parse('keyset', 'starting_after=n3&limit=4&totals=bogus'), { startingAfter: 'n3', limit: 4 });
+      assert.deepEqual(parse('keyset', ''), { startingAfter: null, limit: 10 });
+      assert.equal(lib.parseListQuery('offset', new URLSearchParams(''), { ...settings, pageSize: 80 }).limit, 50);
+    });
+
+    for (const [style, query, message] of [
+      ['offset', 'offset=-1', /offset must be an integer of at least 0, not '-1'/],
+      ['offset', 'offset=1.5', /offset must be an integer/],
+      ['offset', 'offset=', /offset must be an integer/],
+      ['offset', 'offset=+3', /offset must be an integer/],
+      ['offset', 'offset=99999999999999999999', /offset must be at most 9007199254740991/],
+      ['offset', 'limit=0', /limit must be an integer of at least 1/],
+      ['offset', 'limit=ten', /limit must be an integer/],
+      ['offset', 'offset=1&offset=2', /more than one offset/],
+      ['offset', 'totals=bogus', /totals= takes/],
+      ['page', 'page=0', /page must be an integer of at least 1/],
+      ['page', 'page=x', /page must be an integer/],
+      ['page', 'per_page=0', /per_page must be an integer of at least 1/],
+      ['page', 'totals=none&totals=count', /more than one totals/],
+      ['keyset', 'limit=-5', /limit must be an integer/],
+      ['keyset', 'starting_after=a&starting_after=b', /more than one starting_after/],
+    ]) {
+      test(`${style}: rejects ${query}`, () => {
+        assert.throws(() => parse(style, query), (error) => error instanceof lib.UsageError && message.test(error.message));
+      });
+    }
   });
 });
 
@@ -306,6 +439,48 @@ describe('envelopes', () => {
     assert.equal(bytes(page.parts).toString(), '[{"id":"a","title":"t"}]');
     assert.equal(page.headers.Link, '<http://h:1/notes>; rel="prev", <http://h:1/notes?cursor=c%2B%2F%3D>; rel="next"');
     assert.deepEqual(lib.wrapPage('link', items, { nextCursor: null, nextUrl: null, prevUrl: null }).headers, {});
+  });
+
+  test('header', () => {
+    const page = lib.wrapPage('header', items, nav);
+    assert.deepEqual(page.headers, { 'X-Next-Cursor': 'c+/=' });
+    assert.equal(bytes(page.parts).toString(), '{"notes":[{"id":"a","title":"t"}]}');
+    assert.deepEqual(lib.wrapPage('header', items, { nextCursor: null }).headers, {});
+  });
+
+  const totals = { count: 7, totalPages: 3, totalHeader: 7, lastUrl: 'http://h:1/notes?page=3&per_page=3' };
+  const none = { count: null, totalPages: null, totalHeader: null, lastUrl: null };
+
+  test('offset: count first, X-Total-Count; no Link', () => {
+    const page = lib.wrapPage('offset', items, { nextUrl: 'http://h:1/notes?offset=3&limit=3', prevUrl: null, ...totals });
+    assert.deepEqual(page.headers, { 'X-Total-Count': '7' });
+    assert.equal(bytes(page.parts).toString(), '{"count":7,"next":"http://h:1/notes?offset=3&limit=3","previous":null,"results":[{"id":"a","title":"t"}]}');
+    const bare = lib.wrapPage('offset', items, { nextUrl: null, prevUrl: 'http://h:1/notes?offset=0&limit=3', ...none });
+    assert.deepEqual(bare.headers, {});
+    assert.equal(bytes(bare.parts).toString(), '{"next":null,"previous":"http://h:1/notes?offset=0&limit=3","results":[{"id":"a","title":"t"}]}');
+  });
+
+  test('page: count and total_pages first, Link next and last, X-Total-Count', () => {
+    const next = 'http://h:1/notes?page=2&per_page=3';
+    const page = lib.wrapPage('page', items, { nextUrl: next, prevUrl: null, ...totals });
+    assert.deepEqual(page.headers, { 'X-Total-Count': '7', Link: `<${next}>; rel="next", <${totals.lastUrl}>; rel="last"` });
+    assert.equal(bytes(page.parts).toString(), `{"count":7,"total_pages":3,"next":"${next}","previous":null,"results":[{"id":"a","title":"t"}]}`);
+    assert.deepEqual(lib.wrapPage('page', items, { nextUrl: next, prevUrl: null, ...none }).headers, { Link: `<${next}>; rel="next"` });
+    assert.deepEqual(lib.wrapPage('page', items, { nextUrl: null, prevUrl: null, ...none }).headers, {});
+    assert.equal(bytes(lib.wrapPage('page', items, { nextUrl: null, prevUrl: null, ...none, totalPages: 1 }).parts).toString(),
+      '{"total_pages":1,"next":null,"previous":null,"results":[{"id":"a","title":"t"}]}');
+  });
+
+  test('keyset', () => {
+    const page = lib.wrapPage('keyset', items, { hasMore: true });
+    assert.deepEqual(page.headers, {});
+    assert.equal(bytes(page.parts).toString(), '{"object":"list","data":[{"id":"a","title":"t"}],"has_more":true,"url":"/notes"}');
+    assert.equal(bytes(lib.wrapPage('keyset', [Buffer.from('[]')], { hasMore: false }).parts).toString(), '{"object":"list","data":[],"has_more":false,"url":"/notes"}');
+  });
+
+  test('notesUrl', () => {
+    assert.equal(lib.notesUrl('http://h:1', [['offset', '3'], ['limit', '2'], ['fault', 'shift:2@2']]), 'http://h:1/notes?offset=3&limit=2&fault=shift%3A2%402');
+    assert.equal(lib.notesUrl('http://h:1', []), 'http://h:1/notes');
   });
 
   test('formatLinkHeader', () => {

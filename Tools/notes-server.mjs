@@ -1,7 +1,8 @@
 #!/usr/bin/env node
-// notes-server: serves cursor-paginated notes pages over HTTP for client tests, from a notes-gen
-// directory or generated in memory, in three envelope styles, with faults injected by flag or per
-// request. See Tools/README.md, or run with --help. Built-in modules only.
+// notes-server: serves paginated notes over HTTP for client tests, from a notes-gen directory or
+// generated in memory, in the common pagination styles (cursor, offset, page number, keyset, cursor
+// header), with faults injected by flag or per request. See Tools/README.md, or run with --help.
+// Built-in modules only.
 
 import http from 'node:http';
 import { timingSafeEqual } from 'node:crypto';
@@ -20,13 +21,18 @@ prints that URL as its first line on stdout. SIGTERM or SIGINT stops it (exit 0)
 Pages:
   --dir DIR          serve a notes-gen directory (DIR/manifest.json and its pages)
   --count N          serve N generated notes instead; 0 serves one empty page
-  --page-size P      notes per generated page (default 100)
+  --page-size P      notes per generated page, and the default limit (default 100)
   --seed S           seed of generated titles and cursors, 0-4294967295 (default 42)
+  --max-limit L      the largest limit or per_page served; more is served as L (default 1000, or P)
+  --totals LIST      what offset and page styles announce of the total: some of count, header,
+                     link, pages (comma-separated; default all), or none
+  --total-lie D      announce N+D notes instead of N (default 0); the notes served are the same
 
 Server:
   --host HOST        address to listen on (default 127.0.0.1)
   --port PORT        port to listen on; 0 picks a free one (default 0)
-  --style STYLE      envelope: contract, drf or link (default contract)
+  --style STYLE      contract, drf, link, header (cursor pages), or offset, page, keyset (--count
+                     only) (default contract)
   --fault SPEC       inject a fault; repeatable, or several separated by commas
   --token-file FILE  bearer token for the auth fault (default: env NOTES_SERVER_TOKEN)
   --fixtures DIR     contract fixtures for fixture faults (default: Fixtures/contract)
@@ -46,13 +52,26 @@ Fault SPEC: KIND[:ARG][@PAGE][xN]   @PAGE: only on that 1-based page; xN: only t
   drip[:BYTES/MS]          the body BYTES at a time every MS ms (default 8/5; drip:64, drip:/20)
   delay[:MS]               wait MS ms before answering (default 1000)
   duplicate-id             the page's last note takes the id of page 1's first note
-  cycle                    the page's next cursor is page 2's cursor
+  cycle                    the page's next cursor is page 2's cursor (offset, page: next is the
+                           previous page; keyset refuses it)
   huge-title[:BYTES]       the first note's title is BYTES long (default 2 MiB), streamed
   deep[:DEPTH]             the first note gains DEPTH nested arrays (default 100000)
   redirect[:STATUS]        302 (or 301, 303, 307, 308) to the same path and query on a second port
   auth                     401 unless the request has Authorization: Bearer <token>
+  shift:N                  from this page on, N new notes new0... sit before n0 (offset, page, keyset)
 
-Per request: ?style=drf or X-Notes-Style: link; ?fault=503@2x1 or X-Notes-Fault: delay:50, 500@3
+Styles (the first four take ?cursor=C):
+  contract  {"notes":[...],"next_cursor":C}
+  drf       {"next":URL,"previous":URL,"results":[...]}
+  link      [...] with Link: <URL>; rel="next"
+  header    {"notes":[...]} with X-Next-Cursor: C
+  offset    ?offset=K&limit=L: {"count":N,"next":URL,"previous":URL,"results":[...]}, X-Total-Count: N
+  page      ?page=P&per_page=L: {"count":N,"total_pages":T,"next":URL,"previous":URL,"results":[...]},
+            Link: <URL>; rel="next", <URL>; rel="last", X-Total-Count: N
+  keyset    ?starting_after=ID&limit=L: {"object":"list","data":[...],"has_more":B,"url":"/notes"}
+  @PAGE is the page in the style's terms: offset floor(K/L)+1, page P, keyset the first note's page.
+
+Per request: ?style=drf or X-Notes-Style: link; ?fault=503@2x1 or X-Notes-Fault: delay:50, 500@3; ?totals=none
 
 Exit status: 0 after SIGTERM/SIGINT, 64 bad arguments, 65 bad manifest, 66 unreadable input, 1 other.`;
 
@@ -98,7 +117,9 @@ async function main() {
   const source = options.dir !== null ? await openDirectory(options.dir) : generatedSource(options);
   const fixtures = await loadFixtures(options.fixtures);
   for (const fault of options.faults) {
-    const problem = lib.faultProblem(fault, { fixtures, hasToken: token !== null, pageCount: source.pages.length });
+    const styleProblem = lib.styleProblem(fault, options.style);
+    const problem = lib.faultProblem(fault, { fixtures, hasToken: token !== null, pageCount: source.pages.length })
+      ?? (styleProblem && `with --style ${options.style}: ${styleProblem}`);
     if (problem) throw new Fatal(EXIT_USAGE, problem);
   }
 
@@ -118,6 +139,7 @@ async function main() {
     style: options.style,
     faults: options.faults,
     used: new Map(), // fault key -> times fired
+    shifted: [], // the shift faults that acted, in order: {key, notes}
     quiet: options.quiet,
     shutdown,
     base: null, // http://host:port of the main listener
@@ -188,6 +210,7 @@ async function openDirectory(dir) {
   }
   return {
     description: `directory ${dir}`,
+    generated: null, // so no offset, page or keyset style
     pages,
     byCursor,
     load: async (index) => {
@@ -199,10 +222,12 @@ async function openDirectory(dir) {
   };
 }
 
-function generatedSource({ count, pageSize, seed }) {
+function generatedSource({ count, pageSize, seed, maxLimit, totals, totalLie }) {
   const pages = lib.generatedPages(count, pageSize, seed);
   return {
     description: `${count} generated notes (page size ${pageSize}, seed ${seed})`,
+    // What the list styles (offset, page, keyset) need; a directory has none of it.
+    generated: { count, pageSize, seed, maxLimit, totals, totalLie },
     pages,
     byCursor: lib.indexPages(pages),
     load: async (index) => lib.renderGeneratedPage(count, pageSize, seed, index),
@@ -279,10 +304,14 @@ async function respond(req, state, isTarget, record, signal) {
   if (pathname !== '/notes') return jsonError(404, 'not-found', 'no such path; pages are at /notes');
   if (req.method !== 'GET') return jsonError(405, 'method-not-allowed', 'only GET', { Allow: 'GET' });
 
-  let style, faults;
+  let style, faults, listQuery;
   try {
     style = lib.parseStyle(query.get('style') ?? req.headers['x-notes-style'] ?? state.style);
-    faults = isTarget ? [] : lib.parseFaultList([...query.getAll('fault'), req.headers['x-notes-fault'] ?? ''], 'request');
+    faults = isTarget ? [] : requestFaults(query, req);
+    if (lib.LIST_STYLES.includes(style)) {
+      if (!state.generated) throw new lib.UsageError(lib.listStyleNeedsCount(style));
+      listQuery = lib.parseListQuery(style, query, state.generated);
+    }
   } catch (error) {
     if (!(error instanceof lib.UsageError)) throw error;
     return jsonError(400, 'bad-request', error.message);
@@ -291,18 +320,41 @@ async function respond(req, state, isTarget, record, signal) {
     const problem = lib.faultProblem(fault, { fixtures: state.fixtures, hasToken: state.token !== null });
     if (problem) return jsonError(400, 'bad-request', problem);
   }
-  const cursors = query.getAll('cursor');
-  if (cursors.length > 1) return jsonError(400, 'bad-request', 'more than one cursor');
-  const index = cursors.length === 0 ? 0 : state.byCursor.get(cursors[0]);
-  if (index === undefined) return jsonError(400, 'unknown-cursor', 'no page has this cursor');
+  const active = isTarget ? [] : [...faults, ...state.faults];
+  for (const fault of active) {
+    const problem = lib.styleProblem(fault, style);
+    if (problem) return jsonError(400, 'bad-request', problem);
+  }
+
+  // Where the request is: a cursor page (`index`, 0-based) or a place in the list (`list`), and the
+  // 1-based page number that faults' @PAGE name.
+  let index = null;
+  let list = null;
+  let page;
+  if (listQuery) {
+    list = listView(state, isTarget ? targetShifts(query, req, state) : active);
+    const start = listStart(style, listQuery, list);
+    if (start === null) return jsonError(400, 'unknown-cursor', 'no note has this id');
+    page = style === 'page' ? listQuery.page : Math.floor(start / listQuery.limit) + 1;
+  } else {
+    const cursors = query.getAll('cursor');
+    if (cursors.length > 1) return jsonError(400, 'bad-request', 'more than one cursor');
+    index = cursors.length === 0 ? 0 : state.byCursor.get(cursors[0]);
+    if (index === undefined) return jsonError(400, 'unknown-cursor', 'no page has this cursor');
+    page = index + 1;
+  }
   if (isTarget && req.headers.authorization !== undefined) {
     return jsonError(400, 'credentials-forwarded', 'this origin must not receive the Authorization header of another');
   }
 
-  const active = isTarget ? [] : [...faults, ...state.faults];
-  const plan = lib.planFaults(active, index + 1, bearerMatches(req.headers.authorization, state.token), state.used);
+  const plan = lib.planFaults(active, page, bearerMatches(req.headers.authorization, state.token), state.used);
   for (const fault of plan.fired) state.used.set(fault.key, (state.used.get(fault.key) ?? 0) + 1);
   record.faults = plan.fired.map((fault) => fault.spec);
+  if (plan.shift.length) {
+    // The new notes are there from this request on; the list this request sees has them.
+    state.shifted.push(...plan.shift.map((fault) => ({ key: fault.key, notes: fault.notes })));
+    list = listView(state, active);
+  }
 
   if (plan.delayMs > 0) await sleep(plan.delayMs, undefined, { signal });
   if (plan.reset) {
@@ -312,11 +364,53 @@ async function respond(req, state, isTarget, record, signal) {
   if (plan.unauthorized) {
     return jsonError(401, 'unauthorized', 'a bearer token is required', { 'WWW-Authenticate': 'Bearer realm="notes"' });
   }
-  const response = plan.replace ? replacement(plan.replace, req, state) : await pageResponse(index, style, plan.content, query, state);
+  let response;
+  if (plan.replace) response = replacement(plan.replace, req, state);
+  else if (list) response = await listResponse(style, list, listQuery, plan.content, query, state);
+  else response = await pageResponse(index, style, plan.content, query, state);
   if (plan.contentType) response.headers['Content-Type'] = plan.contentType.contentType;
   response.truncate = plan.truncate;
   response.drip = plan.drip;
   return response;
+}
+
+function requestFaults(query, req) {
+  return lib.parseFaultList([...query.getAll('fault'), req.headers['x-notes-fault'] ?? ''], 'request');
+}
+
+/**
+ * The shift faults behind a request to the redirect target. The target ignores faults, so none acts
+ * there, but it serves the same list: with the notes that the flag faults, and the request faults it
+ * carries, have inserted on the main listener. Faults that do not parse are ignored, as all are there.
+ */
+function targetShifts(query, req, state) {
+  let faults = [];
+  try {
+    faults = requestFaults(query, req);
+  } catch (error) {
+    if (!(error instanceof lib.UsageError)) throw error;
+  }
+  return [...faults, ...state.faults];
+}
+
+/** The list of generated notes that a request with these faults sees: with the notes of each shift that has acted. */
+function listView(state, faults) {
+  const keys = new Set(faults.filter((fault) => fault.kind === 'shift').map((fault) => fault.key));
+  const batches = state.shifted.filter((shift) => keys.has(shift.key)).map((shift) => shift.notes);
+  return new lib.NoteList(state.generated.count, batches);
+}
+
+/** The position of the first note a list request asks for, or null for a keyset id that no note has. */
+function listStart(style, listQuery, list) {
+  switch (style) {
+    case 'offset': return listQuery.offset;
+    case 'page': return (listQuery.page - 1) * listQuery.limit;
+    case 'keyset': {
+      if (listQuery.startingAfter === null) return 0;
+      const position = list.positionOf(listQuery.startingAfter);
+      return position === -1 ? null : position + 1;
+    }
+  }
 }
 
 function bearerMatches(authorization, token) {
@@ -344,14 +438,73 @@ async function pageResponse(index, style, contentFaults, query, state) {
     const first = index === 0 ? page : await state.cache.get(0, state.load);
     itemParts = lib.applyContentFaults(items, contentFaults, lib.firstNoteId(first.body.subarray(...first.items)));
   }
-  // Absolute URLs keep the style and faults a client chose in the query, so following them goes on
-  // with the same scenario.
-  const carried = [...query.getAll('style').map((v) => ['style', v]), ...query.getAll('fault').map((v) => ['fault', v])];
-  const url = (cursor) => lib.pageUrl(state.base, cursor, carried);
+  const url = (cursor) => lib.pageUrl(state.base, cursor, carriedParameters(query));
   const wrapped = lib.wrapPage(style, itemParts, {
     nextCursor,
     nextUrl: nextCursor === null ? null : url(nextCursor),
     prevUrl: index === 0 ? null : url(state.pages[index - 1].cursor),
+  });
+  return { status: 200, headers: { ...headers, ...wrapped.headers }, parts: wrapped.parts };
+}
+
+/**
+ * Absolute URLs keep the style, totals and faults a client chose in the query, so following them goes
+ * on with the same scenario.
+ */
+function carriedParameters(query) {
+  return ['style', 'totals', 'fault'].flatMap((name) => query.getAll(name).map((value) => [name, value]));
+}
+
+/**
+ * A page of the list styles (offset, page, keyset): the notes from the requested place, up to the
+ * limit, with the content faults applied; `cycle` points `next` at the previous page (keyset refuses it
+ * earlier). Totals are announced as --totals or `totals=` say, off by --total-lie; `next` and
+ * `has_more` follow the notes, not the announcement.
+ */
+async function listResponse(style, list, listQuery, contentFaults, query, state) {
+  const { seed, totalLie } = state.generated;
+  const limit = listQuery.limit;
+  const start = listStart(style, listQuery, list);
+  const end = Math.min(list.length, start + limit);
+  const items = start >= end
+    ? Buffer.from('[]')
+    : (await state.cache.get(`notes ${list.signature} ${start} ${end}`, async () => ({ body: list.render(seed, start, end) }))).body;
+  let itemParts = [items];
+  if (contentFaults.some((fault) => fault.kind !== 'cycle')) {
+    const firstId = list.length === 0 ? null : Buffer.from(JSON.stringify(list.idAt(0)));
+    itemParts = lib.applyContentFaults(items, contentFaults, firstId);
+  }
+  const headers = { ...COMMON_HEADERS, 'Content-Type': lib.JSON_TYPE };
+  if (style === 'keyset') {
+    const wrapped = lib.wrapPage(style, itemParts, { hasMore: end < list.length });
+    return { status: 200, headers: { ...headers, ...wrapped.headers }, parts: wrapped.parts };
+  }
+
+  // Links name the place, then the limit if the request gave one (as served, so a capped limit shows),
+  // then the carried parameters. A walk from a bare /notes thus changes one parameter per page.
+  const [placeName, limitName] = style === 'offset' ? ['offset', 'limit'] : ['page', 'per_page'];
+  const limitPair = query.has(limitName) ? [[limitName, String(limit)]] : [];
+  const carried = carriedParameters(query);
+  const url = (at) => lib.notesUrl(state.base, [[placeName, String(at)], ...limitPair, ...carried]);
+  const total = Math.max(0, list.length + totalLie);
+  const { totals } = listQuery;
+  let next, previous;
+  if (style === 'offset') {
+    next = start + limit < list.length ? start + limit : null;
+    previous = start > 0 ? Math.max(0, start - limit) : null;
+  } else {
+    next = start + limit < list.length ? listQuery.page + 1 : null;
+    previous = listQuery.page > 1 ? listQuery.page - 1 : null;
+  }
+  if (previous !== null && contentFaults.some((fault) => fault.kind === 'cycle')) next = previous;
+  const lastPage = Math.max(1, Math.ceil(total / limit));
+  const wrapped = lib.wrapPage(style, itemParts, {
+    nextUrl: next === null ? null : url(next),
+    prevUrl: previous === null ? null : url(previous),
+    count: totals.count ? total : null,
+    totalPages: style === 'page' && totals.pages ? lastPage : null,
+    totalHeader: totals.header ? total : null,
+    lastUrl: style === 'page' && totals.link ? url(lastPage) : null,
   });
   return { status: 200, headers: { ...headers, ...wrapped.headers }, parts: wrapped.parts };
 }

@@ -1,0 +1,115 @@
+import Foundation
+import Testing
+
+/// `notes-page fetch --paginate …` against `Tools/notes-server.mjs` in each of its styles: the same 250
+/// notes whatever the scheme, a resume in the scheme's own terms, a retried middle page.
+@Suite(
+    "Every pagination scheme against the fixture server",
+    .enabled(if: FixtureServer.isAvailable, "node is not installed: fixture server tests skipped")
+)
+struct PaginationEndToEndTests {
+    static let notes = ["--count", "250", "--page-size", "100", "--seed", "7"]
+
+    /// Server style, client options, and the line `auto` writes (when the client runs auto).
+    static let styles: [(server: String, client: [String], recognition: String?)] = [
+        (
+            "offset",
+            ["--paginate", "offset", "--page-size", "100", "--items-path", "results", "--total-path", "count"], nil
+        ),
+        (
+            "offset", ["--items-path", "results", "--next-path", "next"],
+            "Pagination: auto follows the body's next value, a URL, which walks offset pages (offset)"
+        ),
+        (
+            "page", ["--paginate", "page", "--page-size", "100", "--items-path", "results", "--total-path", "count"],
+            nil
+        ),
+        (
+            "page", ["--items-path", "results", "--next-path", "next"],
+            "Pagination: auto follows the body's next value, a URL, which walks page numbers (page)"
+        ),
+        ("page", ["--paginate", "link", "--items-path", "results"], nil),
+        ("keyset", ["--paginate", "keyset", "--page-size", "100", "--items-path", "data"], nil),
+        ("header", ["--paginate", "header", "--next-header", "X-Next-Cursor"], nil),
+    ]
+
+    static func cleanRun() throws -> String {
+        let server = try FixtureServer(notes + ["--quiet"])
+        defer { server.stop() }
+        return try Run(["fetch", "--all", "--quiet", server.url]).stdout
+    }
+
+    @Test("Each scheme gives the contract style's 250 notes, each once, in order; a failing middle page is retried")
+    func walks() throws {
+        let expected = try Self.cleanRun()
+        for (style, client, recognition) in Self.styles {
+            let server = try FixtureServer(Self.notes + ["--style", style, "--fault", "503:0@2x1"])
+            let run = try Run(["fetch", "--all", server.url] + client)
+            let log = server.stop()
+            #expect(run.status == 0, "\(style) \(client): \(run.stderr)")
+            #expect(run.stdout == expected, "\(style) \(client)")
+            #expect(run.messages.hasPrefix("250 notes, 3 pages, "), "\(style) \(client): \(run.stderr)")
+            if let recognition {
+                #expect(run.stderr.hasPrefix(recognition + "\n"), "\(style) \(client): \(run.stderr)")
+            } else {
+                #expect(!run.stderr.contains("Pagination:"), "\(style) \(client): \(run.stderr)")
+            }
+            #expect(FetchCommandTests.requests(log).count == 4, "\(style) \(client): the retry: \(log)")
+        }
+    }
+
+    @Test("Each scheme resumes where it stopped: page 1 is never fetched again")
+    func resumes() throws {
+        let expected = try Self.cleanRun()
+        for (style, client, _) in Self.styles {
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+                "notes-e2e-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let files = [
+                "-o", directory.appendingPathComponent("out").path, "--state",
+                directory.appendingPathComponent("state").path,
+            ]
+            let server = try FixtureServer(Self.notes + ["--style", style])
+            let first = try Run(["fetch", "--all", "--quiet", "--max-pages", "1", server.url] + files + client)
+            let second = try Run(["fetch", "--all", "--quiet", server.url] + files + client)
+            let log = server.stop()
+            #expect(first.status == 0 && second.status == 0, "\(style) \(client): \(first.stderr) \(second.stderr)")
+            #expect(
+                try String(contentsOf: directory.appendingPathComponent("out"), encoding: .utf8) == expected,
+                "\(style) \(client)")
+            let targets = FetchCommandTests.requests(log)
+            #expect(targets.count == 3 && Set(targets).count == 3, "\(style) \(client): \(targets)")
+        }
+    }
+
+    @Test("A total that disagrees with what arrived is reported")
+    func totalDisagrees() throws {
+        let server = try FixtureServer(Self.notes + ["--quiet", "--style", "offset", "--total-lie", "5"])
+        defer { server.stop() }
+        let run = try Run(["fetch", "--all", server.url, "-o", "/dev/null"] + Self.styles[0].client)
+        #expect(run.status == 0)
+        #expect(run.stderr.hasSuffix(" MB/s\nThe server announced 255 notes; 250 arrived.\n"), "\(run.stderr)")
+    }
+
+    @Test("Offsets over a dataset that shifts: fail names the duplicate; skip writes each id once and counts the rest")
+    func shiftingDataset() throws {
+        let client = Self.styles[0].client + ["--format", "ids"]
+        let failing = try FixtureServer(Self.notes + ["--quiet", "--style", "offset", "--fault", "shift:3@2"])
+        let failed = try Run(["fetch", "--all", failing.url] + client)
+        failing.stop()
+        #expect(failed.status == 65)
+        #expect(
+            failed.messages.hasPrefix(#"Error: page 2 (offset 100): duplicate id "n97", seen on page 1 (note 0, "#),
+            "\(failed.stderr)")
+
+        let skipping = try FixtureServer(Self.notes + ["--quiet", "--style", "offset", "--fault", "shift:3@2"])
+        let skipped = try Run(["fetch", "--all", skipping.url, "--on-duplicate", "skip"] + client)
+        skipping.stop()
+        #expect(skipped.status == 0, "\(skipped.stderr)")
+        let ids = skipped.stdout.split(separator: "\n").map(String.init)
+        #expect(ids == (0..<250).map { "n\($0)" })
+        #expect(skipped.messages.hasPrefix("250 notes, 3 pages, 3 duplicates skipped, "), "\(skipped.stderr)")
+        #expect(!skipped.messages.contains("announced"), "253 announced, 250 written and 3 skipped: they agree")
+    }
+}
