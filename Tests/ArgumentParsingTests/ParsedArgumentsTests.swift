@@ -89,4 +89,35 @@ struct ParsedArgumentsTests {
                 == "Error: Unknown option '--x'\nSee 'tool run --help' for more information.\n"
         )
     }
+
+    @Test("Grouped options get a titled section of their own, before OPTIONS, in the order they appear")
+    func groups() {
+        let spec = CommandSpec(
+            name: "tool",
+            overview: "Group things.",
+            options: [
+                .init("--quiet", help: "Say less."),
+                .init("--style", value: "name", help: "How.", group: "PAGING"),
+                .init("--size", value: "n", help: "How many.", group: "PAGING"),
+                .init("--loud", help: "Say more."),
+            ]
+        )
+        #expect(
+            spec.help == """
+                OVERVIEW: Group things.
+
+                USAGE: tool [<options>]
+
+                PAGING OPTIONS:
+                  --style <name>    How.
+                  --size <n>        How many.
+
+                OPTIONS:
+                  --quiet           Say less.
+                  --loud            Say more.
+                  -h, --help        Show help information.
+
+                """
+        )
+    }
 }
