@@ -12,11 +12,14 @@ struct ContractCase: Decodable, CustomTestStringConvertible, Sendable {
         var error: String?
         var offset: Int?
         var note: Int?
+        /// The values at `field_paths`: `bool:true`, `number:41`, `string:list`, `null`, `absent`.
+        var fields: [String]?
     }
 
     var file: String
     var itemsPath: String?
     var nextPath: String?
+    var fieldPaths: [String]?
     var maxDepth: Int?
     var maxStringBytes: Int?
     var maxPageNotes: Int?
@@ -29,6 +32,7 @@ struct ContractCase: Decodable, CustomTestStringConvertible, Sendable {
         var configuration = PageConfiguration()
         if let itemsPath { configuration.itemsPath = FieldPath(itemsPath) }
         if let nextPath { configuration.nextPath = FieldPath(nextPath) }
+        if let fieldPaths { configuration.fieldPaths = fieldPaths.map(FieldPath.init) }
         if let maxDepth { configuration.limits.maxDepth = maxDepth }
         if let maxStringBytes { configuration.limits.maxTokenBytes = maxStringBytes }
         if let maxPageNotes { configuration.maxPageNotes = maxPageNotes }
@@ -83,9 +87,20 @@ struct ContractFixtureTests {
             var decoder = PageDecoder(configuration: contract.configuration)
             var decoded: [Note] = []
             try decoder.feed(contract.body, into: &decoded)
-            _ = try decoder.finish(into: &decoded)
+            let summary = try decoder.finish(into: &decoded)
             ids = decoded.map(\.id)
             #expect(ids == expect.ids)
+            let fields = summary.fields.map { value -> String in
+                switch value {
+                case .bool(let flag)?: return "bool:\(flag)"
+                case .number(let text)?: return "number:\(text)"
+                case .string(let text)?: return "string:\(text)"
+                case .null?: return "null"
+                case .container(let what)?: return "container:\(what)"
+                case nil: return "absent"
+                }
+            }
+            #expect(fields == (expect.fields ?? []))
             if let expected = expect.notes { #expect(notes == expected) }
         }
     }
