@@ -87,4 +87,25 @@ struct FetchOptionTests {
         #expect(run.status == .success)
         #expect(transport.requests.map(\.url) == [FakeAPI.url(page: 2), FakeAPI.url(page: 3)])
     }
+
+    @Test("On a terminal, progress shows a percentage and the time left once the server announced a total")
+    func progressWithTotal() {
+        var state = RunState(url: FakeAPI.endpoint, pagination: "auto")
+        state.pages = 1
+        state.notes = 25
+        state.total = 100
+        let console = Console()
+        Progress(enabled: true).update(state, report: console.write)
+        #expect(console.output.hasPrefix("\r\u{1B}[Kpages 1  notes 25  "))
+        #expect(console.output.contains("  25 %, about "), "\(console.output)")
+        #expect(console.output.hasSuffix(" s left"))
+
+        state.total = nil
+        let plain = Console()
+        Progress(enabled: true).update(state, report: plain.write)
+        #expect(!plain.output.contains("%"))
+        let off = Console()
+        Progress(enabled: false).update(state, report: off.write)
+        #expect(off.output.isEmpty)
+    }
 }
