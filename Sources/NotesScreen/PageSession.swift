@@ -15,11 +15,12 @@ struct PageSession {
     /// The URLs of the first page and of every next page promised so far.
     private var visited: Set<String>
     /// The page to fetch next, or again after it failed; `nil` after the last page.
-    private(set) var next: PageLocation? = .start
+    private(set) var next: PageLocation?
 
     init(locator: PageLocator) {
         self.locator = locator
-        visited = [locator.url(for: .start)]
+        next = locator.start
+        visited = [locator.url(for: locator.start)]
     }
 
     /// Pages applied so far.

@@ -1,3 +1,4 @@
+import Foundation
 import NotesFetch
 import NotesPage
 import Testing
@@ -143,5 +144,27 @@ struct PagingTests {
         await model.load().value
         await model.loadMore().value
         #expect(log.summaries == ["loading", "[] more", "[] loading more", "[c] more"])
+    }
+
+    @Test("The screen follows any pagination scheme: offsets from the first page on, the same rules")
+    func offsetScheme() async {
+        let server = Server([
+            "\(endpoint)?offset=0&limit=2": .json(body(["a", "b"])),
+            "\(endpoint)?offset=2&limit=2": .json(body(["c", "d"])),
+            "\(endpoint)?offset=4&limit=2": .json(body(["e"])),
+        ])
+        let model = NotesScreenModel(
+            fetcher: NotesFetcher(
+                locator: PageLocator(
+                    endpoint: URL(string: endpoint)!, pagination: OffsetPagination(limit: 2, totalPath: nil)),
+                transport: server.transport,
+                environment: FetchEnvironment(sleep: { _ in }, now: { 1_000_000 }, random: { 0.5 })))
+        let log = PhaseLog()
+        model.onPhaseChange = { log.phases.append($0) }
+        await model.load().value
+        await model.loadMore().value
+        await model.loadMore().value
+        #expect(log.summaries.last == "[a b c d e]")
+        #expect(server.requested.count == 3)
     }
 }
