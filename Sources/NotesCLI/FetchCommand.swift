@@ -82,6 +82,7 @@ struct FetchCommand {
 
         var configuration = FetchConfiguration(page: options.configuration)
         configuration.page.duplicates = try PaginationOptions.duplicates(parsed)
+        configuration.parallel = try parsed.integer("--parallel", default: 4, in: 1...64)
         configuration.retries = try parsed.integer("--retries", default: 4, in: 0...100)
         configuration.idleTimeout = Double(try parsed.integer("--timeout", default: 30, in: 1...86_400))
         for line in parsed.all("--header") {
@@ -127,7 +128,8 @@ struct FetchCommand {
             locator: PageLocator(endpoint: url, pagination: pagination),
             configuration: configuration,
             transport: runtime.transport,
-            environment: runtime.environment
+            environment: runtime.environment,
+            moreTransports: runtime.moreTransports
         )
         let session: FetchSession
         do {
@@ -195,6 +197,8 @@ struct FetchCommand {
 /// uses ``live``; tests pass a ``MemoryTransport``, a clock that never sleeps and a string to write to.
 struct FetchRuntime: Sendable {
     var transport: any HTTPTransport
+    /// Makes the transport of each further page in flight (`--parallel`); `nil` shares ``transport``.
+    var moreTransports: (@Sendable () -> any HTTPTransport)?
     var environment: FetchEnvironment
     /// Writes to standard error.
     var report: @Sendable (String) -> Void
@@ -208,6 +212,7 @@ struct FetchRuntime: Sendable {
     static var live: FetchRuntime {
         FetchRuntime(
             transport: CurlTransport(),
+            moreTransports: { CurlTransport() },
             environment: .live,
             report: { printError($0) },
             showsProgress: isatty(STDERR_FILENO) == 1
@@ -346,7 +351,7 @@ final class FetchSession: @unchecked Sendable {
         case .cursor(let cursor), .after(let cursor):
             return "\(committed) Continue with: --cursor \(shellQuote(cursor))\n"
         case .offset(let number), .page(let number):
-            return "\(committed) Continue with: --cursor \(number)\n"
+            if state.pages > 0 { return "\(committed) Continue with: --cursor \(number)\n" }
         case .start, .url:
             break
         }

@@ -54,6 +54,9 @@ enum PaginationOptions {
             help: "offset, page: dotted path of the total number of notes, e.g. count (X-Total-Count is read anyway).",
             group: group),
         .init(
+            "--parallel", value: "n",
+            help: "offset, page: pages in flight at once (1: one after another). Default: 4.", group: group),
+        .init(
             "--on-duplicate", value: "action", help: "fail or skip a note whose id the run has seen. Default: fail.",
             group: group),
     ]

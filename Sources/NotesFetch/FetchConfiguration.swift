@@ -21,6 +21,9 @@ public struct FetchConfiguration: Sendable {
     public var token: Secret?
     /// Redirects followed in a row for one page.
     public var maxRedirects: Int
+    /// Pages in flight at once where the pagination scheme can address them (offsets, page numbers);
+    /// 1 walks one page after another.
+    public var parallel: Int = 1
 
     /// - Parameters:
     ///   - page: Defaults to ``PageConfiguration``'s defaults.

@@ -30,27 +30,39 @@ public struct FetchedPage: Sendable {
 public final class NotesFetcher: Sendable {
     public let locator: PageLocator
     public let configuration: FetchConfiguration
-    private let transport: any HTTPTransport
     private let environment: FetchEnvironment
     /// The configuration's page, with the values the pagination scheme reads.
     private let page: PageConfiguration
-    private let queue = DispatchQueue(label: "notes-page.transport")
+    /// A transport and the queue whose thread it blocks, one per page in flight.
+    private let lanes: [Lane]
+
+    private struct Lane: Sendable {
+        let transport: any HTTPTransport
+        let queue: DispatchQueue
+    }
 
     /// - Parameters:
     ///   - locator: The endpoint and its cursor parameter.
     ///   - configuration: Limits, retries, headers, credentials.
     ///   - transport: Defaults to ``CurlTransport``.
     ///   - environment: Defaults to ``FetchEnvironment/live``.
+    ///   - moreTransports: Makes the transport of each further page in flight (``FetchConfiguration/parallel``),
+    ///     each with a connection of its own; by default they all share `transport`.
     public init(
         locator: PageLocator,
         configuration: FetchConfiguration = FetchConfiguration(),
         transport: any HTTPTransport = CurlTransport(),
-        environment: FetchEnvironment = .live
+        environment: FetchEnvironment = .live,
+        moreTransports: (@Sendable () -> any HTTPTransport)? = nil
     ) {
         self.locator = locator
         self.configuration = configuration
-        self.transport = transport
         self.environment = environment
+        lanes = (0..<max(1, configuration.parallel)).map { index in
+            Lane(
+                transport: index == 0 ? transport : moreTransports?() ?? transport,
+                queue: DispatchQueue(label: "notes-page.transport.\(index)"))
+        }
         var page = configuration.page
         page.fieldPaths += locator.pagination.fieldPaths.filter { !page.fieldPaths.contains($0) }
         self.page = page
@@ -69,6 +81,16 @@ public final class NotesFetcher: Sendable {
         ids: IDSet,
         cancellation: CancellationFlag = CancellationFlag()
     ) async throws(FetchError) -> FetchedPage {
+        try await fetchPage(location, number: number, ids: ids, cancellation: cancellation, lane: 0)
+    }
+
+    func fetchPage(
+        _ location: PageLocation,
+        number: Int,
+        ids: IDSet,
+        cancellation: CancellationFlag,
+        lane: Int
+    ) async throws(FetchError) -> FetchedPage {
         let url = locator.url(for: location)
         var random = ClosureRandom(draw: environment.random)
         var attempt = 0
@@ -78,7 +100,7 @@ public final class NotesFetcher: Sendable {
                 throw FetchError(.cancelled, page: number, location: location, attempts: attempt - 1)
             }
             let outcome = await withTaskCancellationHandler {
-                await attemptPage(url: url, ids: ids, cancellation: cancellation)
+                await attemptPage(url: url, ids: ids, cancellation: cancellation, lane: lanes[lane % lanes.count])
             } onCancel: {
                 cancellation.cancel()
             }
@@ -140,6 +162,11 @@ public final class NotesFetcher: Sendable {
         cancellation: CancellationFlag = CancellationFlag(),
         body: (FetchedPage) async throws(FetchError) -> Void
     ) async throws(FetchError) -> PageLocation? {
+        if configuration.parallel > 1, locator.pagination.location(1, after: start) != nil {
+            return try await walkInParallel(
+                from: start, firstNumber: firstNumber, ids: ids, visited: visited, maxPages: maxPages,
+                maxNotes: maxNotes, cancellation: cancellation, body: body)
+        }
         var location = start
         var number = firstNumber
         var pages = 0
@@ -181,16 +208,20 @@ public final class NotesFetcher: Sendable {
     }
 
     /// One attempt at a page, following redirects, on the transport queue.
-    private func attemptPage(url: String, ids: IDSet, cancellation: CancellationFlag) async -> Outcome {
+    private func attemptPage(url: String, ids: IDSet, cancellation: CancellationFlag, lane: Lane) async -> Outcome {
         let ids = UnsafeTransfer(ids)
         return await withCheckedContinuation { continuation in
-            queue.async { [self] in
-                continuation.resume(returning: performPage(url: url, ids: ids.value, cancellation: cancellation))
+            lane.queue.async { [self] in
+                continuation.resume(
+                    returning: performPage(
+                        url: url, ids: ids.value, cancellation: cancellation, transport: lane.transport))
             }
         }
     }
 
-    private func performPage(url: String, ids: IDSet, cancellation: CancellationFlag) -> Outcome {
+    private func performPage(
+        url: String, ids: IDSet, cancellation: CancellationFlag, transport: any HTTPTransport
+    ) -> Outcome {
         let origin = Origin(locator.endpoint.absoluteString)
         var url = url
         var redirects = 0

@@ -28,6 +28,13 @@ public protocol Pagination: Sendable, CustomStringConvertible {
     func recognition(after page: PageFacts, endpoint: URL) -> String?
     /// The notes the server says the collection holds, when it says.
     func total(of page: PageFacts) -> Int?
+    /// The `index`-th page after `start` (0 is `start`), when pages can be addressed without reading the
+    /// ones before (offsets, page numbers), so that they can be fetched in parallel; `nil` otherwise.
+    func location(_ index: Int, after start: PageLocation) -> PageLocation?
+    /// Notes on every page but the last, when pages are addressable: a page with fewer is the last.
+    var pageSize: Int? { get }
+    /// The index (after `start`) of the last page, when the first page says how many there are.
+    func lastIndex(after first: PageFacts, start: PageLocation) -> Int?
 }
 
 extension Pagination {
@@ -36,6 +43,9 @@ extension Pagination {
     public func location(cursor: String) -> PageLocation? { .cursor(cursor) }
     public func recognition(after page: PageFacts, endpoint: URL) -> String? { nil }
     public func total(of page: PageFacts) -> Int? { page.total(path: nil) }
+    public func location(_ index: Int, after start: PageLocation) -> PageLocation? { nil }
+    public var pageSize: Int? { nil }
+    public func lastIndex(after first: PageFacts, start: PageLocation) -> Int? { nil }
 }
 
 /// What one page told about where the walk goes: its head, the values the decoder read, its notes.
@@ -197,6 +207,18 @@ public struct OffsetPagination: Pagination {
         Int(cursor).flatMap { $0 >= 0 ? .offset($0) : nil }
     }
 
+    public func location(_ index: Int, after start: PageLocation) -> PageLocation? {
+        guard case .offset(let first) = start else { return nil }
+        return .offset(first + index * limit)
+    }
+
+    public var pageSize: Int? { limit }
+
+    public func lastIndex(after first: PageFacts, start: PageLocation) -> Int? {
+        guard case .offset(let offset) = start, let total = total(of: first) else { return nil }
+        return max(0, (total - offset + limit - 1) / limit - 1)
+    }
+
     public func url(for location: PageLocation, endpoint: URL) -> String {
         guard case .offset(let offset) = location else {
             return PageLocator.url(for: location, endpoint: endpoint, cursorParameter: "cursor")
@@ -251,6 +273,20 @@ public struct PageNumberPagination: Pagination {
 
     public func location(cursor: String) -> PageLocation? {
         Int(cursor).flatMap { $0 >= firstPage ? .page($0) : nil }
+    }
+
+    public func location(_ index: Int, after start: PageLocation) -> PageLocation? {
+        guard case .page(let first) = start, pageSize != nil else { return nil }
+        return .page(first + index)
+    }
+
+    public func lastIndex(after first: PageFacts, start: PageLocation) -> Int? {
+        guard case .page(let number) = start else { return nil }
+        if let last = first.link("last").flatMap({ PageLocator.integer(pageParameter, in: $0) }) {
+            return max(0, last - number)
+        }
+        guard let pageSize, let total = total(of: first) else { return nil }
+        return max(0, (total + pageSize - 1) / pageSize - 1 - (number - firstPage))
     }
 
     public func url(for location: PageLocation, endpoint: URL) -> String {

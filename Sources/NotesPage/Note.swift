@@ -32,6 +32,11 @@ public struct Note: Sendable, Hashable {
     }
 
     public var id: String { String(decoding: idBytes, as: UTF8.self) }
+
+    /// At most 24 bytes of the id as a JSON string, for messages.
+    public var quotedID: String {
+        idBytes.withUnsafeBytes { PageState.quote($0) }
+    }
     public var title: String { String(decoding: storage[idCount..<idCount + titleCount], as: UTF8.self) }
 
     /// The id's UTF-8 bytes.

@@ -73,9 +73,11 @@ public struct PageError: Error, Sendable, Hashable, CustomStringConvertible {
         return nil
     }
 
+    /// The message and where: the note and the byte offset (a negative offset, for an error found after
+    /// the body, is left out).
     public var description: String {
-        let note = noteIndex.map { "note \($0), " } ?? ""
-        return "\(message) (\(note)byte \(offset))"
+        let place = [noteIndex.map { "note \($0)" }, offset >= 0 ? "byte \(offset)" : nil].compactMap { $0 }
+        return place.isEmpty ? message : "\(message) (\(place.joined(separator: ", ")))"
     }
 }
 

@@ -97,7 +97,7 @@ struct InProcessRun {
     /// sleeping for a retry.
     init(
         _ arguments: [String],
-        transport: MemoryTransport,
+        transport: any HTTPTransport,
         kill: SimulatedKill? = nil,
         endpoint: String = FakeAPI.endpoint
     ) async throws {

@@ -94,7 +94,7 @@ struct PaginationEndToEndTests {
 
     @Test("Offsets over a dataset that shifts: fail names the duplicate; skip writes each id once and counts the rest")
     func shiftingDataset() throws {
-        let client = Self.styles[0].client + ["--format", "ids"]
+        let client = Self.styles[0].client + ["--format", "ids", "--parallel", "1"]
         let failing = try FixtureServer(Self.notes + ["--quiet", "--style", "offset", "--fault", "shift:3@2"])
         let failed = try Run(["fetch", "--all", failing.url] + client)
         failing.stop()

@@ -102,11 +102,14 @@ struct PaginationTests {
     static let styles: [(style: String, arguments: [String], urls: [String])] = [
         (
             "offset",
-            ["--paginate", "offset", "--page-size", "10", "--items-path", "results", "--total-path", "count"],
+            [
+                "--paginate", "offset", "--page-size", "10", "--items-path", "results", "--total-path", "count",
+                "--parallel", "1",
+            ],
             ["?offset=0&limit=10", "?offset=10&limit=10", "?offset=20&limit=10"]
         ),
         (
-            "page", ["--paginate", "page", "--page-size", "10"],
+            "page", ["--paginate", "page", "--page-size", "10", "--parallel", "1"],
             ["?page=1&per_page=10", "?page=2&per_page=10", "?page=3&per_page=10"]
         ),
         (
@@ -167,7 +170,8 @@ struct PaginationTests {
     func parametersReplaced() async throws {
         let transport = SchemeAPI(count: 15).transport(style: "offset")
         let run = try await InProcessRun(
-            ["--all", "--paginate", "offset", "--page-size", "10", "--items-path", "results", "-o", "/dev/null"],
+            ["--all", "--paginate", "offset", "--page-size", "10", "--items-path", "results", "-o", "/dev/null"]
+                + ["--parallel", "1"],
             transport: transport, endpoint: SchemeAPI.endpoint + "?limit=100&x=1&offset=0")
         #expect(run.status == .success, "\(run.stderr)")
         #expect(
@@ -180,7 +184,8 @@ struct PaginationTests {
     func shortPages() async throws {
         let offset = SchemeAPI(count: 25).transport(style: "offset")
         let run = try await InProcessRun(
-            ["--all", "--paginate", "offset", "--items-path", "results", "-o", "/dev/null"], transport: offset,
+            ["--all", "--paginate", "offset", "--items-path", "results", "-o", "/dev/null", "--parallel", "1"],
+            transport: offset,
             endpoint: SchemeAPI.endpoint + "?limit=10")
         #expect(run.status == .success, "\(run.stderr)")
         #expect(offset.requests.count == 3)
@@ -192,7 +197,7 @@ struct PaginationTests {
                 "[\((0..<(number < 3 ? 10 : 4)).map { SchemeAPI.note(number * 100 + $0) }.joined(separator: ","))]")
         }
         let pages = try await InProcessRun(
-            ["--all", "--paginate", "page", "--page-size", "10", "-o", "/dev/null"], transport: page)
+            ["--all", "--paginate", "page", "--page-size", "10", "-o", "/dev/null", "--parallel", "1"], transport: page)
         #expect(pages.status == .success)
         #expect(page.requests.count == 3)
         #expect(pages.messages.hasPrefix("24 notes, 3 pages, "))
@@ -215,6 +220,7 @@ struct PaginationTests {
     func shiftedDataset() async throws {
         let arguments = [
             "--all", "--paginate", "offset", "--page-size", "10", "--items-path", "results", "--format", "ids",
+            "--parallel", "1",
         ]
         let failing = try await InProcessRun(
             arguments + ["-o", "/dev/null"], transport: SchemeAPI(count: 25, shift: 2).transport(style: "offset"))

@@ -1,0 +1,210 @@
+import Foundation
+import NotesFetch
+import Synchronization
+import Testing
+
+@testable import NotesCLI
+
+/// Counts the requests in flight at once through another transport.
+final class ConcurrencyProbe: HTTPTransport {
+    let inner: MemoryTransport
+    private let counts = Mutex((now: 0, most: 0))
+
+    init(_ inner: MemoryTransport) {
+        self.inner = inner
+    }
+
+    /// The most requests that were in flight at once.
+    var most: Int { counts.withLock { $0.most } }
+
+    func perform(_ request: HTTPRequest, receiver: some HTTPResponseReceiver, cancellation: CancellationFlag)
+        throws(TransportError) -> Bool
+    {
+        counts.withLock { counts in
+            counts.now += 1
+            counts.most = max(counts.most, counts.now)
+        }
+        defer { counts.withLock { $0.now -= 1 } }
+        return try inner.perform(request, receiver: receiver, cancellation: cancellation)
+    }
+}
+
+/// `--parallel N` over offsets and page numbers, in process: the output is the sequential walk's, in page
+/// order, whatever order the responses come in.
+@Suite("Pages in parallel, in process")
+struct ParallelTests {
+    static let offset = ["--all", "--paginate", "offset", "--page-size", "10", "--items-path", "results"]
+
+    /// Offsets `0, 10, …` of `count` notes; `slow` offsets drip, `body` may replace a page.
+    static func api(
+        count: Int, total: Bool = true, slow: Set<Int> = [], failFirst: Set<Int> = [],
+        body: (@Sendable (Int) -> String?)? = nil
+    ) -> MemoryTransport {
+        let attempts = Mutex([Int: Int]())
+        return MemoryTransport { request, _ in
+            let query = URLComponents(string: request.url)?.queryItems ?? []
+            guard let offset = query.first(where: { $0.name == "offset" })?.value.flatMap({ Int($0) }) else {
+                return .status(400)
+            }
+            let attempt = attempts.withLock { attempts in
+                attempts[offset, default: 0] += 1
+                return attempts[offset]!
+            }
+            if failFirst.contains(offset) && attempt == 1 { return .status(503) }
+            let text =
+                body?(offset)
+                ?? {
+                    let notes = (offset..<max(offset, min(count, offset + 10))).map(SchemeAPI.note).joined(
+                        separator: ",")
+                    return #"{"count":\#(count),"results":[\#(notes)]}"#
+                }()
+            let json = MemoryTransport.Response.json(
+                total ? text : text.replacingOccurrences(of: #"{"count":\#(count),"#, with: "{"), chunkSize: 64)
+            if slow.contains(offset), case .reply(let head, let chunks) = json {
+                return .drip(head, chunks: chunks, pause: 0.02)
+            }
+            return json
+        }
+    }
+
+    func offsets(_ transport: MemoryTransport) -> [Int] {
+        transport.requests.compactMap { request in
+            URLComponents(string: request.url)?.queryItems?.first { $0.name == "offset" }?.value.flatMap { Int($0) }
+        }
+    }
+
+    @Test("With a total: exactly its pages, at most N in flight, the output in order and the same as one at a time")
+    func withTotal() async throws {
+        let memory = Self.api(count: 95, slow: Set(stride(from: 10, to: 100, by: 10)))
+        let probe = ConcurrencyProbe(memory)
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        let run = try await InProcessRun(
+            Self.offset + ["--total-path", "count", "--parallel", "3", "-o", scratch.path("out")], transport: probe)
+        #expect(run.status == .success, "\(run.stderr)")
+        #expect(Set(offsets(memory)) == Set(stride(from: 0, to: 100, by: 10)))
+        #expect(offsets(memory).count == 10)
+        #expect(offsets(memory).first == 0)
+        #expect(probe.most == 3)
+        #expect(try scratch.read("out") == SchemeAPI.ndjson(0..<95))
+        #expect(run.messages.hasPrefix("95 notes, 10 pages, "))
+    }
+
+    @Test("Without a total: probes ahead, ends at the first short page, and the probes past it write nothing")
+    func probes() async throws {
+        let memory = Self.api(count: 25, total: false)
+        let run = try await InProcessRun(Self.offset + ["--parallel", "4", "--format", "ids"], transport: memory)
+        #expect(run.status == .success, "\(run.stderr)")
+        // Up to four pages ahead of the last committed one, and the short page at 20 is the last.
+        let requested = offsets(memory).sorted()
+        #expect(Array(requested.prefix(5)) == [0, 10, 20, 30, 40])
+        #expect(requested.allSatisfy { $0 <= 60 } && Set(requested).count == requested.count, "\(requested)")
+        #expect(run.messages.hasPrefix("25 notes, 3 pages, "))
+    }
+
+    @Test("A note on a page past the last one is a contract error")
+    func notePastTheEnd() async throws {
+        let memory = Self.api(count: 25, total: false) { offset in
+            offset == 30 ? #"{"results":[{"id":"ghost","title":""}]}"# : nil
+        }
+        let run = try await InProcessRun(Self.offset + ["--parallel", "4", "-o", "/dev/null"], transport: memory)
+        #expect(run.status == .dataError)
+        #expect(
+            run.messages.hasPrefix(
+                "Error: page 4 (offset 30): 1 notes on a page past the last one (offset 0 + 3)\n"), "\(run.stderr)")
+    }
+
+    @Test("A page that fails among those in flight is retried; the output stays in order")
+    func retriedInFlight() async throws {
+        let memory = Self.api(count: 60, slow: [10], failFirst: [30])
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        let run = try await InProcessRun(
+            Self.offset + ["--total-path", "count", "--parallel", "4", "-o", scratch.path("out")], transport: memory)
+        #expect(run.status == .success, "\(run.stderr)")
+        #expect(offsets(memory).filter { $0 == 30 }.count == 2)
+        #expect(try scratch.read("out") == SchemeAPI.ndjson(0..<60))
+    }
+
+    @Test("A duplicate that arrives before the page it duplicates is charged to the later page")
+    func duplicateArrivesFirst() async throws {
+        // Page 5 (offset 40) repeats page 3's first id; page 3 drips, so page 5 arrives first.
+        let memory = Self.api(count: 60, slow: [20]) { offset in
+            guard offset == 40 else { return nil }
+            let notes = ([20] + Array(41..<50)).map(SchemeAPI.note).joined(separator: ",")
+            return #"{"count":60,"results":[\#(notes)]}"#
+        }
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        let run = try await InProcessRun(
+            Self.offset + ["--total-path", "count", "--parallel", "4", "-o", scratch.path("out")], transport: memory)
+        #expect(run.status == .dataError)
+        #expect(
+            run.messages.hasPrefix(#"Error: page 5 (offset 40): duplicate id "n20", seen on page 3 (note 0)"# + "\n"),
+            "\(run.stderr)")
+        #expect(try scratch.read("out") == SchemeAPI.ndjson(0..<40))
+    }
+
+    @Test("Killed while pages are in flight, then resumed: every note once, from the first page not committed")
+    func killAndResume() async throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        let files = ["-o", scratch.path("out"), "--state", scratch.path("state")]
+        let arguments = Self.offset + ["--total-path", "count", "--parallel", "4"] + files
+        let killed = try await InProcessRun(
+            arguments, transport: Self.api(count: 95, slow: [50]), kill: SimulatedKill(page: 4, step: .journal))
+        #expect(killed.status == .ioError)
+        let second = Self.api(count: 95)
+        let resumed = try await InProcessRun(arguments, transport: second)
+        #expect(resumed.status == .success, "\(resumed.stderr)")
+        #expect(offsets(second).first == 30)
+        #expect(Set(offsets(second)) == Set(stride(from: 30, to: 100, by: 10)))
+        #expect(try scratch.read("out") == SchemeAPI.ndjson(0..<95))
+    }
+
+    @Test("--max-pages and --max-notes bound a parallel walk as they bound a sequential one")
+    func bounds() async throws {
+        let pages = Self.api(count: 95)
+        let run = try await InProcessRun(
+            Self.offset + ["--total-path", "count", "--parallel", "4", "--max-pages", "2", "--format", "ids"],
+            transport: pages)
+        #expect(run.status == .success)
+        #expect(offsets(pages).sorted() == [0, 10])
+        #expect(run.messages.contains("More pages remain: the next is offset 20."))
+
+        let notes = Self.api(count: 95)
+        let bounded = try await InProcessRun(
+            Self.offset + ["--total-path", "count", "--parallel", "4", "--max-notes", "25", "--format", "ids"],
+            transport: notes)
+        #expect(bounded.status == .success)
+        #expect(bounded.messages.hasPrefix("30 notes, 3 pages, "))
+    }
+
+    @Test("A first page shorter than --page-size while the total says more is a clear error, not a gap")
+    func serverPagesSmaller() async throws {
+        let memory = Self.api(count: 95) { offset in
+            let notes = (offset..<offset + 5).map(SchemeAPI.note).joined(separator: ",")
+            return #"{"count":95,"results":[\#(notes)]}"#
+        }
+        let run = try await InProcessRun(
+            Self.offset + ["--total-path", "count", "--parallel", "4", "-o", "/dev/null"], transport: memory)
+        #expect(run.status == .dataError)
+        #expect(
+            run.messages
+                == "Error: page 1 (offset 0): the server sent 5 notes on a page of 10 but announces more: its pages are smaller than --page-size; ask for at most 5 or use --parallel 1\n"
+        )
+    }
+
+    @Test("Page numbers in parallel end at the Link header's last page")
+    func pageNumbers() async throws {
+        let transport = SchemeAPI(count: 95).transport(style: "page")
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        let run = try await InProcessRun(
+            ["--all", "--paginate", "page", "--page-size", "10", "--parallel", "4", "-o", scratch.path("out")],
+            transport: transport)
+        #expect(run.status == .success, "\(run.stderr)")
+        #expect(transport.requests.count == 10)
+        #expect(try scratch.read("out") == SchemeAPI.ndjson(0..<95))
+    }
+}
