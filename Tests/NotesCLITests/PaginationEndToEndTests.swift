@@ -112,4 +112,62 @@ struct PaginationEndToEndTests {
         #expect(skipped.messages.hasPrefix("250 notes, 3 pages, 3 duplicates skipped, "), "\(skipped.stderr)")
         #expect(!skipped.messages.contains("announced"), "253 announced, 250 written and 3 skipped: they agree")
     }
+
+    static let parallel = [
+        "--paginate", "offset", "--page-size", "100", "--items-path", "results", "--total-path", "count",
+        "--parallel", "4",
+    ]
+
+    @Test("In parallel: kill -9 at random moments, then resume: every note exactly once (NOTES_TEST_SEED replays)")
+    func parallelKillAndResume() throws {
+        let notes = ["--count", "1000", "--page-size", "100", "--seed", "7"]
+        let clean = try FixtureServer(notes + ["--quiet"])
+        let expected = try Run(["fetch", "--all", "--quiet", clean.url]).stdout
+        clean.stop()
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("notes-e2e-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let files = [
+            "-o", directory.appendingPathComponent("out").path, "--state",
+            directory.appendingPathComponent("state").path,
+        ]
+        let seed =
+            ProcessInfo.processInfo.environment["NOTES_TEST_SEED"].flatMap(UInt64.init)
+            ?? UInt64.random(in: 0...UInt64.max)
+        var random = SeededRandom(seed: seed)
+        let server = try FixtureServer(notes + ["--quiet", "--style", "offset", "--fault", "drip:256/5"])
+        defer { server.stop() }
+        var kills: [UInt32] = []
+        var finished = false
+        for _ in 0..<6 where !finished {
+            let process = Process()
+            process.executableURL = Run.binary
+            process.arguments = ["fetch", "--all", "--quiet", server.url] + files + Self.parallel
+            try process.run()
+            let delay = UInt32.random(in: 50_000...700_000, using: &random)
+            usleep(delay)
+            if process.isRunning {
+                kill(process.processIdentifier, SIGKILL)
+                kills.append(delay)
+            }
+            process.waitUntilExit()
+            finished = process.terminationReason == .exit && process.terminationStatus == 0
+        }
+        let replay = "NOTES_TEST_SEED=\(seed); kills after \(kills.map { "\($0 / 1000) ms" })"
+        let last = try Run(["fetch", "--all", "--quiet", server.url] + files + Self.parallel)
+        #expect(last.status == 0, "\(replay): \(last.stderr)")
+        #expect(!kills.isEmpty, "\(replay)")
+        #expect(
+            try String(contentsOf: directory.appendingPathComponent("out"), encoding: .utf8) == expected, "\(replay)")
+    }
+
+    @Test("In parallel: a 401 on a page in flight ends the run with 77 after the pages before it")
+    func parallelSessionExpired() throws {
+        let server = try FixtureServer(Self.notes + ["--quiet", "--style", "offset", "--fault", "401@3"])
+        defer { server.stop() }
+        let run = try Run(["fetch", "--all", server.url, "--format", "ids"] + Self.parallel)
+        #expect(run.status == 77, "\(run.stderr)")
+        #expect(run.stdout.split(separator: "\n").count == 200)
+        #expect(run.messages.hasPrefix("Error: page 3 (offset 200): session expired (HTTP 401)"), "\(run.stderr)")
+    }
 }
