@@ -57,6 +57,10 @@ enum PaginationOptions {
             "--parallel", value: "n",
             help: "offset, page: pages in flight at once (1: one after another). Default: 4.", group: group),
         .init(
+            "--no-prefetch",
+            help: "next, link, header, auto: do not request the next page before the current one has ended.",
+            group: group),
+        .init(
             "--on-duplicate", value: "action", help: "fail or skip a note whose id the run has seen. Default: fail.",
             group: group),
     ]

@@ -24,6 +24,9 @@ public struct FetchConfiguration: Sendable {
     /// Pages in flight at once where the pagination scheme can address them (offsets, page numbers);
     /// 1 walks one page after another.
     public var parallel: Int = 1
+    /// Whether a walk requests the next page as soon as its reference is known (a `Link` or cursor
+    /// header, a next value before the notes), while the current page still streams: one page ahead.
+    public var prefetch = false
 
     /// - Parameters:
     ///   - page: Defaults to ``PageConfiguration``'s defaults.

@@ -153,7 +153,7 @@ extension NotesFetcher {
 
     /// Puts `page`'s ids into the run's set, in order: a duplicate of an earlier page is an error, or is
     /// left out of the page with ``DuplicatePolicy/skip``.
-    private func commitIDs(of page: inout FetchedPage, into ids: IDSet, duplicates: DuplicatePolicy) -> FetchError? {
+    func commitIDs(of page: inout FetchedPage, into ids: IDSet, duplicates: DuplicatePolicy) -> FetchError? {
         var kept: [Note] = []
         var skipped = 0
         for (index, note) in page.notes.enumerated() {

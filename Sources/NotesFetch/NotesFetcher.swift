@@ -58,7 +58,7 @@ public final class NotesFetcher: Sendable {
         self.locator = locator
         self.configuration = configuration
         self.environment = environment
-        lanes = (0..<max(1, configuration.parallel)).map { index in
+        lanes = (0..<max(1, configuration.parallel, configuration.prefetch ? 2 : 1)).map { index in
             Lane(
                 transport: index == 0 ? transport : moreTransports?() ?? transport,
                 queue: DispatchQueue(label: "notes-page.transport.\(index)"))
@@ -89,7 +89,8 @@ public final class NotesFetcher: Sendable {
         number: Int,
         ids: IDSet,
         cancellation: CancellationFlag,
-        lane: Int
+        lane: Int,
+        early: (@Sendable (PageLocation) -> Void)? = nil
     ) async throws(FetchError) -> FetchedPage {
         let url = locator.url(for: location)
         var random = ClosureRandom(draw: environment.random)
@@ -100,7 +101,8 @@ public final class NotesFetcher: Sendable {
                 throw FetchError(.cancelled, page: number, location: location, attempts: attempt - 1)
             }
             let outcome = await withTaskCancellationHandler {
-                await attemptPage(url: url, ids: ids, cancellation: cancellation, lane: lanes[lane % lanes.count])
+                await attemptPage(
+                    url: url, ids: ids, cancellation: cancellation, lane: lanes[lane % lanes.count], early: early)
             } onCancel: {
                 cancellation.cancel()
             }
@@ -174,8 +176,29 @@ public final class NotesFetcher: Sendable {
         let first = locator.url(for: location)
         if first.utf8.count <= IDSet.maxIDBytes { visited.insert(first) }
         visited.commitPage()
+        let prefetch =
+            configuration.prefetch
+            ? Prefetch(
+                fetcher: self, lastNumber: maxPages.map { firstNumber + $0 - 1 }, cancellation: cancellation) : nil
+        defer { prefetch?.stop() }
         while true {
-            let page = try await fetchPage(location, number: number, ids: ids, cancellation: cancellation)
+            var page: FetchedPage
+            prefetch?.makeCurrent(number)
+            if let early = prefetch?.take(number, at: location) {
+                // Requested early with ids of its own: checked against the run now, in page order.
+                page = try await withTaskCancellationHandler {
+                    await early.value
+                } onCancel: {
+                    early.cancel()
+                }.get()
+                if let problem = commitIDs(of: &page, into: ids, duplicates: configuration.page.duplicates) {
+                    throw problem
+                }
+            } else {
+                page = try await fetchPage(
+                    location, number: number, ids: ids, cancellation: cancellation, lane: number,
+                    early: prefetch?.earlyHandler(for: number))
+            }
             // A page whose next link loops is refused whole, so that a resumed run meets the same error.
             if let next = page.next {
                 let url = locator.url(for: next)
@@ -208,19 +231,22 @@ public final class NotesFetcher: Sendable {
     }
 
     /// One attempt at a page, following redirects, on the transport queue.
-    private func attemptPage(url: String, ids: IDSet, cancellation: CancellationFlag, lane: Lane) async -> Outcome {
+    private func attemptPage(
+        url: String, ids: IDSet, cancellation: CancellationFlag, lane: Lane, early: (@Sendable (PageLocation) -> Void)?
+    ) async -> Outcome {
         let ids = UnsafeTransfer(ids)
         return await withCheckedContinuation { continuation in
             lane.queue.async { [self] in
                 continuation.resume(
                     returning: performPage(
-                        url: url, ids: ids.value, cancellation: cancellation, transport: lane.transport))
+                        url: url, ids: ids.value, cancellation: cancellation, transport: lane.transport, early: early))
             }
         }
     }
 
     private func performPage(
-        url: String, ids: IDSet, cancellation: CancellationFlag, transport: any HTTPTransport
+        url: String, ids: IDSet, cancellation: CancellationFlag, transport: any HTTPTransport,
+        early: (@Sendable (PageLocation) -> Void)?
     ) -> Outcome {
         let origin = Origin(locator.endpoint.absoluteString)
         var url = url
@@ -232,6 +258,15 @@ public final class NotesFetcher: Sendable {
             }
             let request = HTTPRequest(url: url, headers: headers, idleTimeout: configuration.idleTimeout)
             let reception = PageReception(configuration: page, ids: ids)
+            if let early {
+                let pagination = locator.pagination
+                let endpoint = locator.endpoint
+                let pageURL = url
+                reception.early = { head, value in
+                    pagination.earlyNext(head: head, nextValue: value, url: pageURL, endpoint: endpoint).map(early)
+                        != nil
+                }
+            }
             let completed: Bool
             do {
                 completed = try transport.perform(request, receiver: reception, cancellation: cancellation)
@@ -282,6 +317,8 @@ private final class PageReception: HTTPResponseReceiver {
     var head: HTTPResponseHead?
     /// Why the body was refused before or while reading it.
     var problem: FetchError.Code?
+    /// Told the head and then the next value once read, until it returns `true` (the next page is known).
+    var early: ((HTTPResponseHead, String??) -> Bool)?
 
     init(configuration: PageConfiguration, ids: IDSet) {
         decoder = PageDecoder(configuration: configuration, ids: ids)
@@ -300,12 +337,17 @@ private final class PageReception: HTTPResponseReceiver {
             problem = .tooLarge(contentLength: length, limit: limit)
             return false
         }
+        if let early, early(head, nil) { self.early = nil }
         return true
     }
 
     func receive(body chunk: UnsafeRawBufferPointer) -> Bool {
         do {
             try decoder.feed(chunk, into: &notes)
+            if let early, decoder.hasReadNextBeforeItems, let head {
+                self.early = nil
+                _ = early(head, .some(decoder.nextCursorRead))
+            }
             return true
         } catch {
             problem = .contract(error)

@@ -35,6 +35,11 @@ public protocol Pagination: Sendable, CustomStringConvertible {
     var pageSize: Int? { get }
     /// The index (after `start`) of the last page, when the first page says how many there are.
     func lastIndex(after first: PageFacts, start: PageLocation) -> Int?
+    /// The next page as soon as a page's head, or its next value read before the end of the body, says
+    /// where it is (a `Link` or cursor header, `next` before the notes), so that it can be requested early;
+    /// `nil` while that is not known. It must agree with ``next(after:endpoint:)``; the walk checks.
+    /// - Parameter nextValue: The body's next value once read (`.some(nil)` for `null`), else `nil`.
+    func earlyNext(head: HTTPResponseHead, nextValue: String??, url: String, endpoint: URL) -> PageLocation?
 }
 
 extension Pagination {
@@ -46,6 +51,9 @@ extension Pagination {
     public func location(_ index: Int, after start: PageLocation) -> PageLocation? { nil }
     public var pageSize: Int? { nil }
     public func lastIndex(after first: PageFacts, start: PageLocation) -> Int? { nil }
+    public func earlyNext(head: HTTPResponseHead, nextValue: String??, url: String, endpoint: URL) -> PageLocation? {
+        nil
+    }
 }
 
 /// What one page told about where the walk goes: its head, the values the decoder read, its notes.
@@ -129,7 +137,17 @@ public struct NextValuePagination: Pagination {
     }
 
     public func next(after page: PageFacts, endpoint: URL) throws(PaginationError) -> PageLocation? {
-        guard let value = page.summary.nextCursor, !value.isEmpty else { return nil }
+        location(of: page.summary.nextCursor, pageURL: page.url)
+    }
+
+    public func earlyNext(head: HTTPResponseHead, nextValue: String??, url: String, endpoint: URL) -> PageLocation? {
+        guard case .some(let value) = nextValue else { return nil }
+        return location(of: value, pageURL: url)
+    }
+
+    /// The page a next value names, or `nil` for none.
+    func location(of value: String?, pageURL: String) -> PageLocation? {
+        guard let value, !value.isEmpty else { return nil }
         let isURL: Bool
         switch kind {
         case .auto: isURL = value.hasPrefix("/") || PageLocator.hasScheme(value)
@@ -137,7 +155,7 @@ public struct NextValuePagination: Pagination {
         case .url: isURL = true
         }
         guard isURL else { return .cursor(value) }
-        return .url(PageLocator.resolve(value, against: page.url) ?? value)
+        return .url(PageLocator.resolve(value, against: pageURL) ?? value)
     }
 }
 
@@ -153,6 +171,15 @@ public struct LinkPagination: Pagination {
 
     public func next(after page: PageFacts, endpoint: URL) throws(PaginationError) -> PageLocation? {
         page.link("next").map(PageLocation.url)
+    }
+
+    public func earlyNext(head: HTTPResponseHead, nextValue: String??, url: String, endpoint: URL) -> PageLocation? {
+        for header in head.values(of: "Link") {
+            if let target = PageLocator.link("next", in: header) {
+                return .url(PageLocator.resolve(target, against: url) ?? target)
+            }
+        }
+        return nil
     }
 }
 
@@ -173,7 +200,11 @@ public struct HeaderCursorPagination: Pagination {
     }
 
     public func next(after page: PageFacts, endpoint: URL) throws(PaginationError) -> PageLocation? {
-        guard let value = page.head.value(of: header)?.trimming(" \t"), !value.isEmpty else { return nil }
+        earlyNext(head: page.head, nextValue: nil, url: page.url, endpoint: endpoint)
+    }
+
+    public func earlyNext(head: HTTPResponseHead, nextValue: String??, url: String, endpoint: URL) -> PageLocation? {
+        guard let value = head.value(of: header)?.trimming(" \t"), !value.isEmpty else { return nil }
         return .cursor(value)
     }
 }
@@ -381,6 +412,12 @@ public struct AutoPagination: Pagination {
             return next
         }
         return try LinkPagination().next(after: page, endpoint: endpoint)
+    }
+
+    /// Only a next value read from the body: a `Link` header counts only when the body has none.
+    public func earlyNext(head: HTTPResponseHead, nextValue: String??, url: String, endpoint: URL) -> PageLocation? {
+        NextValuePagination(cursorParameter: cursorParameter).earlyNext(
+            head: head, nextValue: nextValue, url: url, endpoint: endpoint)
     }
 
     public func recognition(after page: PageFacts, endpoint: URL) -> String? {

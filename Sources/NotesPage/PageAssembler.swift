@@ -65,7 +65,9 @@ struct PageState: ~Copyable {
     private var started = false
     private(set) var foundItems = false
     private(set) var isBareArray = false
-    private var foundNext = false
+    private(set) var foundNext = false
+    /// Whether the next value came before the items (as Django REST framework writes it).
+    private(set) var nextBeforeItems = false
     private(set) var nextCursor: [UInt8]?
     /// The values found at ``PageConfiguration/fieldPaths``, in its order.
     private(set) var fields: [FieldValue?]
@@ -160,9 +162,11 @@ struct PageState: ~Copyable {
             return fail(.itemsNotArray, "'\(configuration.itemsPath)' is \(Self.describe(event)), not an array")
         case (.next, .string(let text)), (.next, .number(let text)):
             foundNext = true
+            nextBeforeItems = !foundItems
             nextCursor = text.isEmpty ? nil : Array(text.assumingMemoryBound(to: UInt8.self))
         case (.next, .null):
             foundNext = true
+            nextBeforeItems = !foundItems
         case (.next, _):
             return fail(
                 .invalidNext, "'\(configuration.nextPath)' is \(Self.describe(event)), not a string, number or null")

@@ -55,6 +55,15 @@ public struct PageDecoder: ~Copyable {
     /// Bytes fed and accepted so far.
     public var offset: Int { parser.offset }
 
+    /// Whether the next value has been read before the notes (as Django REST framework writes it), so
+    /// that the next page can be requested while this one streams; ``nextCursorRead`` is then what it was.
+    public var hasReadNextBeforeItems: Bool { assembler.state.pointee.nextBeforeItems }
+
+    /// The next value read so far: `nil` for `null` or `""`, or before it is read.
+    public var nextCursorRead: String? {
+        assembler.state.pointee.nextCursor.map { String(decoding: $0, as: UTF8.self) }
+    }
+
     /// Decodes the next chunk of the body, appending the notes it completes to `notes`.
     /// - Throws: ``PageError`` for invalid JSON, a limit, or a contract violation.
     public mutating func feed(_ chunk: UnsafeRawBufferPointer, into notes: inout [Note]) throws(PageError) {

@@ -135,7 +135,7 @@ struct PaginationEndToEndTests {
             ProcessInfo.processInfo.environment["NOTES_TEST_SEED"].flatMap(UInt64.init)
             ?? UInt64.random(in: 0...UInt64.max)
         var random = SeededRandom(seed: seed)
-        let server = try FixtureServer(notes + ["--quiet", "--style", "offset", "--fault", "drip:256/5"])
+        let server = try FixtureServer(notes + ["--quiet", "--style", "offset", "--fault", "drip:128/10"])
         defer { server.stop() }
         var kills: [UInt32] = []
         var finished = false
@@ -169,5 +169,32 @@ struct PaginationEndToEndTests {
         #expect(run.status == 77, "\(run.stderr)")
         #expect(run.stdout.split(separator: "\n").count == 200)
         #expect(run.messages.hasPrefix("Error: page 3 (offset 200): session expired (HTTP 401)"), "\(run.stderr)")
+    }
+
+    @Test("Ctrl-C while the next page was requested early: exit 130 within a second, only page 1 written")
+    func interruptWithPrefetch() throws {
+        let server = try FixtureServer(Self.notes + ["--quiet", "--style", "link", "--fault", "drip:64/20@2"])
+        defer { server.stop() }
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("notes-e2e-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let output = directory.appendingPathComponent("out").path
+        let state = directory.appendingPathComponent("state").path
+        let process = Process()
+        process.executableURL = Run.binary
+        process.arguments = [
+            "fetch", "--all", "--quiet", "--paginate", "link", server.url, "-o", output, "--state", state,
+        ]
+        try process.run()
+        let deadline = Date().addingTimeInterval(10)
+        while (FileManager.default.contents(atPath: state)?.isEmpty ?? true) && Date() < deadline { usleep(10_000) }
+        try #require(FileManager.default.contents(atPath: state)?.isEmpty == false, "page 1 was never committed")
+        let sent = Date()
+        process.interrupt()
+        process.waitUntilExit()
+        let bound = ProcessInfo.processInfo.environment["NOTES_SANITIZER"] == "thread" ? 2.0 : 1.0
+        #expect(Date().timeIntervalSince(sent) < bound)
+        #expect(process.terminationStatus == 130)
+        #expect(try String(contentsOfFile: output, encoding: .utf8).split(separator: "\n").count == 100)
     }
 }

@@ -1,0 +1,92 @@
+import NotesPage
+import Synchronization
+
+/// The page after the current one, requested as soon as its reference is known, while the current page
+/// still streams: at most one page ahead.
+///
+/// The walk makes page `n` current, then fetches it (or takes it from here, if it was requested early).
+/// A page's reference to the next, read early from its head or body, starts the next page's request only
+/// while that page is current, so never more than one page is ahead. An early page decodes with an id set
+/// of its own; the walk checks it against the run when it takes it, so it is dropped with its ids if the
+/// page before it fails, or if the page before it ends up naming another next page.
+final class Prefetch: Sendable {
+    private struct State {
+        var current = 0
+        /// The next page each page named early, by number.
+        var named: [Int: PageLocation] = [:]
+        /// Requests made early, by page number.
+        var requests: [Int: (location: PageLocation, task: Task<Result<FetchedPage, FetchError>, Never>)] = [:]
+        var stopped = false
+    }
+
+    private let state = Mutex(State())
+    private let fetcher: NotesFetcher
+    /// The highest page number to request, if bounded.
+    private let lastNumber: Int?
+    private let cancellation: CancellationFlag
+
+    init(fetcher: NotesFetcher, lastNumber: Int?, cancellation: CancellationFlag) {
+        self.fetcher = fetcher
+        self.lastNumber = lastNumber
+        self.cancellation = cancellation
+    }
+
+    /// What page `number` calls when its next reference is known.
+    func earlyHandler(for number: Int) -> @Sendable (PageLocation) -> Void {
+        { [self] next in
+            state.withLock { state in
+                state.named[number] = next
+                if state.current == number { start(after: number, at: next, in: &state) }
+            }
+        }
+    }
+
+    /// Page `number` is the one the walk waits for now; if it already named the next page, that one starts.
+    func makeCurrent(_ number: Int) {
+        state.withLock { state in
+            state.current = number
+            state.named = state.named.filter { $0.key >= number }
+            if let next = state.named[number] { start(after: number, at: next, in: &state) }
+        }
+    }
+
+    /// The early request for page `number`, if there is one for `location`; one for elsewhere is dropped.
+    func take(_ number: Int, at location: PageLocation) -> Task<Result<FetchedPage, FetchError>, Never>? {
+        let request = state.withLock { $0.requests.removeValue(forKey: number) }
+        guard let request else { return nil }
+        guard request.location == location else {
+            request.task.cancel()
+            return nil
+        }
+        return request.task
+    }
+
+    /// Cancels every early request; none starts after this.
+    func stop() {
+        let tasks = state.withLock { state in
+            state.stopped = true
+            return state.requests.values.map(\.task)
+        }
+        for task in tasks { task.cancel() }
+    }
+
+    private func start(after number: Int, at location: PageLocation, in state: inout State) {
+        let following = number + 1
+        guard !state.stopped, state.requests[following] == nil, lastNumber.map({ following <= $0 }) ?? true,
+            !cancellation.isCancelled, fetcher.locator.url(for: location).utf8.count <= IDSet.maxIDBytes
+        else { return }
+        let early = earlyHandler(for: following)
+        let fetcher = fetcher
+        let task = Task { () -> Result<FetchedPage, FetchError> in
+            do throws(FetchError) {
+                let page = try await fetcher.fetchPage(
+                    location, number: following, ids: IDSet(capacity: 1024), cancellation: CancellationFlag(),
+                    lane: following, early: early)
+                return .success(page)
+            } catch {
+                return .failure(error)
+            }
+        }
+        state.requests[following] = (location, task)
+    }
+}

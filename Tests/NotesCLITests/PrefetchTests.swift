@@ -1,0 +1,186 @@
+import Foundation
+import NotesFetch
+import Synchronization
+import Testing
+
+@testable import NotesCLI
+
+/// Records when each request starts and ends, in order. With `hold`, the first page's body waits until
+/// the request named `hold` has started (at most thirty seconds: tests that wait for a process can hold up
+/// the concurrency pool for seconds), so that an early request is seen whatever the machine's load.
+final class EventLog: HTTPTransport {
+    let inner: MemoryTransport
+    private let hold: String?
+    private let log = Mutex([String]())
+    private let started = DispatchSemaphore(value: 0)
+
+    init(_ inner: MemoryTransport, hold: String? = nil) {
+        self.inner = inner
+        self.hold = hold
+    }
+
+    var events: [String] { log.withLock { $0 } }
+
+    func perform(_ request: HTTPRequest, receiver: some HTTPResponseReceiver, cancellation: CancellationFlag)
+        throws(TransportError) -> Bool
+    {
+        let name = URLComponents(string: request.url)?.query ?? "first"
+        log.withLock { $0.append("start \(name)") }
+        if name == hold { started.signal() }
+        defer { log.withLock { $0.append("end \(name)") } }
+        guard name == "first", hold != nil else {
+            return try inner.perform(request, receiver: receiver, cancellation: cancellation)
+        }
+        return try inner.perform(request, receiver: Held(receiver, until: started), cancellation: cancellation)
+    }
+
+    /// Whether the request for `second` started before the one for `first` ended.
+    func overlapped(_ first: String, _ second: String) -> Bool {
+        let events = events
+        guard let started = events.firstIndex(of: "start \(second)"), let ended = events.firstIndex(of: "end \(first)")
+        else { return false }
+        return started < ended
+    }
+
+    /// Passes a response on, holding its body until a semaphore is signalled (or thirty seconds pass).
+    private final class Held: HTTPResponseReceiver {
+        let receiver: any HTTPResponseReceiver
+        let until: DispatchSemaphore
+        var waited = false
+
+        init(_ receiver: any HTTPResponseReceiver, until: DispatchSemaphore) {
+            self.receiver = receiver
+            self.until = until
+        }
+
+        func receive(head: HTTPResponseHead) -> Bool { receiver.receive(head: head) }
+
+        func receive(body chunk: UnsafeRawBufferPointer) -> Bool {
+            if !waited {
+                waited = true
+                _ = until.wait(timeout: .now() + 30)
+            }
+            return receiver.receive(body: chunk)
+        }
+    }
+}
+
+/// The next page requested while the current one still streams, where its reference comes early: a `Link`
+/// or cursor header, or a next value before the notes.
+@Suite("The next page requested early, in process")
+struct PrefetchTests {
+    static let endpoint = FakeAPI.endpoint
+
+    /// Three pages of two notes; page `slow` drips; `body` may replace a page's body.
+    static func linked(
+        slow: Int = 1,
+        header: (Int) -> HTTPHeader? = { page in
+            page < 3 ? HTTPHeader("Link", #"<\#(endpoint)?p=\#(page + 1)>; rel="next""#) : nil
+        }, body: (@Sendable (Int) -> String?)? = nil
+    ) -> MemoryTransport {
+        let headers = (1...3).map(header)
+        return MemoryTransport { request, _ in
+            let page = Int(URLComponents(string: request.url)?.queryItems?.first { $0.name == "p" }?.value ?? "1") ?? 0
+            guard (1...3).contains(page) else { return .status(404) }
+            let text =
+                body?(page)
+                ?? "[\((0..<2).map { SchemeAPI.note(page * 10 + $0) }.joined(separator: ","))]"
+            let reply = MemoryTransport.Response.json(
+                text, headers: headers[page - 1].map { [$0] } ?? [], chunkSize: 16)
+            if page == slow, case .reply(let head, let chunks) = reply {
+                return .drip(head, chunks: chunks, pause: 0.01)
+            }
+            return reply
+        }
+    }
+
+    @Test("A Link header starts the next request while the page streams; --no-prefetch waits for its end")
+    func linkHeader() async throws {
+        let early = EventLog(Self.linked(), hold: "p=2")
+        let run = try await InProcessRun(["--all", "--paginate", "link", "--format", "ids"], transport: early)
+        #expect(run.status == .success, "\(run.stderr)")
+        #expect(early.overlapped("first", "p=2"), "\(early.events)")
+        #expect(early.events.filter { $0.hasPrefix("start") }.count == 3)
+
+        let late = EventLog(Self.linked())
+        let waited = try await InProcessRun(
+            ["--all", "--paginate", "link", "--no-prefetch", "--format", "ids"], transport: late)
+        #expect(waited.status == .success)
+        #expect(!late.overlapped("first", "p=2"), "\(late.events)")
+    }
+
+    @Test("A next value before the notes (Django REST framework) starts the next request; one after them does not")
+    func nextBeforeNotes() async throws {
+        let drf = EventLog(
+            Self.linked(
+                header: { _ in nil },
+                body: { page in
+                    let next = page < 3 ? #""\#(Self.endpoint)?p=\#(page + 1)""# : "null"
+                    let notes = (0..<2).map { SchemeAPI.note(page * 10 + $0) }.joined(separator: ",")
+                    return #"{"next":\#(next),"results":[\#(notes)]}"#
+                }), hold: "p=2")
+        let run = try await InProcessRun(
+            ["--all", "--items-path", "results", "--next-path", "next", "--format", "ids"], transport: drf)
+        #expect(run.status == .success, "\(run.stderr)")
+        #expect(drf.overlapped("first", "p=2"), "\(drf.events)")
+
+        let contract = EventLog(
+            Self.linked(
+                header: { _ in nil },
+                body: { page in
+                    let next = page < 3 ? #""\#(Self.endpoint)?p=\#(page + 1)""# : "null"
+                    let notes = (0..<2).map { SchemeAPI.note(page * 10 + $0) }.joined(separator: ",")
+                    return #"{"results":[\#(notes)],"next":\#(next)}"#
+                }))
+        let after = try await InProcessRun(
+            ["--all", "--items-path", "results", "--next-path", "next", "--format", "ids"], transport: contract)
+        #expect(after.status == .success)
+        #expect(!contract.overlapped("first", "p=2"), "\(contract.events)")
+    }
+
+    @Test("A page requested early whose predecessor fails is dropped: nothing of it is written")
+    func failingPredecessor() async throws {
+        let transport = EventLog(
+            Self.linked(body: { page in page == 1 ? #"[{"id":"a","title":""},{"id":"b","title":"" "# : nil }))
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        let run = try await InProcessRun(
+            ["--all", "--paginate", "link", "-o", scratch.path("out")], transport: transport)
+        #expect(run.status == .dataError)
+        #expect(
+            run.messages.hasPrefix("Error: page 1 (the first page): document ended before it was complete (byte 44)\n"),
+            "\(run.stderr)")
+        #expect(transport.events.contains("start p=2"))
+        #expect(try scratch.read("out") == "")
+    }
+
+    @Test("A page requested early that repeats an id is charged to itself, after the page before it")
+    func duplicateInEarlyPage() async throws {
+        let transport = Self.linked(body: { page in
+            page == 2 ? #"[\#(SchemeAPI.note(21)),\#(SchemeAPI.note(10))]"# : nil
+        })
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        let run = try await InProcessRun(
+            ["--all", "--paginate", "link", "-o", scratch.path("out")], transport: transport)
+        #expect(run.status == .dataError)
+        #expect(
+            run.messages.hasPrefix(
+                #"Error: page 2 (\#(Self.endpoint)?p=2): duplicate id "n10", seen on page 1 (note 1)"#),
+            "\(run.stderr)")
+        #expect(try scratch.read("out") == SchemeAPI.ndjson(10..<12))
+    }
+
+    @Test("A cycle is still caught when the looping page was requested early")
+    func cycle() async throws {
+        let looping = Self.linked(header: { page in
+            HTTPHeader("Link", #"<\#(Self.endpoint)?p=\#(page == 2 ? 2 : page + 1)>; rel="next""#)
+        })
+        let run = try await InProcessRun(["--all", "--paginate", "link", "-o", "/dev/null"], transport: looping)
+        #expect(run.status == .dataError)
+        #expect(
+            run.messages.hasPrefix(
+                "Error: page 2 (\(Self.endpoint)?p=2): the server sent a next page already visited in this run"),
+            "\(run.stderr)")
+    }
+}
