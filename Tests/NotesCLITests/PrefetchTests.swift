@@ -5,9 +5,9 @@ import Testing
 
 @testable import NotesCLI
 
-/// Records when each request starts and ends, in order. With `hold`, the first page's body waits until
-/// the request named `hold` has started (at most thirty seconds: tests that wait for a process can hold up
-/// the concurrency pool for seconds), so that an early request is seen whatever the machine's load.
+/// Records when each request starts and ends, in order. With `hold`, the first page's exchange does not
+/// end until the request named `hold` has started (at most thirty seconds: tests that wait for a process
+/// can hold up the concurrency pool for seconds), so that an early request is seen whatever the load.
 final class EventLog: HTTPTransport {
     let inner: MemoryTransport
     private let hold: String?
@@ -28,10 +28,9 @@ final class EventLog: HTTPTransport {
         log.withLock { $0.append("start \(name)") }
         if name == hold { started.signal() }
         defer { log.withLock { $0.append("end \(name)") } }
-        guard name == "first", hold != nil else {
-            return try inner.perform(request, receiver: receiver, cancellation: cancellation)
-        }
-        return try inner.perform(request, receiver: Held(receiver, until: started), cancellation: cancellation)
+        let completed = try inner.perform(request, receiver: receiver, cancellation: cancellation)
+        if name == "first", hold != nil { _ = started.wait(timeout: .now() + 30) }
+        return completed
     }
 
     /// Whether the request for `second` started before the one for `first` ended.
@@ -40,28 +39,6 @@ final class EventLog: HTTPTransport {
         guard let started = events.firstIndex(of: "start \(second)"), let ended = events.firstIndex(of: "end \(first)")
         else { return false }
         return started < ended
-    }
-
-    /// Passes a response on, holding its body until a semaphore is signalled (or thirty seconds pass).
-    private final class Held: HTTPResponseReceiver {
-        let receiver: any HTTPResponseReceiver
-        let until: DispatchSemaphore
-        var waited = false
-
-        init(_ receiver: any HTTPResponseReceiver, until: DispatchSemaphore) {
-            self.receiver = receiver
-            self.until = until
-        }
-
-        func receive(head: HTTPResponseHead) -> Bool { receiver.receive(head: head) }
-
-        func receive(body chunk: UnsafeRawBufferPointer) -> Bool {
-            if !waited {
-                waited = true
-                _ = until.wait(timeout: .now() + 30)
-            }
-            return receiver.receive(body: chunk)
-        }
     }
 }
 
@@ -181,6 +158,24 @@ struct PrefetchTests {
         #expect(
             run.messages.hasPrefix(
                 "Error: page 2 (\(Self.endpoint)?p=2): the server sent a next page already visited in this run"),
+            "\(run.stderr)")
+    }
+
+    @Test("A next value after the notes is not used early: a duplicate on the next page still names its byte")
+    func nextAfterNotes() async throws {
+        let transport = Self.linked(
+            header: { _ in nil },
+            body: { page in
+                let next = page < 3 ? #""\#(Self.endpoint)?p=\#(page + 1)""# : "null"
+                let notes = (page == 2 ? [21, 10] : [page * 10, page * 10 + 1]).map(SchemeAPI.note)
+                return #"{"results":[\#(notes.joined(separator: ","))],"next":\#(next)}"#
+            })
+        let run = try await InProcessRun(
+            ["--all", "--items-path", "results", "--next-path", "next", "-o", "/dev/null"], transport: transport)
+        #expect(run.status == .dataError)
+        #expect(
+            run.messages.hasPrefix(
+                #"Error: page 2 (\#(Self.endpoint)?p=2): duplicate id "n10", seen on page 1 (note 1, byte 50)"#),
             "\(run.stderr)")
     }
 }
