@@ -118,7 +118,8 @@ struct PrefetchTests {
     @Test("A page requested early whose predecessor fails is dropped: nothing of it is written")
     func failingPredecessor() async throws {
         let transport = EventLog(
-            Self.linked(body: { page in page == 1 ? #"[{"id":"a","title":""},{"id":"b","title":"" "# : nil }))
+            Self.linked(body: { page in page == 1 ? #"[{"id":"a","title":""},{"id":"b","title":"" "# : nil }),
+            hold: "p=2")
         let scratch = try Scratch()
         defer { scratch.remove() }
         let run = try await InProcessRun(
