@@ -197,4 +197,47 @@ struct PaginationEndToEndTests {
         #expect(process.terminationStatus == 130)
         #expect(try String(contentsOfFile: output, encoding: .utf8).split(separator: "\n").count == 100)
     }
+
+    @Test("In parallel: Ctrl-C stops every page in flight within a second; the committed prefix resumes exactly")
+    func parallelInterrupt() throws {
+        let expected = try Self.cleanRun()
+        let server = try FixtureServer(Self.notes + ["--quiet", "--style", "offset", "--fault", "drip:64/20@3x1"])
+        defer { server.stop() }
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("notes-e2e-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let files = [
+            "-o", directory.appendingPathComponent("out").path, "--state",
+            directory.appendingPathComponent("state").path,
+        ]
+        let process = Process()
+        process.executableURL = Run.binary
+        process.arguments = ["fetch", "--all", "--quiet", server.url] + files + Self.parallel
+        try process.run()
+        // Pages 1 and 2 are committed at once; page 3 drips, so page 4 waits for it.
+        let state = directory.appendingPathComponent("state").path
+        let deadline = Date().addingTimeInterval(10)
+        while (try? RunStateProbe.pages(state)) ?? 0 < 2 && Date() < deadline { usleep(10_000) }
+        try #require((try? RunStateProbe.pages(state)) == 2, "pages 1 and 2 were never committed")
+        let sent = Date()
+        process.interrupt()
+        process.waitUntilExit()
+        let bound = ProcessInfo.processInfo.environment["NOTES_SANITIZER"] == "thread" ? 2.0 : 1.0
+        #expect(Date().timeIntervalSince(sent) < bound)
+        #expect(process.terminationStatus == 130)
+        let prefix = expected.split(separator: "\n").prefix(200).map { $0 + "\n" }.joined()
+        #expect(try String(contentsOf: directory.appendingPathComponent("out"), encoding: .utf8) == prefix)
+        let resumed = try Run(["fetch", "--all", "--quiet", server.url] + files + Self.parallel)
+        #expect(resumed.status == 0, "\(resumed.stderr)")
+        #expect(try String(contentsOf: directory.appendingPathComponent("out"), encoding: .utf8) == expected)
+    }
+}
+
+/// Reads the page count of a state file, for tests that wait for a commit.
+enum RunStateProbe {
+    static func pages(_ path: String) throws -> Int {
+        let data = try Data(contentsOf: URL(fileURLWithPath: path))
+        let object = try JSONSerialization.jsonObject(with: data) as? [String: Any]
+        return object?["pages"] as? Int ?? 0
+    }
 }
