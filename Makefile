@@ -41,13 +41,16 @@ test-swift: deps
 test-node: deps
 	node --test Tools/
 
-## bench: the full benchmarks (1,000,000 notes); ARGS="--save NAME" or ARGS="--compare NAME" to track.
+## bench: the full benchmarks (1,000,000 notes); ARGS="--save NAME" or ARGS="--compare NAME" to track,
+## ARGS="--report FILE.html" for the HTML report of the run beside the saved baselines.
 bench: deps
 	$(SWIFT) run -c release benchmarks $(ARGS)
 
-## bench-quick: the same harness on small inputs, so that it cannot rot (figures not of record).
+## bench-quick: the same harness on small inputs, and the HTML report of that run beside the saved baselines
+## (.build/benchmarks/report-quick.html), so that neither can rot (figures not of record).
 bench-quick: deps
-	$(SWIFT) run -c release benchmarks --quick $(ARGS)
+	@mkdir -p .build/benchmarks
+	$(SWIFT) run -c release benchmarks --quick --report .build/benchmarks/report-quick.html $(ARGS)
 
 ## mutants: mutation testing: applies each breakage in Tools/mutants/mutants.txt (format in its header) to a
 ## copy of the tree in .build/mutants, builds it and runs that entry's tests, which must fail ("killed"); a

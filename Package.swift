@@ -81,5 +81,7 @@ let package = Package(
             name: "NotesCLITests", dependencies: ["NotesCLI", "NotesFetch", "NotesPage", "ArgumentParsing"],
             swiftSettings: swiftSettings),
         .testTarget(name: "NotesGenTests", dependencies: ["NotesGen", "NotesPage"], swiftSettings: swiftSettings),
+        /// Runs the built `benchmarks --report --from-baselines` and checks the page against the JSON.
+        .testTarget(name: "BenchmarkReportTests", swiftSettings: swiftSettings),
     ]
 )

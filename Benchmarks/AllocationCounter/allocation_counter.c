@@ -3,7 +3,15 @@
 #include <errno.h>
 #include <stdlib.h>  // defines __GLIBC__ where the C library is glibc
 
-#if defined(__GLIBC__) && defined(__linux__)
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) || __has_feature(memory_sanitizer)
+#define NOTES_SANITIZED 1
+#endif
+#endif
+
+// Under a sanitizer, whose runtime owns malloc and friends, nothing is interposed (and nothing counted):
+// the `make asan` and `make tsan` builds run the benchmarks executable too (its report tests).
+#if defined(__GLIBC__) && defined(__linux__) && !defined(NOTES_SANITIZED)
 
 // glibc's own entry points, which these definitions forward to.
 extern void *__libc_malloc(size_t size);

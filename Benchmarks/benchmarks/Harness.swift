@@ -16,10 +16,41 @@ struct Benchmark {
     var ceiling: [String]
     /// Bytes and notes it processes, for throughput.
     var size: (Inputs) -> (bytes: Int, notes: Int)
+    /// Why it cannot run on this machine (a peer's program missing), or nil when it can.
+    var unavailable: (Inputs) -> String? = { _ in nil }
+
+    /// The peers: the clients people would write instead of notes-page, each beside the notes-page
+    /// benchmark it does the job of. Their figures are context: `--compare` and the report's regression
+    /// marks leave them out.
+    static let peers = ["fetch/peer-node": "fetch/notes-page", "fetch/peer-python": "fetch/notes-page"]
+
+    /// What each benchmark measures, for the report's headings.
+    static let summaries = [
+        "decode/yajl-noop": "yajl with no-op C callbacks over the page: the ceiling",
+        "decode/jsondecoder": "Foundation JSONDecoder into [Note] + Set<String>: a reference, not a target",
+        "decode/typed": "our decoder, typed notes + id set, the page in one chunk",
+        "decode/typed-64k": "our decoder, typed notes + id set, 64 KiB chunks",
+        "decode/typed-1k": "our decoder, typed notes + id set, 1 KiB chunks",
+        "decode/passthrough-64k": "the same, keeping each note's exact JSON, 64 KiB chunks",
+        "idset/insert": "the id set alone, one insert per note",
+        "decode/cli-file": "notes-page decode streaming the page file",
+        "gen/notes-gen": "notes-gen writing the fixture directory",
+        "fetch/curl-floor": "curl downloading every page: the transfer floor",
+        "fetch/notes-page": "notes-page fetch --all from the fixture server",
+        "fetch/peer-node": "Node fetch + JSON.parse, page after page",
+        "fetch/peer-python": "Python urllib + json, page after page",
+    ]
+
+    /// Every benchmark's name, in the order they run.
+    static var names: [String] { all(Inputs(count: 0, root: "", binaries: "", cache: "")).map(\.name) }
+
+    /// The benchmarks a selected one needs in the same run: its ceilings, and for a peer its notes-page row.
+    var needs: [String] { ceiling + (Self.peers[name].map { [$0] } ?? []) }
 
     static func all(_ inputs: Inputs) -> [Benchmark] {
         let page: (Inputs) -> (Int, Int) = { ($0.pageBytes, $0.count) }
         let decode = ["decode/yajl-noop"]
+        let fetch = ["fetch/curl-floor", "decode/yajl-noop"]
         return [
             Benchmark(name: "decode/yajl-noop", run: .workload(.yajlNoop), ceiling: [], size: page),
             Benchmark(name: "decode/jsondecoder", run: .workload(.jsonDecoder), ceiling: decode, size: page),
@@ -57,11 +88,36 @@ struct Benchmark {
             Benchmark(
                 name: "fetch/notes-page",
                 run: .command { [$0.notesPage, "fetch", "--all", "--quiet", $0.serverURL, "-o", "/dev/null"] },
-                ceiling: ["fetch/curl-floor", "decode/yajl-noop"],
+                ceiling: fetch,
                 size: { ($0.directoryBytes, $0.count) }
+            ),
+            // The peers write the notes to standard output, which the harness points at /dev/null.
+            Benchmark(
+                name: "fetch/peer-node",
+                run: .command { ["node", $0.root + "/Benchmarks/peers/node-fetch.mjs", $0.serverURL] },
+                ceiling: fetch,
+                size: { ($0.directoryBytes, $0.count) },
+                unavailable: { probe(["node", $0.root + "/Benchmarks/peers/node-fetch.mjs", "--probe"], "Node 18+") }
+            ),
+            Benchmark(
+                name: "fetch/peer-python",
+                run: .command { [$0.python, $0.root + "/Benchmarks/peers/python-urllib.py", $0.serverURL] },
+                ceiling: fetch,
+                size: { ($0.directoryBytes, $0.count) },
+                unavailable: {
+                    probe([$0.python, $0.root + "/Benchmarks/peers/python-urllib.py", "--probe"], "Python 3")
+                }
             ),
         ]
     }
+}
+
+/// Why `arguments` (a peer's probe) cannot run here: its program is not on `PATH`, or the probe fails.
+/// - Returns: nil when the probe exits 0.
+func probe(_ arguments: [String], _ needed: String) -> String? {
+    guard let program = findProgram(arguments[0]) else { return "\(arguments[0]) not found on PATH" }
+    let result = spawn([program] + arguments.dropFirst(), captureOutput: false)
+    return result.status == 0 ? nil : "\(program) cannot run it (needs \(needed))"
 }
 
 /// Figures of one benchmark over its samples.

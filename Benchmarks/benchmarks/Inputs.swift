@@ -1,6 +1,7 @@
 import Foundation
 
-/// The inputs every benchmark reads, made by `notes-gen` (deterministic) and cached under `.build/benchmarks/`.
+/// The inputs every benchmark reads, made by `notes-gen` (deterministic) and cached under
+/// `<scratch path>/benchmarks/` (`.build/benchmarks/` by default).
 final class Inputs: @unchecked Sendable {
     // Written once while preparing, read afterwards.
     let count: Int
@@ -12,16 +13,24 @@ final class Inputs: @unchecked Sendable {
     let scratch: String
     var curlConfig = ""
     var serverURL = ""
+    /// The Python interpreter itself (`sys.executable`), not a shim such as pyenv's, whose start-up would
+    /// count against Python; `python3` when there is none.
+    var python = "python3"
     var pageBytes = 0
     var directoryBytes = 0
     private var server: Process?
 
-    init(count: Int, root: String, binaries: String) {
+    /// - Parameters:
+    ///   - count: Notes in the run.
+    ///   - root: The package directory.
+    ///   - binaries: Where the release `notes-page` and `notes-gen` are.
+    ///   - cache: Where the inputs are kept between runs (`<scratch path>/benchmarks`).
+    init(count: Int, root: String, binaries: String, cache: String) {
         self.count = count
         self.root = root
         notesPage = binaries + "/notes-page"
         notesGen = binaries + "/notes-gen"
-        let cache = root + "/.build/benchmarks/\(count)"
+        let cache = cache + "/\(count)"
         pagePath = cache + "/page.json"
         directory = cache + "/pages"
         scratch = cache + "/scratch"
@@ -57,6 +66,12 @@ final class Inputs: @unchecked Sendable {
             line.append(byte)
         }
         serverURL = String(decoding: line, as: UTF8.self)
+
+        if let python3 = findProgram("python3") {
+            let executable = spawn([python3, "-c", "import sys; print(sys.executable)"])
+            let path = executable.output.trimmingCharacters(in: .whitespacesAndNewlines)
+            python = executable.status == 0 && !path.isEmpty ? path : python3
+        }
 
         // curl's config: every page URL in order, over one keep-alive connection.
         var config = ""

@@ -13,7 +13,15 @@ struct ChildRun {
 
 /// Runs `arguments[0]` with `posix_spawn`, its standard output captured (or discarded), and reaps it
 /// with `wait4` so its resource usage is its own, not the sum of every child so far.
-func spawn(_ arguments: [String], captureOutput: Bool = true, environment: [String: String]? = nil) -> ChildRun {
+/// - Parameters:
+///   - captureOutput: Whether standard output is captured into ``ChildRun/output``; else it goes to
+///     `/dev/null`. Defaults to `true`.
+///   - mergeStandardError: Whether standard error is captured with it (a build's messages); defaults to `false`.
+///   - environment: Defaults to this process's.
+func spawn(
+    _ arguments: [String], captureOutput: Bool = true, mergeStandardError: Bool = false,
+    environment: [String: String]? = nil
+) -> ChildRun {
     var pipe: [Int32] = [-1, -1]
     var actions = posix_spawn_file_actions_t()
     posix_spawn_file_actions_init(&actions)
@@ -21,6 +29,7 @@ func spawn(_ arguments: [String], captureOutput: Bool = true, environment: [Stri
     if captureOutput {
         precondition(Glibc.pipe(&pipe) == 0)
         posix_spawn_file_actions_adddup2(&actions, pipe[1], STDOUT_FILENO)
+        if mergeStandardError { posix_spawn_file_actions_adddup2(&actions, pipe[1], STDERR_FILENO) }
         posix_spawn_file_actions_addclose(&actions, pipe[0])
     } else {
         posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, "/dev/null", O_WRONLY, 0)

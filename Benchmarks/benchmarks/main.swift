@@ -3,10 +3,14 @@ import Foundation
 
 // `swift run -c release benchmarks`: throughput and peak memory of the decoder, the id set, notes-gen and
 // fetch, each benchmark in its own child process, side by side with baselines measured in the same run.
+// `swift run benchmarks` (a debug build) builds the release benchmarks and runs them instead.
 
 let spec = CommandSpec(
     name: "benchmarks",
-    overview: "Measure notes-page: time, throughput, CPU and peak memory, as ratios to baselines of the same run.",
+    overview: """
+        Measure notes-page: time, throughput, CPU and peak memory, as ratios to baselines of the same run.
+        A debug build builds the release benchmarks and runs them in its place.
+        """,
     options: [
         .init("--filter", value: "text", help: "Run only the benchmarks whose name contains this."),
         .init("--quick", help: "Small inputs (20,000 notes) and 2 samples: for CI, never for figures of record."),
@@ -16,10 +20,21 @@ let spec = CommandSpec(
             "--compare", value: "name",
             help: "Compare with Benchmarks/Baselines/<name>.json; exit 1 if worse than the thresholds."),
         .init("--format", value: "format", help: "text, markdown or json. Default: text."),
+        .init(
+            "--report", value: "file",
+            help: "Write an HTML report of this run beside every saved baseline to <file>."),
+        .init("--from-baselines", help: "With --report: the saved baselines alone, nothing run."),
+        .init("--baselines", value: "dir", help: "Where baselines are saved and read. Default: Benchmarks/Baselines."),
         .init("--child", value: "workload", help: "(internal) run one workload and print its result."),
         .init("--input", value: "file", help: "(internal) the page the workload reads."),
     ]
 )
+
+/// Prints a usage error and exits 64.
+func usageError(_ message: String) -> Never {
+    FileHandle.standardError.write(Data(spec.errorText(UsageError(message)).utf8))
+    exit(64)
+}
 
 /// The whole file in one array, read once (no second copy through `Data`).
 func readWhole(_ path: String) -> [UInt8]? {
@@ -64,15 +79,21 @@ if let name = parsed.value("--child") {
     exit(0)
 }
 
-#if DEBUG
-    FileHandle.standardError.write(
-        Data(
-            """
-            This is a debug build: its figures would mean nothing, so none are recorded.
-            Run: swift run -c release benchmarks\n
-            """.utf8))
-    exit(1)
-#endif
+let baselines = parsed.value("--baselines") ?? root + "/Benchmarks/Baselines"
+let reportPath = parsed.value("--report")
+if parsed.has("--from-baselines") {
+    // Nothing is measured, so a debug build does as well as a release one.
+    guard let reportPath else { usageError("'--from-baselines' needs '--report <file>'") }
+    for option in ["--save", "--compare", "--quick", "--filter", "--samples"] where parsed.has(option) {
+        usageError("'\(option)' measures or records a run; '--from-baselines' runs nothing")
+    }
+    let (sources, unreadable) = savedBaselines(in: baselines)
+    guard !sources.isEmpty else {
+        FileHandle.standardError.write(Data("Error: no baseline in \(baselines) to report on\n".utf8))
+        exit(66)
+    }
+    exit(writeReport(to: reportPath, sources: sources, unreadable: unreadable) ? 0 : 74)
+}
 
 let quick = parsed.has("--quick")
 let format: Format
@@ -85,19 +106,29 @@ do {
     exit(64)
 }
 
-// The binaries the command benchmarks run, built in release beside this one.
-let binaries = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().path
-let build = spawn(
-    ["swift", "build", "-c", "release", "--package-path", root, "--product", "notes-page"], captureOutput: false)
-let buildGen = spawn(
-    ["swift", "build", "-c", "release", "--package-path", root, "--product", "notes-gen"], captureOutput: false)
+/// Whether this is a debug build (`DEBUG` defined), whose figures would mean nothing.
+func isDebugBuild() -> Bool {
+    #if DEBUG
+        return true
+    #else
+        return false
+    #endif
+}
+if isDebugBuild() { exit(runReleaseInstead(root: root, arguments: Array(CommandLine.arguments.dropFirst()))) }
+
+// The binaries the command benchmarks run, built in release beside this one (in the same scratch path).
+let location = BuildLocation.current()
+let binaries = URL(fileURLWithPath: location.executable).deletingLastPathComponent().path
+let build = spawn(location.releaseBuild("notes-page", root: root), captureOutput: false)
+let buildGen = spawn(location.releaseBuild("notes-gen", root: root), captureOutput: false)
 guard build.status == 0, buildGen.status == 0 else {
     FileHandle.standardError.write(Data("cannot build notes-page and notes-gen in release\n".utf8))
     exit(1)
 }
 
 let count = quick ? 20_000 : 1_000_000
-let inputs = Inputs(count: count, root: root, binaries: binaries)
+let inputs = Inputs(
+    count: count, root: root, binaries: binaries, cache: (location.scratch ?? root + "/.build") + "/benchmarks")
 do {
     try inputs.prepare()
 } catch {
@@ -106,16 +137,22 @@ do {
 }
 defer { inputs.stop() }
 
-let harness = Harness(inputs: inputs, samples: samples, executable: CommandLine.arguments[0])
+let harness = Harness(inputs: inputs, samples: samples, executable: location.executable)
 let filter = parsed.value("--filter")
 let selected = Benchmark.all(inputs).filter { benchmark in
     guard let filter else { return true }
-    // A ceiling runs whenever a benchmark that needs it runs.
+    // A ceiling (or a peer's notes-page benchmark) runs whenever a benchmark that needs it runs.
     return benchmark.name.contains(filter)
-        || Benchmark.all(inputs).contains { $0.name.contains(filter) && $0.ceiling.contains(benchmark.name) }
+        || Benchmark.all(inputs).contains { $0.name.contains(filter) && $0.needs.contains(benchmark.name) }
 }
 var results: [String: Figures] = [:]
+var skipped: [String: String] = [:]
 for benchmark in selected {
+    if let reason = benchmark.unavailable(inputs) {
+        FileHandle.standardError.write(Data("skipping \(benchmark.name): \(reason)\n".utf8))
+        skipped[benchmark.name] = reason
+        continue
+    }
     FileHandle.standardError.write(Data("running \(benchmark.name) (\(samples) samples)\n".utf8))
     let runs = harness.measure(benchmark)
     results[benchmark.name] = harness.figures(benchmark, runs: runs, known: results)
@@ -126,41 +163,92 @@ let order = selected.map(\.name)
 let title =
     "notes-page benchmarks: \(count) notes, \(inputs.pageBytes) bytes, \(samples) samples\(quick ? " (quick)" : "")"
 print(render(order, results, format: format, title: title), terminator: "")
-if format != .json { print(targets(results), terminator: "") }
+if format != .json {
+    print(peers(order, results, skipped: skipped, format: format), terminator: "")
+    print(targets(results), terminator: "")
+}
 
+/// Processor, cores, memory and kernel, e.g. `AMD EPYC 7B13, 2 cores, 23 GiB, Linux 6.1.0`.
 func machine() -> String {
     var name = utsname()
     uname(&name)
     let release = withUnsafeBytes(of: name.release) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+    let cpuinfo = (try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8)) ?? ""
+    let model =
+        cpuinfo.split(separator: "\n").first { $0.hasPrefix("model name") }
+        .flatMap { $0.split(separator: ":", maxSplits: 1).last }
+        .map { $0.trimmingCharacters(in: .whitespaces) + ", " } ?? ""
     return
-        "\(ProcessInfo.processInfo.activeProcessorCount) cores, \(ProcessInfo.processInfo.physicalMemory >> 30) GiB, Linux \(release)"
+        "\(model)\(ProcessInfo.processInfo.activeProcessorCount) cores, \(ProcessInfo.processInfo.physicalMemory >> 30) GiB, Linux \(release)"
 }
 
-let baselines = root + "/Benchmarks/Baselines"
+/// The commit measured, `+ local changes` when tracked files differ from it; nil without git or a clone.
+func commit() -> String? {
+    guard let git = findProgram("git") else { return nil }
+    let head = spawn([git, "-C", root, "rev-parse", "--short=12", "HEAD"], mergeStandardError: true)
+    let hash = head.output.trimmingCharacters(in: .whitespacesAndNewlines)
+    guard head.status == 0, !hash.isEmpty else { return nil }
+    let status = spawn([git, "-C", root, "status", "--porcelain", "--untracked-files=no"])
+    return status.status == 0 && status.output.isEmpty ? hash : hash + " + local changes"
+}
+
+let toolchain = spawn(["swift", "--version"], mergeStandardError: true).output.split(separator: "\n")
+    .first { $0.contains("Swift version") }.map(String.init)
+let thisRun = Baseline(
+    date: ISO8601DateFormatter().string(from: Date()),
+    machine: machine(),
+    toolchain: toolchain ?? "unknown",
+    commit: commit() ?? "unknown",
+    quick: quick,
+    notes: count,
+    results: results,
+    skipped: skipped.isEmpty ? nil : skipped
+)
 if let name = parsed.value("--save") {
-    let toolchain = spawn(["swift", "--version"]).output.split(separator: "\n").first.map(String.init) ?? "unknown"
-    let baseline = Baseline(
-        date: ISO8601DateFormatter().string(from: Date()),
-        machine: machine(),
-        toolchain: toolchain,
-        quick: quick,
-        notes: count,
-        results: results
-    )
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-    try encoder.encode(baseline).write(to: URL(fileURLWithPath: "\(baselines)/\(name).json"))
-    print("Saved Benchmarks/Baselines/\(name).json")
+    try encoder.encode(thisRun).write(to: URL(fileURLWithPath: "\(baselines)/\(name).json"))
+    print("Saved \(baselines)/\(name).json")
 }
+
+/// Writes the HTML report of `sources` to `path`, saying where on standard error.
+/// - Returns: Whether it was written.
+func writeReport(to path: String, sources: [ReportSource], unreadable: [String]) -> Bool {
+    for problem in unreadable { FileHandle.standardError.write(Data("warning: not read: \(problem)\n".utf8)) }
+    let thresholds: Thresholds
+    do { thresholds = try loadThresholds(in: baselines) } catch {
+        FileHandle.standardError.write(Data("Error: cannot read \(baselines)/thresholds.json: \(error)\n".utf8))
+        return false
+    }
+    let report = HTMLReport(sources: sources, thresholds: thresholds, order: Benchmark.names, unreadable: unreadable)
+    let html = report.html(generated: ISO8601DateFormatter().string(from: Date()))
+    do { try Data(html.utf8).write(to: URL(fileURLWithPath: path)) } catch {
+        FileHandle.standardError.write(Data("Error: cannot write the report to \(path): \(error)\n".utf8))
+        return false
+    }
+    let saved = sources.filter { !$0.isCurrent }.count
+    let current = sources.contains { $0.isCurrent } ? "this run and " : ""
+    FileHandle.standardError.write(
+        Data("Wrote the report of \(current)\(saved) saved baseline\(saved == 1 ? "" : "s") to \(path)\n".utf8))
+    return true
+}
+
+if let reportPath {
+    let saved = parsed.value("--save")
+    let (sources, unreadable) = savedBaselines(in: baselines, excluding: saved)
+    let label = saved.map { "this run (saved as \($0))" } ?? "this run"
+    let current = ReportSource(id: "current", label: label, baseline: thisRun)
+    if !writeReport(to: reportPath, sources: sources + [current], unreadable: unreadable) { exit(74) }
+}
+
 if let name = parsed.value("--compare") {
     let decoder = JSONDecoder()
     guard
         let baseline = try? decoder.decode(
             Baseline.self, from: Data(contentsOf: URL(fileURLWithPath: "\(baselines)/\(name).json"))),
-        let thresholds = try? decoder.decode(
-            Thresholds.self, from: Data(contentsOf: URL(fileURLWithPath: "\(baselines)/thresholds.json")))
+        let thresholds = try? loadThresholds(in: baselines)
     else {
-        FileHandle.standardError.write(Data("cannot read Benchmarks/Baselines/\(name).json or thresholds.json\n".utf8))
+        FileHandle.standardError.write(Data("cannot read \(baselines)/\(name).json or thresholds.json\n".utf8))
         exit(1)
     }
     let (text, worse) = compare(results, with: baseline, thresholds: thresholds, order: order)

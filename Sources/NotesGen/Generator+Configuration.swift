@@ -110,8 +110,13 @@ extension Generator {
 }
 
 extension Generator.Configuration {
+    /// The directory the dir format goes to without `--out`: `notes-<count>`, relative to the working
+    /// directory.
+    public static func defaultDirectory(count: Int) -> String { "notes-\(count)" }
+
     /// Reads the configuration from parsed `notes-gen` arguments (``NotesGenCommand/spec``) and
-    /// validates it.
+    /// validates it. Without `--out`, the dir format goes to ``defaultDirectory(count:)`` and the others
+    /// to standard output.
     /// - Throws: ``UsageError`` for a missing `--count`, a value out of range, an unknown format or
     ///   fault, or options that do not go together.
     public init(arguments: ParsedArguments) throws(UsageError) {
@@ -125,6 +130,7 @@ extension Generator.Configuration {
         let format = Format(rawValue: try arguments.choice("--format", default: "dir", from: formats))!
         let output: Output
         switch arguments.value("--out") {
+        case nil where format == .dir: output = .path(Self.defaultDirectory(count: count))
         case nil, "-": output = .standardOutput
         case let path?: output = .path(path)
         }

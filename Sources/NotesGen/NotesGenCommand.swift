@@ -1,7 +1,7 @@
 public import ArgumentParsing
 
-/// The `notes-gen` command line: parsing is a pure function (``parse(_:)``); ``run(_:standardOutput:standardError:)``
-/// adds the effects; `main.swift` only calls ``main(_:)``.
+/// The `notes-gen` command line: parsing is a pure function (``parse(_:)``);
+/// ``run(_:context:standardOutput:standardError:)`` adds the effects; `main.swift` only calls ``main(_:)``.
 public enum NotesGenCommand {
     public static let spec = CommandSpec(
         name: "notes-gen",
@@ -21,7 +21,10 @@ public enum NotesGenCommand {
             .init("--page-size", value: "n", help: "Notes per page, 1 to 100000 (default: 1000)."),
             .init("--seed", value: "n", help: "Seed, 0 to 2^53-1 (default: 42)."),
             .init("--format", value: "format", help: "dir, ndjson or page (default: dir)."),
-            .init("--out", value: "path", help: "DIR for dir (required); else a file, or - for stdout."),
+            .init(
+                "--out", value: "path",
+                help: "DIR for dir (default: notes-<count>/); else a file, or - for stdout (the default)."),
+            .init("--force", help: "Write into the default notes-<count>/ even if it exists."),
             .init("--faults", value: "list", help: "Faults to plant, KIND@PAGE,... (dir format only)."),
         ]
     )
@@ -29,7 +32,30 @@ public enum NotesGenCommand {
     /// What a command line asks for.
     public enum Invocation: Sendable, Hashable {
         case help
+        /// `--out` given: written where it says (into a directory already there, too).
         case generate(Generator.Configuration)
+        /// The dir format without `--out`: ``Generator/Configuration/defaultDirectory(count:)`` in the working
+        /// directory, refused when something is already there unless `force`.
+        case generateIntoDefaultDirectory(Generator.Configuration, force: Bool)
+        /// The ndjson or page format without `--out`: standard output, refused when it is a terminal.
+        case generateToStandardOutput(Generator.Configuration)
+    }
+
+    /// Where a run happens: what `main` reads from the process, and tests set at will.
+    public struct Context: Sendable {
+        /// The directory the default `notes-<count>/` goes in (explicit `--out` paths are the process's
+        /// to resolve).
+        public var workingDirectory: String
+        /// Whether standard output is a terminal: JSON goes there only when `--out -` asks for it.
+        public var standardOutputIsTerminal: Bool
+
+        /// - Parameters:
+        ///   - workingDirectory: Defaults to `.`, the process's working directory.
+        ///   - standardOutputIsTerminal: Defaults to `false`.
+        public init(workingDirectory: String = ".", standardOutputIsTerminal: Bool = false) {
+            self.workingDirectory = workingDirectory
+            self.standardOutputIsTerminal = standardOutputIsTerminal
+        }
     }
 
     /// Parses a command line (without the command's name).
@@ -37,7 +63,12 @@ public enum NotesGenCommand {
     public static func parse(_ arguments: [String]) throws(UsageError) -> Invocation {
         let parsed = try ParsedArguments(arguments, spec: spec)
         if parsed.wantsHelp { return .help }
-        return .generate(try Generator.Configuration(arguments: parsed))
+        let configuration = try Generator.Configuration(arguments: parsed)
+        if parsed.has("--out") { return .generate(configuration) }
+        if configuration.format == .dir {
+            return .generateIntoDefaultDirectory(configuration, force: parsed.has("--force"))
+        }
+        return .generateToStandardOutput(configuration)
     }
 
     /// The exit status and text for a failed run: a `--out` that cannot be created is a usage error
@@ -49,15 +80,20 @@ public enum NotesGenCommand {
         }
     }
 
-    /// Runs a command line: help to `standardOutput`, errors to `standardError`, notes where
-    /// `--out` says.
-    /// - Returns: 0, 64 for a usage error (unwritable `--out` included), 74 for a write failure.
+    /// Runs a command line: help to `standardOutput`, errors and the default directory's whereabouts to
+    /// `standardError`, notes where `--out` says.
+    /// - Parameters:
+    ///   - context: Where the run happens; defaults to the working directory, standard output not a terminal.
+    /// - Returns: 0; 64 for a usage error (unwritable `--out` and JSON to a terminal included); 73 when the
+    ///   default directory exists and `--force` was not given; 74 for a write failure.
     public static func run(
         _ arguments: [String],
+        context: Context = Context(),
         standardOutput: (String) -> Void,
         standardError: (String) -> Void
     ) -> ExitStatus {
-        let configuration: Generator.Configuration
+        var configuration: Generator.Configuration
+        var defaultDirectory: String?
         do {
             switch try parse(arguments) {
             case .help:
@@ -65,13 +101,39 @@ public enum NotesGenCommand {
                 return .success
             case .generate(let parsed):
                 configuration = parsed
+            case .generateToStandardOutput(let parsed):
+                if context.standardOutputIsTerminal {
+                    throw UsageError(
+                        "Standard output is a terminal: the \(parsed.format.rawValue) format goes there only with "
+                            + "'--out -'; pipe it, or pass '--out <file>'")
+                }
+                configuration = parsed
+            case .generateIntoDefaultDirectory(let parsed, let force):
+                let name = Generator.Configuration.defaultDirectory(count: parsed.count)
+                let path = context.workingDirectory == "." ? name : context.workingDirectory + "/" + name
+                if !force {
+                    let made: Bool
+                    do { made = try System.makeNewDirectory(path) } catch {
+                        throw GeneratorError(.cannotCreate, path: name, error)
+                    }
+                    if !made {
+                        standardError(
+                            "Error: \(name)/ already exists: pass --force to write into it, or --out <dir> to write "
+                                + "elsewhere\n")
+                        return .cannotCreate
+                    }
+                }
+                configuration = parsed
+                configuration.output = .path(path)
+                defaultDirectory = name
             }
-        } catch {
-            standardError(spec.errorText(error))
-            return .usage
-        }
-        do {
-            try Generator(configuration).run()
+            let summary = try Generator(configuration).run()
+            if let defaultDirectory {
+                standardError(
+                    "Wrote \(summary.noteCount) notes in \(configuration.pageCount) page"
+                        + "\(configuration.pageCount == 1 ? "" : "s") (\(megabytes(summary.totalBytes))) to "
+                        + "\(defaultDirectory)/\nServe them: node Tools/notes-server.mjs --dir \(defaultDirectory)/\n")
+            }
             return .success
         } catch let error as GeneratorError {
             let (status, text) = report(error)
@@ -83,10 +145,21 @@ public enum NotesGenCommand {
         }
     }
 
+    /// `bytes` in decimal megabytes with one decimal, e.g. `177.2 MB`; under 0.1 MB, in bytes.
+    static func megabytes(_ bytes: Int) -> String {
+        if bytes < 100_000 { return "\(bytes) bytes" }
+        let tenths = (bytes + 50_000) / 100_000
+        return "\(tenths / 10).\(tenths % 10) MB"
+    }
+
     /// Runs a command line against the process's standard output and error.
     /// - Returns: The exit status for `exit(3)`.
     public static func main(_ arguments: [String]) -> Int32 {
-        run(arguments, standardOutput: { System.writeText($0, to: 1) }, standardError: { System.writeText($0, to: 2) })
-            .rawValue
+        run(
+            arguments,
+            context: Context(standardOutputIsTerminal: System.isTerminal(System.standardOutput)),
+            standardOutput: { System.writeText($0, to: 1) },
+            standardError: { System.writeText($0, to: 2) }
+        ).rawValue
     }
 }

@@ -40,6 +40,17 @@ enum System {
         _ = close(descriptor)
     }
 
+    /// Makes the directory `path` (`mkdir(2)`, mode 0755), which must not exist yet.
+    /// - Returns: `false` when something (a directory, a file, a link) is already there.
+    static func makeNewDirectory(_ path: String) throws(Errno) -> Bool {
+        if mkdir(path, 0o755) == 0 { return true }
+        if errno == EEXIST { return false }
+        throw Errno(code: errno)
+    }
+
+    /// Whether file descriptor `descriptor` is a terminal (`isatty(3)`).
+    static func isTerminal(_ descriptor: Int32) -> Bool { isatty(descriptor) == 1 }
+
     /// Writes all of `bytes` (`write(2)`), continuing after short writes.
     static func writeAll(_ descriptor: Int32, _ bytes: UnsafeRawBufferPointer) throws(Errno) {
         var done = 0
