@@ -39,6 +39,11 @@ struct Benchmark {
         "fetch/notes-page": "notes-page fetch --all from the fixture server",
         "fetch/peer-node": "Node fetch + JSON.parse, page after page",
         "fetch/peer-python": "Python urllib + json, page after page",
+        "latency/curl-sequential": "curl walking 100 pages with 20 ms of server time each: the sequential floor",
+        "latency/sequential": "notes-page fetch --paginate page --parallel 1 on the same pages",
+        "latency/parallel-8": "notes-page fetch --paginate page --parallel 8 on the same pages",
+        "latency/chain-late": "header cursors, bodies as slow as the latency, --no-prefetch",
+        "latency/chain-early": "the same with the next page requested as soon as its cursor header arrives",
     ]
 
     /// Every benchmark's name, in the order they run.
@@ -51,6 +56,20 @@ struct Benchmark {
         let page: (Inputs) -> (Int, Int) = { ($0.pageBytes, $0.count) }
         let decode = ["decode/yajl-noop"]
         let fetch = ["fetch/curl-floor", "decode/yajl-noop"]
+        let latency: (Inputs) -> (Int, Int) = { ($0.latencyNotes * 180, $0.latencyNotes) }
+        let pages: @Sendable (Inputs) -> [String] = { inputs in
+            [
+                inputs.notesPage, "fetch", "--all", "--quiet", inputs.latencyURL + "?style=page", "-o", "/dev/null",
+                "--paginate", "page", "--page-size", "1000", "--items-path", "results", "--total-path", "count",
+            ]
+        }
+        // Each body drips for about as long as the latency (some 180 KB in 5.6 KB pieces, one a millisecond or so).
+        let chain: @Sendable (Inputs) -> [String] = { inputs in
+            [
+                inputs.notesPage, "fetch", "--all", "--quiet", inputs.latencyURL + "?style=header&fault=drip:5600/1",
+                "-o", "/dev/null", "--paginate", "header", "--next-header", "X-Next-Cursor",
+            ]
+        }
         return [
             Benchmark(name: "decode/yajl-noop", run: .workload(.yajlNoop), ceiling: [], size: page),
             Benchmark(name: "decode/jsondecoder", run: .workload(.jsonDecoder), ceiling: decode, size: page),
@@ -90,6 +109,38 @@ struct Benchmark {
                 run: .command { [$0.notesPage, "fetch", "--all", "--quiet", $0.serverURL, "-o", "/dev/null"] },
                 ceiling: fetch,
                 size: { ($0.directoryBytes, $0.count) }
+            ),
+            // Latency: 20 ms of server time per request. Pages by number can go in parallel; a chain whose
+            // next cursor comes with the head can request the next page while the body still streams.
+            Benchmark(
+                name: "latency/curl-sequential",
+                run: .command { ["curl", "-s", "-K", $0.latencyCurlConfig] },
+                ceiling: [],
+                size: latency
+            ),
+            Benchmark(
+                name: "latency/sequential",
+                run: .command { pages($0) + ["--parallel", "1"] },
+                ceiling: ["latency/curl-sequential"],
+                size: latency
+            ),
+            Benchmark(
+                name: "latency/parallel-8",
+                run: .command { pages($0) + ["--parallel", "8"] },
+                ceiling: ["latency/curl-sequential"],
+                size: latency
+            ),
+            Benchmark(
+                name: "latency/chain-late",
+                run: .command { chain($0) + ["--no-prefetch"] },
+                ceiling: [],
+                size: latency
+            ),
+            Benchmark(
+                name: "latency/chain-early",
+                run: .command { chain($0) },
+                ceiling: ["latency/chain-late"],
+                size: latency
             ),
             // The peers write the notes to standard output, which the harness points at /dev/null.
             Benchmark(

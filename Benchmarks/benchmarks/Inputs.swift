@@ -13,12 +13,21 @@ final class Inputs: @unchecked Sendable {
     let scratch: String
     var curlConfig = ""
     var serverURL = ""
+    /// A second fixture server that takes `latency` seconds before each answer (`--count` mode, so it also
+    /// serves page numbers and header cursors), and curl's config for walking its pages one after another.
+    var latencyURL = ""
+    var latencyCurlConfig = ""
+    /// Notes the latency scenarios walk, 1,000 a page (100 pages at most).
+    var latencyNotes: Int { min(count, 100_000) }
+    /// Server time per request in the latency scenarios, in milliseconds.
+    let latency = 20
     /// The Python interpreter itself (`sys.executable`), not a shim such as pyenv's, whose start-up would
     /// count against Python; `python3` when there is none.
     var python = "python3"
     var pageBytes = 0
     var directoryBytes = 0
     private var server: Process?
+    private var latencyServer: Process?
 
     /// - Parameters:
     ///   - count: Notes in the run.
@@ -52,20 +61,14 @@ final class Inputs: @unchecked Sendable {
             as? [String: Any] ?? [:]
         directoryBytes = manifest["total_bytes"] as? Int ?? 0
 
-        let server = Process()
-        server.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        server.arguments = ["node", root + "/Tools/notes-server.mjs", "--dir", directory, "--quiet"]
-        let output = Pipe()
-        server.standardOutput = output
-        try server.run()
-        self.server = server
-        var line = Data()
-        while true {
-            let byte = output.fileHandleForReading.readData(ofLength: 1)
-            if byte.isEmpty || byte == Data("\n".utf8) { break }
-            line.append(byte)
-        }
-        serverURL = String(decoding: line, as: UTF8.self)
+        (server, serverURL) = try startServer(["--dir", directory])
+        (latencyServer, latencyURL) = try startServer([
+            "--count", "\(latencyNotes)", "--page-size", "1000", "--seed", "7", "--fault", "delay:\(latency)",
+        ])
+        let pages = max(1, (latencyNotes + 999) / 1000)
+        latencyCurlConfig = scratch + "/latency-curl.cfg"
+        try (1...pages).map { "url = \"\(latencyURL)?style=page&page=\($0)&per_page=1000\"\noutput = \"/dev/null\"\n" }
+            .joined().write(toFile: latencyCurlConfig, atomically: true, encoding: .utf8)
 
         if let python3 = findProgram("python3") {
             let executable = spawn([python3, "-c", "import sys; print(sys.executable)"])
@@ -87,8 +90,27 @@ final class Inputs: @unchecked Sendable {
     }
 
     func stop() {
-        server?.terminate()
-        server?.waitUntilExit()
+        for process in [server, latencyServer].compactMap({ $0 }) {
+            process.terminate()
+            process.waitUntilExit()
+        }
+    }
+
+    /// Starts `Tools/notes-server.mjs` with `arguments` and reads the URL it prints first.
+    private func startServer(_ arguments: [String]) throws -> (Process, String) {
+        let server = Process()
+        server.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        server.arguments = ["node", root + "/Tools/notes-server.mjs"] + arguments + ["--quiet"]
+        let output = Pipe()
+        server.standardOutput = output
+        try server.run()
+        var line = Data()
+        while true {
+            let byte = output.fileHandleForReading.readData(ofLength: 1)
+            if byte.isEmpty || byte == Data("\n".utf8) { break }
+            line.append(byte)
+        }
+        return (server, String(decoding: line, as: UTF8.self))
     }
 
     private func run(_ arguments: [String]) throws {

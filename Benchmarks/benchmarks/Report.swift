@@ -112,6 +112,12 @@ func targets(_ results: [String: Figures]) -> String {
         "fetch --all within 1.25× of the slower of the ceiling and curl", results["fetch/notes-page"]?.ratio,
         atMost: 1.25, "×")
     check("notes-gen at 100 MB/s or more", results["gen/notes-gen"]?.megabytesPerSecond, atLeast: 100, " MB/s")
+    check(
+        "pages by number, --parallel 8, within 0.2× of the sequential floor (curl, pages × latency)",
+        results["latency/parallel-8"]?.ratio, atMost: 0.2, "×")
+    check(
+        "a chain whose next cursor comes early, within 0.6× of the same walk without the early request",
+        results["latency/chain-early"]?.ratio, atMost: 0.6, "×")
     // JSONDecoder is a reference, not a target: yajl with no-op callbacks is itself only about 5.6× faster
     // than it on Swift 6.3, so no decoder on yajl could be 6× faster.
     var references: [String] = []
