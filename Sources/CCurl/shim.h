@@ -29,6 +29,14 @@ static inline CURLcode notes_curl_set_progress_callback(CURL *handle, curl_xferi
     return curl_easy_setopt(handle, CURLOPT_XFERINFOFUNCTION, value);
 }
 
+static inline CURLcode notes_curl_set_debug_callback(CURL *handle, curl_debug_callback value) {
+    return curl_easy_setopt(handle, CURLOPT_DEBUGFUNCTION, value);
+}
+
+static inline CURLcode notes_curl_get_offset(CURL *handle, CURLINFO info, curl_off_t *value) {
+    return curl_easy_getinfo(handle, info, value);
+}
+
 static inline CURLcode notes_curl_get_long(CURL *handle, CURLINFO info, long *value) {
     return curl_easy_getinfo(handle, info, value);
 }

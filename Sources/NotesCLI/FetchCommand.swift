@@ -30,7 +30,16 @@ struct FetchCommand {
             .init("--state", value: "file", help: "Keep progress here after each page; run again to resume."),
             .init("--retries", value: "n", help: "Retries of a failing page after the first attempt. Default: 4."),
             .init(
-                "--timeout", value: "seconds", help: "Stall time (under 1 byte/s) before a request fails. Default: 30."),
+                "--timeout", value: "seconds",
+                help: "Seconds without a byte (connecting, TLS, head, body) before an attempt fails. Default: 30."),
+            .init(
+                "--page-timeout", value: "seconds",
+                help: "Seconds one attempt at a page may take in all. Default: 600."),
+            .init(
+                "--max-wait", value: "seconds",
+                help: "Longest wait for a rate limit to reset; longer ends the run (69). Default: 3600."),
+            .init("--rate", value: "n", help: "At most this many requests a second, parallel ones included."),
+            .init("--cacert", value: "file", help: "Trust this PEM file of certificate authorities (a private server)."),
             .init("--header", value: "'Name: value'", help: "An extra request header (repeatable).", repeatable: true),
             .init("--token-file", value: "file", help: "Read the bearer token from this file. Default: $NOTES_TOKEN."),
             .init("--quiet", help: "No progress and no summary on standard error."),
@@ -49,6 +58,8 @@ struct FetchCommand {
     var configuration: FetchConfiguration
     /// How the pages follow one another.
     var pagination: any Pagination
+    /// Certificate authorities to trust instead of the system's.
+    var caFile: String?
 
     /// Reads the options and the environment; refuses what cannot work before any connection.
     init(_ parsed: ParsedArguments, environment: [String: String]) throws(UsageError) {
@@ -86,6 +97,17 @@ struct FetchCommand {
         configuration.prefetch = !parsed.has("--no-prefetch")
         configuration.retries = try parsed.integer("--retries", default: 4, in: 0...100)
         configuration.idleTimeout = Double(try parsed.integer("--timeout", default: 30, in: 1...86_400))
+        configuration.pageTimeout = Double(try parsed.integer("--page-timeout", default: 600, in: 1...604_800))
+        configuration.maxWait = Double(try parsed.integer("--max-wait", default: 3_600, in: 0...604_800))
+        if parsed.has("--rate") {
+            configuration.rate = Double(try parsed.integer("--rate", default: 0, in: 1...100_000))
+        }
+        if let caFile = parsed.value("--cacert") {
+            guard (try? readFile(caFile, limit: 16 << 20)) != nil else {
+                throw UsageError("Cannot read the CA file '\(caFile)'")
+            }
+            self.caFile = caFile
+        }
         for line in parsed.all("--header") {
             guard let colon = line.firstIndex(of: ":"), colon != line.startIndex else {
                 throw UsageError("Invalid header '\(line.prefix(40))': expected 'Name: value'")
@@ -116,7 +138,7 @@ struct FetchCommand {
         let cancellation = CancellationFlag()
         let signals = SignalTrap(cancellation: cancellation)
         defer { signals.release() }
-        let task = Task { await run(.live, cancellation: cancellation) }
+        let task = Task { await run(.live(caFile: caFile), cancellation: cancellation) }
         signals.onSignal { task.cancel() }
         return await task.value
     }
@@ -125,11 +147,18 @@ struct FetchCommand {
     /// page, and reports on the runtime's standard error.
     /// - Returns: 0 done; 65 contract; 69 unavailable; 74 output; 77 session expired; 130 interrupted.
     func run(_ runtime: FetchRuntime, cancellation: CancellationFlag) async -> ExitStatus {
+        var environment = runtime.environment
+        let quiet = quiet
+        environment.waiting = { seconds, reason in
+            if !quiet {
+                runtime.report("\(reason), resuming in \(Int(seconds.rounded(.up))) s\n")
+            }
+        }
         let fetcher = NotesFetcher(
             locator: PageLocator(endpoint: url, pagination: pagination),
             configuration: configuration,
             transport: runtime.transport,
-            environment: runtime.environment,
+            environment: environment,
             moreTransports: runtime.moreTransports
         )
         let session: FetchSession
@@ -210,10 +239,11 @@ struct FetchRuntime: Sendable {
     var afterCommitStep: @Sendable (CommitStep) throws(SystemError) -> Void = { _ throws(SystemError) in }
 
     /// libcurl, real time, the process's standard error.
-    static var live: FetchRuntime {
-        FetchRuntime(
-            transport: CurlTransport(),
-            moreTransports: { CurlTransport() },
+    static func live(caFile: String?) -> FetchRuntime {
+        let configuration = CurlTransport.Configuration(caFile: caFile)
+        return FetchRuntime(
+            transport: CurlTransport(configuration: configuration),
+            moreTransports: { CurlTransport(configuration: configuration) },
             environment: .live,
             report: { printError($0) },
             showsProgress: isatty(STDERR_FILENO) == 1

@@ -19,11 +19,23 @@ import Synchronization
 /// Requests on one transport run one at a time (a lock guards the handle, which is why the class can be
 /// `@unchecked Sendable`); use one transport per concurrent walk.
 public final class CurlTransport: HTTPTransport, @unchecked Sendable {
+    /// What the transport is set up with, beyond each request's own timeouts.
+    public struct Configuration: Sendable, Hashable {
+        /// A PEM file of certificate authorities to trust instead of the system's (a private server's CA).
+        public var caFile: String?
+
+        public init(caFile: String? = nil) {
+            self.caFile = caFile
+        }
+    }
+
+    public let configuration: Configuration
     private let lock = Mutex(())
     private let easy: EasyHandle
 
-    public init() {
+    public init(configuration: Configuration = Configuration()) {
         _ = Self.globalInit
+        self.configuration = configuration
         easy = EasyHandle()
     }
 
@@ -37,12 +49,14 @@ public final class CurlTransport: HTTPTransport, @unchecked Sendable {
         try lock.withLock { _ throws(TransportError) in
             let handOff = self.handOff
             handOff.reset()
-            let exchange = Exchange(receiver: Forwarder(handOff), cancellation: cancellation)
+            let exchange = Exchange(receiver: Forwarder(handOff), cancellation: cancellation, request: request)
             let outcome = Outcome()
             let transfer = UnsafeTransfer((self, exchange))
             transferQueue.async {
                 let (transport, exchange) = transfer.value
-                outcome.result = Result { () throws(TransportError) in try transport.easy.perform(request, exchange) }
+                outcome.result = Result { () throws(TransportError) in
+                    try transport.easy.perform(request, exchange, configuration: transport.configuration)
+                }
                 handOff.finish()
             }
             // The receiver runs here, on the caller's thread, while the transfer thread reads ahead. Every
@@ -118,16 +132,55 @@ private final class Exchange {
     var headDelivered = false
     /// The receiver returned `false`.
     var stopped = false
+    /// Counts every time the request goes out, libcurl's own re-send on a dead kept-alive connection
+    /// included.
+    let sends: SendCounter?
+    /// Monotonic nanoseconds: when the exchange started, and when a byte last arrived (or the receiver
+    /// last took one: a slow receiver is not an idle server).
+    let started = DispatchTime.now().uptimeNanoseconds
+    var lastActivity = DispatchTime.now().uptimeNanoseconds
+    let idleLimit: UInt64
+    let totalLimit: UInt64
+    let idleTimeout: Double
+    let totalTimeout: Double
+    /// Why the progress callback ended the exchange on time.
+    var timedOut: String?
 
     static let maxHeaderBytes = 64 << 10
 
-    init(receiver: Forwarder, cancellation: CancellationFlag) {
+    init(receiver: Forwarder, cancellation: CancellationFlag, request: HTTPRequest) {
         self.receiver = receiver
         self.cancellation = cancellation
+        sends = request.sends
+        idleTimeout = request.idleTimeout
+        totalTimeout = request.totalTimeout
+        idleLimit = UInt64(max(0.001, request.idleTimeout) * 1e9)
+        totalLimit = UInt64(max(0.001, request.totalTimeout) * 1e9)
+    }
+
+    /// `1.5`, or `2` for a whole number.
+    static func text(_ seconds: Double) -> String {
+        seconds.rounded() == seconds ? "\(Int(seconds))" : "\(seconds)"
+    }
+
+    func active() {
+        lastActivity = DispatchTime.now().uptimeNanoseconds
+    }
+
+    /// Whether the exchange has run out of time: no byte for the idle timeout, or longer than the total.
+    func outOfTime() -> Bool {
+        let now = DispatchTime.now().uptimeNanoseconds
+        if now &- lastActivity > idleLimit {
+            timedOut = "no data for \(Self.text(idleTimeout)) s"
+        } else if now &- started > totalLimit {
+            timedOut = "the page took longer than \(Self.text(totalTimeout)) s"
+        }
+        return timedOut != nil
     }
 
     /// One header line, status line and the blank line that ends the head included.
     func header(_ line: UnsafeRawBufferPointer) -> Bool {
+        active()
         headerBytes += line.count
         if headerBytes > Self.maxHeaderBytes { return false }
         var end = line.count
@@ -155,6 +208,7 @@ private final class Exchange {
 
     func body(_ chunk: UnsafeRawBufferPointer) -> Bool {
         if cancellation.isCancelled { return false }
+        defer { active() }
         if !receiver.receive(body: chunk) {
             stopped = true
             return false
@@ -180,7 +234,9 @@ private struct EasyHandle: ~Copyable {
         errorBuffer.deallocate()
     }
 
-    func perform(_ request: HTTPRequest, _ exchange: Exchange) throws(TransportError) -> Bool {
+    func perform(_ request: HTTPRequest, _ exchange: Exchange, configuration: CurlTransport.Configuration)
+        throws(TransportError) -> Bool
+    {
         var headerList: UnsafeMutablePointer<curl_slist>?
         for header in request.headers {
             headerList = curl_slist_append(headerList, "\(header.name): \(header.value)")
@@ -201,9 +257,17 @@ private struct EasyHandle: ~Copyable {
         notes_curl_set_long(handle, CURLOPT_BUFFERSIZE, 64 << 10)
         notes_curl_set_string(handle, CURLOPT_ACCEPT_ENCODING, "")
         notes_curl_set_string(handle, CURLOPT_USERAGENT, "notes-page/1")
+        // Connecting and the TLS handshake; every later phase is timed by the progress callback, since
+        // libcurl's low-speed limit took 8 s to give up on a 2 s setting.
         notes_curl_set_long(handle, CURLOPT_CONNECTTIMEOUT, timeout)
-        notes_curl_set_long(handle, CURLOPT_LOW_SPEED_LIMIT, 1)
-        notes_curl_set_long(handle, CURLOPT_LOW_SPEED_TIME, timeout)
+        notes_curl_set_long(handle, CURLOPT_FRESH_CONNECT, request.freshConnection ? 1 : 0)
+        if let caFile = configuration.caFile { notes_curl_set_string(handle, CURLOPT_CAINFO, caFile) }
+        notes_curl_set_long(handle, CURLOPT_SSL_VERIFYPEER, 1)
+        notes_curl_set_long(handle, CURLOPT_SSL_VERIFYHOST, 2)
+        // The debug callback sees every request that goes out, a re-send on a dead connection included.
+        notes_curl_set_long(handle, CURLOPT_VERBOSE, request.sends == nil ? 0 : 1)
+        notes_curl_set_debug_callback(handle, request.sends == nil ? nil : debugCallback)
+        notes_curl_set_pointer(handle, CURLOPT_DEBUGDATA, context)
         notes_curl_set_pointer(handle, CURLOPT_ERRORBUFFER, errorBuffer)
         notes_curl_set_data_callback(handle, CURLOPT_HEADERFUNCTION, headerCallback)
         notes_curl_set_pointer(handle, CURLOPT_HEADERDATA, context)
@@ -220,6 +284,7 @@ private struct EasyHandle: ~Copyable {
         }
         if exchange.stopped { return false }
         if exchange.cancellation.isCancelled { throw TransportError(.cancelled, "cancelled") }
+        if let reason = exchange.timedOut { throw TransportError(.timeout, reason) }
         let detail = String(cString: errorBuffer)
         let message = detail.isEmpty ? String(cString: curl_easy_strerror(code)) : detail
         switch code {
@@ -227,6 +292,9 @@ private struct EasyHandle: ~Copyable {
             throw TransportError(.connect, message)
         case CURLE_OPERATION_TIMEDOUT:
             throw TransportError(.timeout, message)
+        case CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CACERT_BADFILE, CURLE_SSL_CERTPROBLEM, CURLE_SSL_CONNECT_ERROR,
+            CURLE_SSL_ISSUER_ERROR, CURLE_SSL_PINNEDPUBKEYNOTMATCH:
+            throw TransportError(.tls, message)
         case CURLE_PARTIAL_FILE, CURLE_RECV_ERROR, CURLE_SEND_ERROR, CURLE_GOT_NOTHING:
             throw TransportError(.broken, message)
         case CURLE_WRITE_ERROR where exchange.headerBytes > Exchange.maxHeaderBytes:
@@ -253,9 +321,20 @@ private let writeCallback: curl_write_callback = { data, size, count, context in
     return exchange(context).body(chunk) ? length : 0
 }
 
+private let debugCallback: curl_debug_callback = { _, type, data, size, context in
+    // Each request's head goes out as one piece that starts with its request line.
+    if type == CURLINFO_HEADER_OUT, size >= 4, let data,
+        UnsafeRawBufferPointer(start: data, count: 4).elementsEqual("GET ".utf8)
+    {
+        exchange(context).sends?.add()
+    }
+    return 0
+}
+
 private let progressCallback: curl_xferinfo_callback = { context, _, _, _, _ in
     let exchange = exchange(context)
     if exchange.cancellation.isCancelled { return 1 }
+    if exchange.outOfTime() { return 1 }
     // The receiver stopped (say, on the head of an error response) while no body arrives: end it now.
     if exchange.receiver.isStopRequested {
         exchange.stopped = true

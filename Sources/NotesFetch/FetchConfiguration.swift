@@ -21,6 +21,12 @@ public struct FetchConfiguration: Sendable {
     public var token: Secret?
     /// Redirects followed in a row for one page.
     public var maxRedirects: Int
+    /// Seconds one attempt at a page may take in all, however steadily its bytes arrive.
+    public var pageTimeout: Double = 600
+    /// The longest wait for a rate limit to reset; a longer one ends the walk (unavailable).
+    public var maxWait: Double = 3_600
+    /// Requests per second at most, over the whole walk (parallel requests included); `nil` for no cap.
+    public var rate: Double?
     /// Pages in flight at once where the pagination scheme can address them (offsets, page numbers);
     /// 1 walks one page after another.
     public var parallel: Int = 1
@@ -75,6 +81,8 @@ public struct FetchEnvironment: Sendable {
     public var now: @Sendable () -> Double
     /// A random number in `0..<1`, for jitter.
     public var random: @Sendable () -> Double
+    /// Told of a wait before a request (a rate limit, `Retry-After`): the seconds and why.
+    public var waiting: @Sendable (Double, String) -> Void = { _, _ in }
 
     public init(
         sleep: @escaping @Sendable (Double) async throws -> Void,

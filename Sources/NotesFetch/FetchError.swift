@@ -21,6 +21,10 @@ public struct FetchError: Error, Sendable, Hashable, CustomStringConvertible {
         case sessionExpired(status: Int)
         /// Still failing after every retry: the last reason.
         case unavailable(String)
+        /// Rate limited for longer than the walk may wait: the reason, with when the limit resets.
+        case rateLimited(String)
+        /// The TLS handshake failed (a certificate that does not verify, or names another host).
+        case tls(String)
         /// The walk was cancelled.
         case cancelled
         /// Writing the output or the state failed.
@@ -55,7 +59,7 @@ public struct FetchError: Error, Sendable, Hashable, CustomStringConvertible {
         switch code {
         case .contract, .status, .contentType, .tooLarge, .cycle, .pagination, .redirects: return .contract
         case .sessionExpired: return .sessionExpired
-        case .unavailable: return .unavailable
+        case .unavailable, .rateLimited, .tls: return .unavailable
         case .cancelled: return .cancelled
         case .output: return .output
         }
@@ -76,6 +80,8 @@ public struct FetchError: Error, Sendable, Hashable, CustomStringConvertible {
         case .sessionExpired(let status): return "session expired (HTTP \(status)): sign in again or renew the token"
         case .unavailable(let last):
             return "the server is unavailable after \(attempts) attempt\(attempts == 1 ? "" : "s"): \(last)"
+        case .rateLimited(let reason): return reason
+        case .tls(let message): return "the TLS handshake failed, not retried: \(message)"
         case .cancelled: return "interrupted"
         case .output(let message): return message
         }

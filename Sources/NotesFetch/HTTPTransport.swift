@@ -15,14 +15,50 @@ public struct HTTPHeader: Sendable, Hashable {
 public struct HTTPRequest: Sendable, Hashable {
     public var url: String
     public var headers: [HTTPHeader]
-    /// Seconds without a byte (connecting or reading) before the request fails.
+    /// Seconds without a byte (connecting, the TLS handshake, waiting for the head, reading the body)
+    /// before the request fails.
     public var idleTimeout: Double
+    /// Seconds the whole exchange may take before it fails, however steadily bytes arrive.
+    public var totalTimeout: Double
+    /// Open a new connection rather than reuse a kept-alive one, on which an HTTP library may send the
+    /// request a second time on its own if the connection turns out dead.
+    public var freshConnection: Bool
+    /// Counts the times the request was sent: the transport adds one for every send, its own re-sends
+    /// included. Not part of the request's identity.
+    public var sends: SendCounter?
 
-    public init(url: String, headers: [HTTPHeader] = [], idleTimeout: Double = 30) {
+    public init(
+        url: String, headers: [HTTPHeader] = [], idleTimeout: Double = 30, totalTimeout: Double = 600,
+        freshConnection: Bool = false, sends: SendCounter? = nil
+    ) {
         self.url = url
         self.headers = headers
         self.idleTimeout = idleTimeout
+        self.totalTimeout = totalTimeout
+        self.freshConnection = freshConnection
+        self.sends = sends
     }
+
+    public static func == (left: HTTPRequest, right: HTTPRequest) -> Bool {
+        left.url == right.url && left.headers == right.headers && left.idleTimeout == right.idleTimeout
+            && left.totalTimeout == right.totalTimeout && left.freshConnection == right.freshConnection
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(url)
+        hasher.combine(headers)
+    }
+}
+
+/// How many times a request reached the wire.
+public final class SendCounter: Sendable {
+    private let count = Atomic<Int>(0)
+
+    public init() {}
+
+    public var value: Int { count.load(ordering: .relaxed) }
+
+    public func add() { count.add(1, ordering: .relaxed) }
 }
 
 /// The status line and header fields of a response.
@@ -55,11 +91,14 @@ public protocol HTTPResponseReceiver: AnyObject {
     func receive(body chunk: UnsafeRawBufferPointer) -> Bool
 }
 
-/// Why an exchange failed: all but ``Kind/cancelled`` are worth a retry.
+/// Why an exchange failed: all but ``Kind/cancelled`` and ``Kind/tls`` are worth a retry.
 public struct TransportError: Error, Sendable, Hashable, CustomStringConvertible {
     public enum Kind: Sendable, Hashable {
         case connect
         case timeout
+        /// The TLS handshake failed: a certificate that does not verify or names another host. Never
+        /// worth a retry.
+        case tls
         /// The connection broke: reset, closed early, or the body shorter than its Content-Length.
         case broken
         case cancelled

@@ -60,6 +60,7 @@ public final class MemoryTransport: HTTPTransport {
             log.append(request)
             return log.count - 1
         }
+        request.sends?.add()
         let (head, chunks, failure): (HTTPResponseHead?, [[UInt8]], TransportError?)
         var pause = 0.0
         switch handler(request, index) {

@@ -35,6 +35,8 @@ public final class NotesFetcher: Sendable {
     private let page: PageConfiguration
     /// A transport and the queue whose thread it blocks, one per page in flight.
     private let lanes: [Lane]
+    /// When the next request may start: rate limits and `--rate`, across lanes.
+    private let gate: RequestGate
 
     private struct Lane: Sendable {
         let transport: any HTTPTransport
@@ -63,6 +65,7 @@ public final class NotesFetcher: Sendable {
                 transport: index == 0 ? transport : moreTransports?() ?? transport,
                 queue: DispatchQueue(label: "notes-page.transport.\(index)"))
         }
+        gate = RequestGate(rate: configuration.rate)
         var page = configuration.page
         page.fieldPaths += locator.pagination.fieldPaths.filter { !page.fieldPaths.contains($0) }
         self.page = page
@@ -94,20 +97,33 @@ public final class NotesFetcher: Sendable {
     ) async throws(FetchError) -> FetchedPage {
         let url = locator.url(for: location)
         var random = ClosureRandom(draw: environment.random)
+        // Attempts are the requests the server saw: libcurl's own re-send on a dead kept-alive connection
+        // counts. The last attempt the budget allows goes on a fresh connection, which is never re-sent.
         var attempt = 0
         while true {
-            attempt += 1
             if cancellation.isCancelled || Task.isCancelled {
-                throw FetchError(.cancelled, page: number, location: location, attempts: attempt - 1)
+                throw FetchError(.cancelled, page: number, location: location, attempts: attempt)
             }
+            do {
+                try await gate.pass(environment: environment)
+            } catch {
+                throw FetchError(.cancelled, page: number, location: location, attempts: attempt)
+            }
+            let sends = SendCounter()
+            let fresh = attempt + 1 >= configuration.retries + 1
             let outcome = await withTaskCancellationHandler {
                 await attemptPage(
-                    url: url, ids: ids, cancellation: cancellation, lane: lanes[lane % lanes.count], early: early)
+                    url: url, ids: ids, cancellation: cancellation, lane: lanes[lane % lanes.count], early: early,
+                    sends: sends, fresh: fresh)
             } onCancel: {
                 cancellation.cancel()
             }
+            attempt += max(1, sends.value)
             switch outcome {
             case .page(let notes, let summary, let finalURL, let head):
+                if let wait = RateLimit.wait(head, now: environment.now()), wait > 0 {
+                    gate.hold(until: environment.now() + min(wait, configuration.maxWait))
+                }
                 let facts = PageFacts(
                     location: location, url: finalURL, head: head, summary: summary, fieldPaths: page.fieldPaths)
                 let next: PageLocation?
@@ -129,11 +145,25 @@ public final class NotesFetcher: Sendable {
                 )
             case .fatal(let code):
                 throw FetchError(code, page: number, location: location, attempts: attempt)
+            case .rateLimited(let status, let wait):
+                if wait > configuration.maxWait {
+                    let reason =
+                        "rate limited (HTTP \(status)) for \(Int(wait.rounded(.up))) s, longer than --max-wait \(Int(configuration.maxWait)) s: the limit resets at \(HTTPDate.text(environment.now() + wait))"
+                    throw FetchError(.rateLimited(reason), page: number, location: location, attempts: attempt)
+                }
+                if attempt > configuration.retries {
+                    throw FetchError(
+                        .unavailable("rate limited (HTTP \(status))"), page: number, location: location,
+                        attempts: attempt)
+                }
+                environment.waiting(wait, "rate limited (HTTP \(status))")
+                gate.hold(until: environment.now() + wait)
             case .retryable(let reason, let retryAfter):
                 if attempt > configuration.retries {
                     throw FetchError(.unavailable(reason), page: number, location: location, attempts: attempt)
                 }
                 let delay = configuration.backoff.delay(forRetry: attempt, retryAfter: retryAfter, using: &random)
+                if retryAfter != nil, delay >= 1 { environment.waiting(delay, reason) }
                 do {
                     try await environment.sleep(delay)
                 } catch {
@@ -227,26 +257,30 @@ public final class NotesFetcher: Sendable {
     private enum Outcome: Sendable {
         case page(notes: [Note], summary: PageDecoder.Summary, url: String, head: HTTPResponseHead)
         case retryable(reason: String, retryAfter: Double?)
+        /// A 403 or 429 that says the rate limit is spent, and for how long.
+        case rateLimited(status: Int, wait: Double)
         case fatal(FetchError.Code)
     }
 
     /// One attempt at a page, following redirects, on the transport queue.
     private func attemptPage(
-        url: String, ids: IDSet, cancellation: CancellationFlag, lane: Lane, early: (@Sendable (PageLocation) -> Void)?
+        url: String, ids: IDSet, cancellation: CancellationFlag, lane: Lane, early: (@Sendable (PageLocation) -> Void)?,
+        sends: SendCounter, fresh: Bool
     ) async -> Outcome {
         let ids = UnsafeTransfer(ids)
         return await withCheckedContinuation { continuation in
             lane.queue.async { [self] in
                 continuation.resume(
                     returning: performPage(
-                        url: url, ids: ids.value, cancellation: cancellation, transport: lane.transport, early: early))
+                        url: url, ids: ids.value, cancellation: cancellation, transport: lane.transport, early: early,
+                        sends: sends, fresh: fresh))
             }
         }
     }
 
     private func performPage(
         url: String, ids: IDSet, cancellation: CancellationFlag, transport: any HTTPTransport,
-        early: (@Sendable (PageLocation) -> Void)?
+        early: (@Sendable (PageLocation) -> Void)?, sends: SendCounter, fresh: Bool
     ) -> Outcome {
         let origin = Origin(locator.endpoint.absoluteString)
         var url = url
@@ -256,7 +290,10 @@ public final class NotesFetcher: Sendable {
             if let token = configuration.token, Origin(url) == origin {
                 headers.append(HTTPHeader("Authorization", "Bearer \(token.value)"))
             }
-            let request = HTTPRequest(url: url, headers: headers, idleTimeout: configuration.idleTimeout)
+            // Only the first request of an attempt counts its sends: redirects are not attempts.
+            let request = HTTPRequest(
+                url: url, headers: headers, idleTimeout: configuration.idleTimeout,
+                totalTimeout: configuration.pageTimeout, freshConnection: fresh, sends: redirects == 0 ? sends : nil)
             let reception = PageReception(configuration: page, ids: ids)
             if let early {
                 let pagination = locator.pagination
@@ -272,6 +309,7 @@ public final class NotesFetcher: Sendable {
                 completed = try transport.perform(request, receiver: reception, cancellation: cancellation)
             } catch {
                 if error.kind == .cancelled { return .fatal(.cancelled) }
+                if error.kind == .tls { return .fatal(.tls(error.message)) }
                 return .retryable(reason: error.message, retryAfter: nil)
             }
             guard let head = reception.head else { return .retryable(reason: "no response", retryAfter: nil) }
@@ -294,9 +332,16 @@ public final class NotesFetcher: Sendable {
                     let target = PageLocator.resolve(location, against: url)
                 else { return .fatal(.status(head.status)) }
                 url = target
-            case 401, 403:
+            case 403, 429:
+                // GitHub answers 403 when its primary rate limit is spent: that is a wait, not an expiry.
+                if let wait = RateLimit.wait(head, now: environment.now()) {
+                    return .rateLimited(status: head.status, wait: wait)
+                }
+                if head.status == 403 { return .fatal(.sessionExpired(status: head.status)) }
+                return .retryable(reason: "HTTP 429", retryAfter: nil)
+            case 401:
                 return .fatal(.sessionExpired(status: head.status))
-            case 429, 500, 502, 503, 504:
+            case 500, 502, 503, 504:
                 let retryAfter = head.value(of: "Retry-After").flatMap {
                     RetryAfter.seconds($0, now: environment.now())
                 }

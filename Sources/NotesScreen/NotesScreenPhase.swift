@@ -77,6 +77,10 @@ public struct LoadFailure: Sendable, Hashable, CustomStringConvertible {
         switch error.code {
         case .unavailable:
             (reason, canRetry) = ("The server is not answering.", true)
+        case .rateLimited:
+            (reason, canRetry) = ("The server asks to wait a long while before the next page.", true)
+        case .tls:
+            (reason, canRetry) = ("The server's certificate cannot be trusted.", false)
         case .contentType:
             (reason, canRetry) = ("The server sent a page that is not JSON.", true)
         case .tooLarge:

@@ -51,6 +51,54 @@ struct CurlTransportTests {
     }
 }
 
+@Suite("CurlTransport's timeouts, in every phase")
+struct CurlTimeoutTests {
+    /// The promise is "within S + 1 s": libcurl calls the progress callback about once a second while
+    /// no data comes; half a second more for a busy machine's scheduling.
+    static let slack = 1.5
+
+    fileprivate func expectTimeout(
+        _ server: StallingServer, idle: Double, total: Double, _ message: String, within: Double
+    ) {
+        let start = Date()
+        #expect(throws: TransportError(.timeout, message)) {
+            try CurlTransport().perform(
+                HTTPRequest(url: "http://127.0.0.1:\(server.port)/notes", idleTimeout: idle, totalTimeout: total),
+                receiver: Receiver(acceptsHead: true),
+                cancellation: CancellationFlag()
+            )
+        }
+        let elapsed = Date().timeIntervalSince(start)
+        #expect(elapsed >= min(idle, total) * 0.9 && elapsed < within, "took \(elapsed) s")
+    }
+
+    @Test("No head at all: the idle timeout ends the attempt within a second of it")
+    func noHead() throws {
+        let server = try StallingServer(head: "")
+        defer { server.close() }
+        expectTimeout(server, idle: 1, total: 600, "no data for 1 s", within: 1 + Self.slack)
+    }
+
+    @Test(
+        "A head and a few bytes, then nothing: the idle timeout ends it within a second of it (libcurl's low-speed limit took 8 s)"
+    )
+    func stalledBody() throws {
+        let server = try StallingServer(
+            head: "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n[1,2,3")
+        defer { server.close() }
+        expectTimeout(server, idle: 2, total: 600, "no data for 2 s", within: 2 + Self.slack)
+    }
+
+    @Test("A body that drips forever: the page timeout ends it, though bytes keep coming")
+    func drippingBody() throws {
+        let server = try StallingServer(
+            head: "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n[",
+            drip: String(repeating: "1,", count: 40), every: 0.2)
+        defer { server.close() }
+        expectTimeout(server, idle: 5, total: 1.5, "the page took longer than 1.5 s", within: 1.5 + Self.slack)
+    }
+}
+
 private final class Receiver: HTTPResponseReceiver {
     let acceptsHead: Bool
 
@@ -73,7 +121,10 @@ private final class StallingServer: @unchecked Sendable {
     private let listener: Int32
     private let done = DispatchSemaphore(value: 0)
 
-    init(head: String) throws {
+    /// - Parameters:
+    ///   - head: Written at once after the request.
+    ///   - drip: Then written a byte at a time, one every `every` seconds.
+    init(head: String, drip: String = "", every: Double = 0) throws {
         let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         self.listener = listener
         var address = sockaddr_in()
@@ -102,6 +153,13 @@ private final class StallingServer: @unchecked Sendable {
             }
             let bytes = Array(head.utf8)
             _ = bytes.withUnsafeBytes { write(connection, $0.baseAddress, $0.count) }
+            for byte in Array(drip.utf8) {
+                if done.wait(timeout: .now() + every) == .success {
+                    Glibc.close(connection)
+                    return
+                }
+                _ = withUnsafeBytes(of: byte) { write(connection, $0.baseAddress, 1) }
+            }
             done.wait()
             Glibc.close(connection)
         }

@@ -1,6 +1,7 @@
 import Foundation
 import NotesFetch
 import NotesPage
+import Synchronization
 import Testing
 
 @Suite("Fetching one page")
@@ -147,13 +148,13 @@ struct FetchPageTests {
         #expect(sleeps.all == [0.25, 0.5, 1])
     }
 
-    @Test("Retry-After is honoured, in seconds or as an HTTP date, up to the cap")
+    @Test("Retry-After on a 503 is honoured, in seconds or as an HTTP date, up to the backoff's cap")
     func retryAfter() async throws {
         let cases: [(String, Double)] = [("7", 7), ("100000", 120), ("Mon, 12 Jan 1970 13:46:50 GMT", 10)]
         for (value, expected) in cases {
             let sleeps = SleepLog()  // now = 1,000,000 s: 1970-01-12 13:46:40
             let transport = MemoryTransport { _, index in
-                index == 0 ? .status(429, headers: [HTTPHeader("Retry-After", value)]) : .json(onePage)
+                index == 0 ? .status(503, headers: [HTTPHeader("Retry-After", value)]) : .json(onePage)
             }
             _ = try #require(await firstPage(fetcher(transport, sleeps: sleeps)).page)
             #expect(sleeps.all == [expected], "Retry-After: \(value)")
@@ -278,5 +279,109 @@ struct FetchPageTests {
         #expect(error?.code == .cancelled)
         #expect(idCount == 0)
         #expect(transport.requests.count == 1)
+    }
+
+    @Test(
+        "A 403 or 429 that says the rate limit is spent is a wait, then a retry; a plain 403 is an expired session",
+        arguments: [
+            (403, [HTTPHeader("X-RateLimit-Remaining", "0"), HTTPHeader("X-RateLimit-Reset", "1000042")], 42.0),
+            (403, [HTTPHeader("Retry-After", "7")], 7.0),
+            (429, [HTTPHeader("Retry-After", "100")], 100.0),
+            (429, [HTTPHeader("RateLimit", "limit=10, remaining=0, reset=5")], 5.0),
+            (429, [HTTPHeader("RateLimit", #""default";r=0;t=9"#)], 9.0),
+        ] as [(Int, [HTTPHeader], Double)]
+    )
+    func rateLimited(status: Int, headers: [HTTPHeader], wait: Double) async throws {
+        let sleeps = SleepLog()  // now = 1,000,000 s
+        let transport = MemoryTransport { _, index in
+            index == 0 ? .status(status, headers: headers) : .json(onePage)
+        }
+        let page = try #require(await firstPage(fetcher(transport, sleeps: sleeps)).page)
+        #expect(page.attempts == 2)
+        #expect(sleeps.all == [wait])
+    }
+
+    @Test("A rate limit that resets later than --max-wait ends the walk at once, saying when it resets")
+    func rateLimitTooLong() async throws {
+        var configuration = FetchConfiguration()
+        configuration.maxWait = 60
+        let transport = MemoryTransport { _, _ in
+            .status(
+                403, headers: [HTTPHeader("X-RateLimit-Remaining", "0"), HTTPHeader("X-RateLimit-Reset", "1003600")])
+        }
+        let error = try #require(await firstPage(fetcher(transport, configuration: configuration)).error)
+        #expect(error.kind == .unavailable)
+        #expect(
+            error.reason
+                == "rate limited (HTTP 403) for 3600 s, longer than --max-wait 60 s: the limit resets at Mon, 12 Jan 1970 14:46:40 GMT"
+        )
+        #expect(transport.requests.count == 1)
+    }
+
+    @Test("A 200 page that spends the limit (X-RateLimit-Remaining: 0) holds the next request until the reset")
+    func remainingZero() async throws {
+        let sleeps = SleepLog()
+        let transport = MemoryTransport { _, _ in
+            .json(
+                onePage,
+                headers: [HTTPHeader("X-RateLimit-Remaining", "0"), HTTPHeader("X-RateLimit-Reset", "1000030")])
+        }
+        let fetcher = fetcher(transport, sleeps: sleeps)
+        _ = try #require(await firstPage(fetcher).page)
+        #expect(sleeps.all == [])
+        _ = try #require(await firstPage(fetcher, ids: IDSet()).page)
+        #expect(sleeps.all == [30])
+    }
+
+    @Test("--rate spaces the starts of requests, across pages")
+    func rate() async throws {
+        var configuration = FetchConfiguration()
+        configuration.rate = 4
+        let sleeps = SleepLog()
+        let transport = MemoryTransport { _, _ in .json(onePage) }
+        let fetcher = fetcher(transport, configuration: configuration, sleeps: sleeps)
+        for _ in 0..<3 { _ = try #require(await firstPage(fetcher, ids: IDSet()).page) }
+        // The clock stands still in tests: each start waits a quarter second more than the one before.
+        #expect(sleeps.all == [0.25, 0.5])
+    }
+
+    @Test("Attempts are the requests the server saw: a re-send by the HTTP library counts against --retries")
+    func sendsCounted() async throws {
+        var configuration = FetchConfiguration()
+        configuration.retries = 2
+        let transport = ResendingTransport(MemoryTransport { _, _ in .failure(TransportError(.broken, "reset")) })
+        let error = try #require(await firstPage(fetcher(transport, configuration: configuration)).error)
+        // The first try went out twice; the last attempt the budget allows goes on a fresh connection,
+        // which is never re-sent: three requests for --retries 2, and the message says three.
+        #expect(transport.sent == 3)
+        #expect(transport.fresh == [false, true])
+        #expect(error.attempts == 3)
+        #expect(error.reason == "the server is unavailable after 3 attempts: reset")
+    }
+}
+
+/// A transport that, like libcurl on a dead kept-alive connection, sends a request twice unless it is on a
+/// fresh connection.
+final class ResendingTransport: HTTPTransport {
+    let inner: MemoryTransport
+    private let log = Mutex((sent: 0, fresh: [Bool]()))
+
+    init(_ inner: MemoryTransport) {
+        self.inner = inner
+    }
+
+    var sent: Int { log.withLock { $0.sent } }
+    var fresh: [Bool] { log.withLock { $0.fresh } }
+
+    func perform(_ request: HTTPRequest, receiver: some HTTPResponseReceiver, cancellation: CancellationFlag)
+        throws(TransportError) -> Bool
+    {
+        let times = request.freshConnection ? 1 : 2
+        log.withLock {
+            $0.sent += times
+            $0.fresh.append(request.freshConnection)
+        }
+        for _ in 1..<times { request.sends?.add() }
+        return try inner.perform(request, receiver: receiver, cancellation: cancellation)
     }
 }

@@ -21,7 +21,7 @@ final class SleepLog: Sendable {
 let endpoint = URL(string: "http://127.0.0.1:8080/notes")!
 
 func fetcher(
-    _ transport: MemoryTransport,
+    _ transport: any HTTPTransport,
     configuration: FetchConfiguration = FetchConfiguration(),
     sleeps: SleepLog = SleepLog(),
     endpoint: URL = endpoint
