@@ -39,7 +39,8 @@ struct FetchCommand {
                 "--max-wait", value: "seconds",
                 help: "Longest wait for a rate limit to reset; longer ends the run (69). Default: 3600."),
             .init("--rate", value: "n", help: "At most this many requests a second, parallel ones included."),
-            .init("--cacert", value: "file", help: "Trust this PEM file of certificate authorities (a private server)."),
+            .init(
+                "--cacert", value: "file", help: "Trust this PEM file of certificate authorities (a private server)."),
             .init("--header", value: "'Name: value'", help: "An extra request header (repeatable).", repeatable: true),
             .init("--token-file", value: "file", help: "Read the bearer token from this file. Default: $NOTES_TOKEN."),
             .init("--quiet", help: "No progress and no summary on standard error."),
