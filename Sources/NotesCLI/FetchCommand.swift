@@ -335,6 +335,7 @@ final class FetchSession: @unchecked Sendable {
             state.skipped += page.skippedCount
             state.total = page.total ?? state.total
             state.bytes += page.byteCount
+            state.wireBytes = (state.wireBytes ?? 0) + page.wireBytes
             state.next = page.next
             state.outputBytes = output.length
             if let journal, let statePath = command.statePath {
@@ -361,8 +362,11 @@ final class FetchSession: @unchecked Sendable {
         let skipped =
             state.skipped == 0
             ? "" : ", \(state.skipped) duplicate\(state.skipped == 1 ? "" : "s") skipped"
+        let wire = state.wireBytes ?? 0
+        let bytes =
+            wire > 0 && wire != state.bytes ? "\(state.bytes) bytes (\(wire) on the wire)" : "\(state.bytes) bytes"
         var text =
-            "\(notes), \(pages)\(skipped), \(state.bytes) bytes, \(Clock.format(seconds)) s, \(Clock.format(rate, places: 1)) MB/s\n"
+            "\(notes), \(pages)\(skipped), \(bytes), \(Clock.format(seconds)) s, \(Clock.format(rate, places: 1)) MB/s\n"
         if complete, let total = state.total, total != state.notes + state.skipped {
             text += "The server announced \(total) notes; \(state.notes + state.skipped) arrived.\n"
         }

@@ -40,6 +40,8 @@ struct RunState: Codable, Equatable {
     var skipped = 0
     /// The total the server last announced, if it did.
     var total: Int?
+    /// Bytes of page bodies on the wire (compressed, when the server compressed them).
+    var wireBytes: Int?
 
     var isDone: Bool { next == nil && pages > 0 }
 

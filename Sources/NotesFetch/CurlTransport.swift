@@ -134,7 +134,7 @@ private final class Exchange {
     var stopped = false
     /// Counts every time the request goes out, libcurl's own re-send on a dead kept-alive connection
     /// included.
-    let sends: SendCounter?
+    let meter: ExchangeMeter?
     /// Monotonic nanoseconds: when the exchange started, and when a byte last arrived (or the receiver
     /// last took one: a slow receiver is not an idle server).
     let started = DispatchTime.now().uptimeNanoseconds
@@ -151,7 +151,7 @@ private final class Exchange {
     init(receiver: Forwarder, cancellation: CancellationFlag, request: HTTPRequest) {
         self.receiver = receiver
         self.cancellation = cancellation
-        sends = request.sends
+        meter = request.meter
         idleTimeout = request.idleTimeout
         totalTimeout = request.totalTimeout
         idleLimit = UInt64(max(0.001, request.idleTimeout) * 1e9)
@@ -265,8 +265,8 @@ private struct EasyHandle: ~Copyable {
         notes_curl_set_long(handle, CURLOPT_SSL_VERIFYPEER, 1)
         notes_curl_set_long(handle, CURLOPT_SSL_VERIFYHOST, 2)
         // The debug callback sees every request that goes out, a re-send on a dead connection included.
-        notes_curl_set_long(handle, CURLOPT_VERBOSE, request.sends == nil ? 0 : 1)
-        notes_curl_set_debug_callback(handle, request.sends == nil ? nil : debugCallback)
+        notes_curl_set_long(handle, CURLOPT_VERBOSE, request.meter == nil ? 0 : 1)
+        notes_curl_set_debug_callback(handle, request.meter == nil ? nil : debugCallback)
         notes_curl_set_pointer(handle, CURLOPT_DEBUGDATA, context)
         notes_curl_set_pointer(handle, CURLOPT_ERRORBUFFER, errorBuffer)
         notes_curl_set_data_callback(handle, CURLOPT_HEADERFUNCTION, headerCallback)
@@ -278,6 +278,10 @@ private struct EasyHandle: ~Copyable {
         notes_curl_set_pointer(handle, CURLOPT_XFERINFODATA, context)
 
         let code = curl_easy_perform(handle)
+        var wireBytes: curl_off_t = 0
+        if notes_curl_get_offset(handle, CURLINFO_SIZE_DOWNLOAD_T, &wireBytes) == CURLE_OK {
+            exchange.meter?.received(wireBytes: Int(wireBytes))
+        }
         if code == CURLE_OK {
             guard exchange.headDelivered else { throw TransportError(.broken, "the response had no head") }
             return true
@@ -326,7 +330,7 @@ private let debugCallback: curl_debug_callback = { _, type, data, size, context 
     if type == CURLINFO_HEADER_OUT, size >= 4, let data,
         UnsafeRawBufferPointer(start: data, count: 4).elementsEqual("GET ".utf8)
     {
-        exchange(context).sends?.add()
+        exchange(context).meter?.sent()
     }
     return 0
 }

@@ -23,20 +23,20 @@ public struct HTTPRequest: Sendable, Hashable {
     /// Open a new connection rather than reuse a kept-alive one, on which an HTTP library may send the
     /// request a second time on its own if the connection turns out dead.
     public var freshConnection: Bool
-    /// Counts the times the request was sent: the transport adds one for every send, its own re-sends
-    /// included. Not part of the request's identity.
-    public var sends: SendCounter?
+    /// Counts the times the request was sent (the transport's own re-sends included) and the body's bytes
+    /// on the wire. Not part of the request's identity.
+    public var meter: ExchangeMeter?
 
     public init(
         url: String, headers: [HTTPHeader] = [], idleTimeout: Double = 30, totalTimeout: Double = 600,
-        freshConnection: Bool = false, sends: SendCounter? = nil
+        freshConnection: Bool = false, meter: ExchangeMeter? = nil
     ) {
         self.url = url
         self.headers = headers
         self.idleTimeout = idleTimeout
         self.totalTimeout = totalTimeout
         self.freshConnection = freshConnection
-        self.sends = sends
+        self.meter = meter
     }
 
     public static func == (left: HTTPRequest, right: HTTPRequest) -> Bool {
@@ -50,15 +50,22 @@ public struct HTTPRequest: Sendable, Hashable {
     }
 }
 
-/// How many times a request reached the wire.
-public final class SendCounter: Sendable {
-    private let count = Atomic<Int>(0)
+/// What an exchange cost on the wire: how many times the request went out, and the body's bytes as they
+/// came (compressed, when the server compressed them).
+public final class ExchangeMeter: Sendable {
+    private let sends = Atomic<Int>(0)
+    private let bytes = Atomic<Int>(0)
 
     public init() {}
 
-    public var value: Int { count.load(ordering: .relaxed) }
+    /// Times the request was sent.
+    public var sendCount: Int { sends.load(ordering: .relaxed) }
+    /// Body bytes received on the wire.
+    public var wireBytes: Int { bytes.load(ordering: .relaxed) }
 
-    public func add() { count.add(1, ordering: .relaxed) }
+    public func sent() { sends.add(1, ordering: .relaxed) }
+
+    public func received(wireBytes count: Int) { bytes.add(count, ordering: .relaxed) }
 }
 
 /// The status line and header fields of a response.

@@ -60,7 +60,7 @@ public final class MemoryTransport: HTTPTransport {
             log.append(request)
             return log.count - 1
         }
-        request.sends?.add()
+        request.meter?.sent()
         let (head, chunks, failure): (HTTPResponseHead?, [[UInt8]], TransportError?)
         var pause = 0.0
         switch handler(request, index) {
@@ -75,6 +75,7 @@ public final class MemoryTransport: HTTPTransport {
             for chunk in chunks {
                 if pause > 0 { usleep(UInt32(pause * 1e6)) }
                 if cancellation.isCancelled { throw TransportError(.cancelled, "cancelled") }
+                request.meter?.received(wireBytes: chunk.count)
                 let delivered = chunk.withUnsafeBytes { receiver.receive(body: $0) }
                 if !delivered { return false }
             }

@@ -13,6 +13,8 @@ public struct FetchedPage: Sendable {
     public var byteCount: Int
     /// Requests made for the page, redirects not counted.
     public var attempts: Int
+    /// Bytes of the body on the wire (compressed, when the server compressed it), or 0 when unknown.
+    public var wireBytes: Int = 0
     /// Notes left out as duplicates (``DuplicatePolicy/skip``).
     public var skippedCount: Int = 0
     /// The notes the server says the collection holds, when it says.
@@ -109,16 +111,16 @@ public final class NotesFetcher: Sendable {
             } catch {
                 throw FetchError(.cancelled, page: number, location: location, attempts: attempt)
             }
-            let sends = SendCounter()
+            let meter = ExchangeMeter()
             let fresh = attempt + 1 >= configuration.retries + 1
             let outcome = await withTaskCancellationHandler {
                 await attemptPage(
                     url: url, ids: ids, cancellation: cancellation, lane: lanes[lane % lanes.count], early: early,
-                    sends: sends, fresh: fresh)
+                    meter: meter, fresh: fresh)
             } onCancel: {
                 cancellation.cancel()
             }
-            attempt += max(1, sends.value)
+            attempt += max(1, meter.sendCount)
             switch outcome {
             case .page(let notes, let summary, let finalURL, let head):
                 if let wait = RateLimit.wait(head, now: environment.now()), wait > 0 {
@@ -139,6 +141,7 @@ public final class NotesFetcher: Sendable {
                     next: next,
                     byteCount: summary.byteCount,
                     attempts: attempt,
+                    wireBytes: meter.wireBytes,
                     skippedCount: summary.skippedCount,
                     total: locator.pagination.total(of: facts),
                     facts: facts
@@ -265,7 +268,7 @@ public final class NotesFetcher: Sendable {
     /// One attempt at a page, following redirects, on the transport queue.
     private func attemptPage(
         url: String, ids: IDSet, cancellation: CancellationFlag, lane: Lane, early: (@Sendable (PageLocation) -> Void)?,
-        sends: SendCounter, fresh: Bool
+        meter: ExchangeMeter, fresh: Bool
     ) async -> Outcome {
         let ids = UnsafeTransfer(ids)
         return await withCheckedContinuation { continuation in
@@ -273,14 +276,14 @@ public final class NotesFetcher: Sendable {
                 continuation.resume(
                     returning: performPage(
                         url: url, ids: ids.value, cancellation: cancellation, transport: lane.transport, early: early,
-                        sends: sends, fresh: fresh))
+                        meter: meter, fresh: fresh))
             }
         }
     }
 
     private func performPage(
         url: String, ids: IDSet, cancellation: CancellationFlag, transport: any HTTPTransport,
-        early: (@Sendable (PageLocation) -> Void)?, sends: SendCounter, fresh: Bool
+        early: (@Sendable (PageLocation) -> Void)?, meter: ExchangeMeter, fresh: Bool
     ) -> Outcome {
         let origin = Origin(locator.endpoint.absoluteString)
         var url = url
@@ -290,10 +293,16 @@ public final class NotesFetcher: Sendable {
             if let token = configuration.token, Origin(url) == origin {
                 headers.append(HTTPHeader("Authorization", "Bearer \(token.value)"))
             }
-            // Only the first request of an attempt counts its sends: redirects are not attempts.
+            // Only the first request of an attempt counts its sends (redirects are not attempts); the page's
+            // bytes on the wire are those of the last response.
+            let hop = ExchangeMeter()
+            let isFirst = redirects == 0
             let request = HTTPRequest(
                 url: url, headers: headers, idleTimeout: configuration.idleTimeout,
-                totalTimeout: configuration.pageTimeout, freshConnection: fresh, sends: redirects == 0 ? sends : nil)
+                totalTimeout: configuration.pageTimeout, freshConnection: fresh, meter: hop)
+            defer {
+                if isFirst { for _ in 0..<hop.sendCount { meter.sent() } }
+            }
             let reception = PageReception(configuration: page, ids: ids)
             if let early {
                 let pagination = locator.pagination
@@ -317,6 +326,7 @@ public final class NotesFetcher: Sendable {
             switch head.status {
             case 200...299:
                 guard completed else { return .fatal(.cancelled) }
+                meter.received(wireBytes: hop.wireBytes)
                 do {
                     let summary = try reception.finish()
                     return .page(notes: reception.notes, summary: summary, url: url, head: head)

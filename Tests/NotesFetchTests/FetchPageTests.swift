@@ -381,7 +381,7 @@ final class ResendingTransport: HTTPTransport {
             $0.sent += times
             $0.fresh.append(request.freshConnection)
         }
-        for _ in 1..<times { request.sends?.add() }
+        for _ in 1..<times { request.meter?.sent() }
         return try inner.perform(request, receiver: receiver, cancellation: cancellation)
     }
 }
