@@ -125,11 +125,8 @@ struct FetchCommand {
         } else if let token = environment["NOTES_TOKEN"], !token.isEmpty {
             configuration.token = Secret(token)
         }
-        let sendsCredentials =
-            configuration.token != nil || configuration.headers.contains { $0.name.lowercased() == "authorization" }
-        if sendsCredentials, scheme == "http", Origin(url.absoluteString)?.isLoopback != true {
-            throw UsageError("Refusing to send credentials over plain http to '\(url.host ?? "")': use https")
-        }
+        // The library refuses it too, before any request; here it is a usage error before anything starts.
+        if let problem = configuration.credentialProblem(endpoint: url) { throw UsageError(problem) }
         self.configuration = configuration
     }
 
@@ -211,6 +208,7 @@ struct FetchCommand {
             case .sessionExpired: return .noPermission
             case .cancelled: return .interrupted
             case .output: return .ioError
+            case .usage: return .usage
             }
         }
         progress.finish(report: runtime.report)

@@ -29,6 +29,8 @@ public struct FetchError: Error, Sendable, Hashable, CustomStringConvertible {
         case cancelled
         /// Writing the output or the state failed.
         case output(String)
+        /// The walk would send credentials where they could be read on the way (plain http).
+        case insecureCredentials(String)
     }
 
     /// The broad kind of failure, which decides the command's exit code.
@@ -38,6 +40,8 @@ public struct FetchError: Error, Sendable, Hashable, CustomStringConvertible {
         case sessionExpired
         case cancelled
         case output
+        /// The walk was set up wrongly; nothing was sent.
+        case usage
     }
 
     public var code: Code
@@ -62,6 +66,7 @@ public struct FetchError: Error, Sendable, Hashable, CustomStringConvertible {
         case .unavailable, .rateLimited, .tls: return .unavailable
         case .cancelled: return .cancelled
         case .output: return .output
+        case .insecureCredentials: return .usage
         }
     }
 
@@ -83,7 +88,7 @@ public struct FetchError: Error, Sendable, Hashable, CustomStringConvertible {
         case .rateLimited(let reason): return reason
         case .tls(let message): return "the TLS handshake failed, not retried: \(message)"
         case .cancelled: return "interrupted"
-        case .output(let message): return message
+        case .output(let message), .insecureCredentials(let message): return message
         }
     }
 

@@ -98,6 +98,9 @@ public final class NotesFetcher: Sendable {
         early: (@Sendable (PageLocation) -> Void)? = nil
     ) async throws(FetchError) -> FetchedPage {
         let url = locator.url(for: location)
+        if let problem = configuration.credentialProblem(endpoint: locator.endpoint) {
+            throw FetchError(.insecureCredentials(problem), page: number, location: location, attempts: 0)
+        }
         var random = ClosureRandom(draw: environment.random)
         // Attempts are the requests the server saw: libcurl's own re-send on a dead kept-alive connection
         // counts. The last attempt the budget allows goes on a fresh connection, which is never re-sent.
@@ -289,8 +292,10 @@ public final class NotesFetcher: Sendable {
         var url = url
         var redirects = 0
         while true {
-            var headers = configuration.headers
-            if let token = configuration.token, Origin(url) == origin {
+            // Credentials go to the endpoint's origin only: the token, and headers that carry credentials.
+            let sameOrigin = Origin(url) == origin
+            var headers = configuration.headers.filter { sameOrigin || !FetchConfiguration.isCredential($0) }
+            if let token = configuration.token, sameOrigin {
                 headers.append(HTTPHeader("Authorization", "Bearer \(token.value)"))
             }
             // Only the first request of an attempt counts its sends (redirects are not attempts); the page's

@@ -110,6 +110,8 @@ public struct LoadFailure: Sendable, Hashable, CustomStringConvertible {
             (reason, canRetry) = ("Loading was interrupted.", true)
         case .output(let message):
             (reason, canRetry) = (message, true)
+        case .insecureCredentials:
+            (reason, canRetry) = ("This app will not send your credentials over an unencrypted connection.", false)
         }
     }
 

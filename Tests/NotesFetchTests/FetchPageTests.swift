@@ -358,6 +358,47 @@ struct FetchPageTests {
         #expect(error.attempts == 3)
         #expect(error.reason == "the server is unavailable after 3 attempts: reset")
     }
+
+    @Test(
+        "Credentials over plain http to a host that is not this machine are refused by the library, before any request",
+        arguments: [
+            (Secret("t0ken"), [HTTPHeader]()), (nil, [HTTPHeader("authorization", "Basic eDp5")]),
+            (nil, [HTTPHeader("Cookie", "session=1")]),
+        ] as [(Secret?, [HTTPHeader])]
+    )
+    func plainHTTPRefused(token: Secret?, headers: [HTTPHeader]) async throws {
+        var configuration = FetchConfiguration()
+        configuration.token = token
+        configuration.headers = headers
+        let transport = MemoryTransport { _, _ in .json(onePage) }
+        let refused = try #require(
+            await firstPage(
+                fetcher(transport, configuration: configuration, endpoint: URL(string: "http://api.example/notes")!)
+            ).error)
+        #expect(refused.kind == .usage)
+        #expect(refused.reason == "Refusing to send credentials over plain http to 'api.example': use https")
+        #expect(transport.requests.isEmpty)
+        // Loopback and https are fine.
+        for url in ["http://127.0.0.1:8080/notes", "http://localhost/notes", "https://api.example/notes"] {
+            let allowed = MemoryTransport { _, _ in .json(onePage) }
+            _ = try #require(
+                await firstPage(fetcher(allowed, configuration: configuration, endpoint: URL(string: url)!)).page)
+        }
+    }
+
+    @Test("Credential headers given by the user stay with the endpoint's origin, as the token does")
+    func credentialHeadersDropped() async throws {
+        var configuration = FetchConfiguration()
+        configuration.headers = [
+            HTTPHeader("Authorization", "Basic eDp5"), HTTPHeader("Cookie", "s=1"), HTTPHeader("X-Trace", "on"),
+        ]
+        let transport = MemoryTransport { _, index in
+            index == 0 ? .status(302, headers: [HTTPHeader("Location", "http://127.0.0.1:9090/notes")]) : .json(onePage)
+        }
+        _ = try #require(await firstPage(fetcher(transport, configuration: configuration)).page)
+        let names = transport.requests.map { $0.headers.map(\.name) }
+        #expect(names == [["Authorization", "Cookie", "X-Trace"], ["X-Trace"]])
+    }
 }
 
 /// A transport that, like libcurl on a dead kept-alive connection, sends a request twice unless it is on a
