@@ -1,7 +1,8 @@
 // The pure parts of notes-server: argument parsing, the fault grammar and planner, cursor derivation
-// and generated pages, the notes-gen manifest, envelope wrapping, the note scanner behind the content
-// faults, a page cache and log redaction. Nothing here touches the network, the file system or the
-// clock, so all of it is unit-tested in notes-server-lib.test.mjs.
+// and generated pages, the notes-gen manifest, envelope wrapping, content-coding negotiation, the bomb's
+// body, rate limit headers, the note scanner behind the content faults, a page cache and log redaction.
+// Nothing here touches the network, the file system or the clock (callers pass the time in), so all of
+// it is unit-tested in notes-server-lib.test.mjs.
 
 import { createHash } from 'node:crypto';
 import path from 'node:path';
@@ -19,6 +20,9 @@ export const LIST_STYLES = ['offset', 'page', 'keyset'];
 /** What the offset and page styles announce of the total, by default: everything. */
 export const TOTALS = ['count', 'header', 'link', 'pages'];
 
+/** The content codings that --compress and `compress=` may offer, as Accept-Encoding names them. */
+export const ENCODINGS = ['gzip', 'deflate', 'br'];
+
 export const JSON_TYPE = 'application/json; charset=utf-8';
 export const HTML_TYPE = 'text/html; charset=utf-8';
 
@@ -27,6 +31,7 @@ export const HTML_TYPE = 'text/html; charset=utf-8';
 const VALUE_FLAGS = new Set([
   '--dir', '--count', '--page-size', '--seed', '--host', '--port', '--style', '--fault',
   '--token-file', '--fixtures', '--cache-mb', '--max-limit', '--totals', '--total-lie',
+  '--tls-cert', '--tls-key', '--url-host', '--compress',
 ]);
 // The flags of generated notes only; a --dir run refuses them.
 const COUNT_FLAGS = [['--page-size', 'pageSize'], ['--seed', 'seed'], ['--max-limit', 'maxLimit'], ['--totals', 'totals'], ['--total-lie', 'totalLie']];
@@ -41,6 +46,7 @@ export function parseArgs(argv) {
     dir: null, count: null, pageSize: null, seed: null, maxLimit: null, totals: null, totalLie: null,
     host: '127.0.0.1', port: 0, style: 'contract', faults: [],
     tokenFile: null, fixtures: null, cacheMiB: 256, quiet: false, help: false,
+    tlsCert: null, tlsKey: null, urlHost: null, compress: [],
   };
   const faultSpecs = [];
   for (let i = 0; i < argv.length; i++) {
@@ -70,10 +76,17 @@ export function parseArgs(argv) {
       case '--max-limit': options.maxLimit = parseInteger(value, flag, 1, 10_000_000); break;
       case '--totals': options.totals = parseTotals(value, flag); break;
       case '--total-lie': options.totalLie = parseSignedInteger(value, flag, -1e15, 1e15); break;
+      case '--tls-cert': options.tlsCert = nonEmpty(value, flag); break;
+      case '--tls-key': options.tlsKey = nonEmpty(value, flag); break;
+      case '--url-host': options.urlHost = parseUrlHost(value, flag); break;
+      case '--compress': options.compress = parseCompress(value, flag); break;
     }
   }
   if (options.help) return options;
   options.faults = parseFaultList(faultSpecs, 'flag');
+  if ((options.tlsCert === null) !== (options.tlsKey === null)) {
+    throw new UsageError('give both --tls-cert FILE and --tls-key FILE, or neither');
+  }
   if ((options.dir === null) === (options.count === null)) {
     throw new UsageError('give exactly one of --dir DIR or --count N');
   }
@@ -115,6 +128,31 @@ export function parseTotals(value, what) {
     totals[name] = true;
   }
   return totals;
+}
+
+/**
+ * Parses a --compress or `compress=` value: a comma-separated list of gzip, deflate and br (each at
+ * most once; the order breaks ties between codings a client accepts equally), or `none`. Returns the list.
+ */
+export function parseCompress(value, what) {
+  if (value.trim() === 'none') return [];
+  const names = value.split(',').map((name) => name.trim());
+  if (!names.every((name) => ENCODINGS.includes(name)) || new Set(names).size !== names.length) {
+    throw new UsageError(`${what} takes a comma-separated list of ${ENCODINGS.join(', ')} (each once), or none; not '${value}'`);
+  }
+  return names;
+}
+
+/**
+ * Parses --url-host: a DNS name or IPv4 address as written, or an IPv6 address with or without
+ * brackets. Returns the form that goes in a URL (IPv6 in brackets).
+ */
+export function parseUrlHost(value, what) {
+  const label = '[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?';
+  if (new RegExp(`^${label}(?:\\.${label})*$`).test(value) && value.length <= 253) return value;
+  const ipv6 = /^\[?([0-9A-Fa-f:.]*:[0-9A-Fa-f:.]*)\]?$/.exec(value);
+  if (ipv6 && (value.startsWith('[') === value.endsWith(']'))) return `[${ipv6[1]}]`;
+  throw new UsageError(`${what} must be a host name or an IP address, not '${value}'`);
 }
 
 function nonEmpty(value, what) {
@@ -226,6 +264,12 @@ function faultParameters(kind, arg, spec) {
     case 'reset':
       noArgument();
       return { kind: 'reset' };
+    case 'stall':
+      return { kind: 'stall', bytes: number(0, Number.MAX_SAFE_INTEGER, 10) };
+    case 'bomb':
+      return { kind: 'bomb', bytes: number(0, 2 ** 40, 2 ** 30) };
+    case 'ratelimit-github': case 'ratelimit-ietf': case 'ratelimit-retry-after': case 'remaining-zero':
+      return { kind, seconds: number(0, 86_400, 1) };
     case 'drip': {
       const parts = /^(\d*)(?:\/(\d+))?$/.exec(arg ?? '');
       if (arg !== undefined && (!parts || (parts[1] === '' && parts[2] === undefined))) {
@@ -295,7 +339,7 @@ export function styleProblem(fault, style) {
 
 // MARK: - Fault planning
 
-const REPLACING_KINDS = new Set(['status', 'fixture', 'redirect']);
+const REPLACING_KINDS = new Set(['status', 'fixture', 'redirect', 'bomb', 'ratelimit-github', 'ratelimit-ietf', 'ratelimit-retry-after']);
 const CONTENT_KINDS = new Set(['duplicate-id', 'cycle', 'huge-title', 'deep']);
 
 /**
@@ -306,14 +350,20 @@ const CONTENT_KINDS = new Set(['duplicate-id', 'cycle', 'huge-title', 'deep']);
  *   1. every `delay` (they add up);
  *   2. the first `reset`, which ends the request;
  *   3. the first `auth`, which ends it with 401 unless `authorized`;
- *   4. the first status, fixture or redirect fault replaces the page (`replace`);
- *      otherwise every content fault (duplicate-id, cycle, huge-title, deep) alters it (`content`);
- *   5. the first `content-type` relabels the response; the first `truncate` and the first `drip`
- *      shape its delivery (a dripped body can also be truncated).
+ *   4. the first status, fixture, redirect, bomb or rate-limit fault (ratelimit-github, -ietf,
+ *      -retry-after) replaces the page (`replace`); otherwise every content fault (duplicate-id,
+ *      cycle, huge-title, deep) alters it (`content`);
+ *   5. the first `content-type` relabels the response and the first `remaining-zero` adds its rate
+ *      limit headers; the first of `truncate` and `stall` and the first `drip` shape its delivery (a
+ *      dripped body can also be truncated or stalled). A `bomb` is streamed as it is made: no
+ *      delivery fault acts on it.
  */
 export function planFaults(faults, page, authorized, used) {
   const live = faults.filter((f) => (f.page === null || f.page === page) && (f.times === null || (used.get(f.key) ?? 0) < f.times));
-  const plan = { fired: [], shift: [], delayMs: 0, reset: false, unauthorized: false, replace: null, content: [], contentType: null, truncate: null, drip: null };
+  const plan = {
+    fired: [], shift: [], delayMs: 0, reset: false, unauthorized: false, replace: null, content: [],
+    contentType: null, remainingZero: null, truncate: null, stall: null, drip: null,
+  };
   const first = (test) => {
     const fault = live.find(test);
     if (fault) plan.fired.push(fault);
@@ -339,7 +389,11 @@ export function planFaults(faults, page, authorized, used) {
     plan.fired.push(...plan.content);
   }
   plan.contentType = first((f) => f.kind === 'content-type');
-  plan.truncate = first((f) => f.kind === 'truncate');
+  plan.remainingZero = first((f) => f.kind === 'remaining-zero');
+  if (plan.replace?.kind === 'bomb') return plan;
+  const end = first((f) => f.kind === 'truncate' || f.kind === 'stall');
+  plan.truncate = end?.kind === 'truncate' ? end : null;
+  plan.stall = end?.kind === 'stall' ? end : null;
   plan.drip = first((f) => f.kind === 'drip');
   return plan;
 }
@@ -683,6 +737,112 @@ export function* chunks(parts, size) {
       const offset = at % part.fill.length;
       yield block.subarray(offset, offset + Math.min(size, part.length - at));
     }
+  }
+}
+
+// MARK: - Compression, bombs and rate limits
+
+/**
+ * The content coding to answer with: the one of `offered` (server order) that `acceptEncoding` (the
+ * request header, or undefined) weighs highest, or null for none. A coding is weighed by its own entry,
+ * else by `*`, else not accepted; `q=0` refuses it; ties go to the earlier in `offered`. Names are
+ * case-insensitive and `x-gzip` is gzip. Without the header nothing is compressed, as real servers do.
+ */
+export function chooseEncoding(acceptEncoding, offered) {
+  if (typeof acceptEncoding !== 'string' || offered.length === 0) return null;
+  const weights = new Map();
+  for (const item of acceptEncoding.split(',')) {
+    const [name, ...params] = item.split(';').map((part) => part.trim().toLowerCase());
+    if (!/^(?:[a-z0-9!#$%&'*+.^_`|~-]+)$/.test(name)) continue;
+    let q = 1;
+    let valid = true;
+    for (const param of params) {
+      const weight = /^q\s*=\s*(0(?:\.\d{0,3})?|1(?:\.0{0,3})?)$/.exec(param);
+      if (weight) q = Number(weight[1]);
+      else if (/^q\s*=/.test(param)) valid = false;
+    }
+    const coding = name === 'x-gzip' ? 'gzip' : name;
+    if (valid && !weights.has(coding)) weights.set(coding, q);
+  }
+  let best = null;
+  let bestQ = 0;
+  for (const coding of offered) {
+    const q = weights.get(coding) ?? weights.get('*') ?? 0;
+    if (q > bestQ) {
+      best = coding;
+      bestQ = q;
+    }
+  }
+  return best;
+}
+
+/** The title of every note of a `bomb`: one long run of one byte, so that it compresses to almost nothing. */
+export const BOMB_TITLE_BYTES = 65_000;
+
+/**
+ * The body a `bomb` inflates to, as Buffers of at most `chunkBytes`: exactly `bytes` bytes of a notes
+ * array that never ends, `{"notes":[{"id":"bomb0","title":"zzz…"},{"id":"bomb1",…` (ids counting up,
+ * titles of BOMB_TITLE_BYTES `z`s), cut wherever `bytes` runs out. Made as it is read, never held.
+ */
+export function* bombChunks(bytes, chunkBytes = 1 << 20) {
+  const title = Buffer.alloc(BOMB_TITLE_BYTES, 'z');
+  const close = Buffer.from('"}');
+  let left = bytes;
+  let chunk = Buffer.allocUnsafe(Math.min(chunkBytes, left));
+  let at = 0;
+  function* put(part) {
+    for (let from = 0; from < part.length && left > 0;) {
+      const n = Math.min(part.length - from, chunk.length - at);
+      part.copy(chunk, at, from, from + n);
+      at += n;
+      from += n;
+      left -= n;
+      if (at === chunk.length) {
+        yield chunk;
+        chunk = Buffer.allocUnsafe(Math.min(chunkBytes, left));
+        at = 0;
+      }
+    }
+  }
+  yield* put(Buffer.from('{"notes":['));
+  for (let i = 0; left > 0; i++) {
+    yield* put(Buffer.from(`${i === 0 ? '' : ','}{"id":"bomb${i}","title":"`));
+    yield* put(title);
+    yield* put(close);
+  }
+}
+
+/** The GitHub rate limit headers of a spent quota that comes back `seconds` after `nowMs` (epoch ms). */
+export function githubRateHeaders(seconds, nowMs) {
+  return {
+    'X-RateLimit-Limit': '60',
+    'X-RateLimit-Remaining': '0',
+    'X-RateLimit-Reset': String(Math.ceil((nowMs + seconds * 1000) / 1000)),
+    'X-RateLimit-Used': '60',
+    'X-RateLimit-Resource': 'core',
+  };
+}
+
+/**
+ * The response of a rate-limit fault at `nowMs` (epoch ms): `{status, headers, body}`, body a JSON value.
+ *   ratelimit-github       403, X-RateLimit-* with Remaining 0 and Reset the epoch second it ends
+ *   ratelimit-ietf         429, RateLimit: limit=10, remaining=0, reset=S and RateLimit-Policy: 10;w=60
+ *   ratelimit-retry-after  403, Retry-After: S (GitHub's secondary rate limit)
+ */
+export function rateLimitResponse(fault, nowMs) {
+  switch (fault.kind) {
+    case 'ratelimit-github':
+      return { status: 403, headers: githubRateHeaders(fault.seconds, nowMs), body: { message: 'API rate limit exceeded' } };
+    case 'ratelimit-ietf':
+      return {
+        status: 429,
+        headers: { RateLimit: `limit=10, remaining=0, reset=${fault.seconds}`, 'RateLimit-Policy': '10;w=60' },
+        body: { error: 'rate-limited', message: 'rate limit exceeded; see the RateLimit header' },
+      };
+    case 'ratelimit-retry-after':
+      return { status: 403, headers: { 'Retry-After': String(fault.seconds) }, body: { message: 'You have exceeded a secondary rate limit' } };
+    default:
+      throw new Error(`not a rate limit fault: ${fault.kind}`);
   }
 }
 

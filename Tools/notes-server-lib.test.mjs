@@ -20,6 +20,22 @@ describe('parseArgs', () => {
     assert.equal(options.style, 'contract');
     assert.deepEqual(options.faults, []);
     assert.equal(options.quiet, false);
+    assert.equal(options.tlsCert, null);
+    assert.equal(options.tlsKey, null);
+    assert.equal(options.urlHost, null);
+    assert.deepEqual(options.compress, []);
+  });
+
+  test('TLS, URL host and compression flags', () => {
+    const options = lib.parseArgs(['--count', '1', '--tls-cert', 'c.pem', '--tls-key=k.pem', '--url-host', 'localhost', '--compress', 'br, gzip']);
+    assert.equal(options.tlsCert, 'c.pem');
+    assert.equal(options.tlsKey, 'k.pem');
+    assert.equal(options.urlHost, 'localhost');
+    assert.deepEqual(options.compress, ['br', 'gzip']);
+    assert.deepEqual(lib.parseArgs(['--count', '1', '--compress', 'none']).compress, []);
+    for (const [given, host] of [['127.0.0.1', '127.0.0.1'], ['notes.example.test', 'notes.example.test'], ['::1', '[::1]'], ['[::1]', '[::1]']]) {
+      assert.equal(lib.parseArgs(['--count', '1', '--url-host', given]).urlHost, host);
+    }
   });
 
   test('both flag forms, repeated faults with their own counters', () => {
@@ -78,6 +94,14 @@ describe('parseArgs', () => {
     [['--count', '5', '--max-limit', '0'], /--max-limit must be an integer from 1/],
     [['--count', '5', '--total-lie', '1.5'], /--total-lie must be an integer/],
     [['--count', '5', '--total-lie', '--quiet'], /--total-lie must be an integer/],
+    [['--count', '5', '--tls-cert', 'c.pem'], /both --tls-cert FILE and --tls-key FILE, or neither/],
+    [['--count', '5', '--tls-key', 'k.pem'], /both --tls-cert/],
+    [['--count', '5', '--compress', 'zip'], /--compress takes a comma-separated list of gzip, deflate, br/],
+    [['--count', '5', '--compress', 'gzip,gzip'], /--compress takes/],
+    [['--count', '5', '--compress', ''], /--compress needs a value|--compress takes/],
+    [['--count', '5', '--url-host', 'http://localhost'], /--url-host must be a host name or an IP address/],
+    [['--count', '5', '--url-host', 'a b'], /--url-host must be/],
+    [['--count', '5', '--url-host', '[::1'], /--url-host must be/],
   ]) {
     test(`rejects ${JSON.stringify(argv)}`, () => {
       assert.throws(() => lib.parseArgs(argv), (error) => error instanceof lib.UsageError && message.test(error.message));
@@ -120,6 +144,16 @@ describe('fault grammar', () => {
     // A shift acts once: it counts as a fault that fires once.
     ['shift:5@2', { kind: 'shift', notes: 5, page: 2, times: 1 }],
     ['shift:1', { kind: 'shift', notes: 1, page: null, times: 1 }],
+    ['stall', { kind: 'stall', bytes: 10, page: null, times: null }],
+    ['stall:0@2x1', { kind: 'stall', bytes: 0, page: 2, times: 1 }],
+    ['bomb', { kind: 'bomb', bytes: 2 ** 30, page: null, times: null }],
+    ['bomb:1000@3', { kind: 'bomb', bytes: 1000, page: 3, times: null }],
+    ['ratelimit-github', { kind: 'ratelimit-github', seconds: 1, page: null, times: null }],
+    ['ratelimit-github:30@2x1', { kind: 'ratelimit-github', seconds: 30, page: 2, times: 1 }],
+    ['ratelimit-ietf:0', { kind: 'ratelimit-ietf', seconds: 0, page: null, times: null }],
+    ['ratelimit-retry-after:5x2', { kind: 'ratelimit-retry-after', seconds: 5, page: null, times: 2 }],
+    ['remaining-zero', { kind: 'remaining-zero', seconds: 1, page: null, times: null }],
+    ['remaining-zero:60@3', { kind: 'remaining-zero', seconds: 60, page: 3, times: null }],
   ]) {
     test(`parses ${spec}`, () => {
       const fault = lib.parseFault(spec, 'request');
@@ -131,7 +165,8 @@ describe('fault grammar', () => {
 
   for (const spec of ['', 'bogus', '500:3', '399', '600', '503:soon', '503@0', '503x0', 'html:1', 'fixture',
     'fixture:../secret', 'drip:', 'drip:0', 'drip:a/b', 'reset:1', 'redirect:304', 'deep:0', 'delay:-1',
-    'auth:x', 'cycle:1', 'content-type: text/plain', 'HTML', '500@1@2', 'shift', 'shift:', 'shift:0', 'shift:a@2', 'shift:2@2x1']) {
+    'auth:x', 'cycle:1', 'content-type: text/plain', 'HTML', '500@1@2', 'shift', 'shift:', 'shift:0', 'shift:a@2', 'shift:2@2x1',
+    'stall:x', 'stall:-1', 'bomb:', 'bomb:2000000000000', 'ratelimit-github:86401', 'ratelimit-ietf:soon', 'ratelimit', 'remaining-zero:1.5']) {
     test(`rejects '${spec}'`, () => {
       assert.throws(() => lib.parseFault(spec, 'request'), lib.UsageError);
     });
@@ -218,6 +253,33 @@ describe('planFaults', () => {
     const p = plan(parseFaults('delay:1', 'reset', '500'), 1);
     assert.equal(p.reset, true);
     assert.deepEqual(fired(p), ['delay:1', 'reset']);
+  });
+
+  test('rate limits replace the page; remaining-zero decorates it like content-type', () => {
+    for (const kind of ['ratelimit-github', 'ratelimit-ietf', 'ratelimit-retry-after', 'bomb']) {
+      const p = plan(parseFaults(`${kind}:2`, '500', 'duplicate-id'), 1);
+      assert.equal(p.replace.kind, kind);
+      assert.deepEqual(p.content, []);
+    }
+    const decorated = plan(parseFaults('remaining-zero:9', 'duplicate-id', 'content-type'), 2);
+    assert.equal(decorated.replace, null);
+    assert.equal(decorated.remainingZero.seconds, 9);
+    assert.deepEqual(fired(decorated), ['duplicate-id', 'content-type', 'remaining-zero:9']);
+    assert.equal(plan(parseFaults('503', 'remaining-zero'), 1).remainingZero.kind, 'remaining-zero');
+  });
+
+  test('stall and truncate: the first of them acts; a drip goes with either; a bomb takes no delivery fault', () => {
+    const stall = plan(parseFaults('stall:4', 'truncate', 'drip'), 1);
+    assert.equal(stall.stall.bytes, 4);
+    assert.equal(stall.truncate, null);
+    assert.deepEqual(fired(stall), ['stall:4', 'drip']);
+    const truncate = plan(parseFaults('truncate:3', 'stall'), 1);
+    assert.equal(truncate.truncate.bytes, 3);
+    assert.equal(truncate.stall, null);
+    assert.deepEqual(fired(truncate), ['truncate:3']);
+    const bomb = plan(parseFaults('bomb:100', 'stall', 'truncate', 'drip', 'content-type'), 1);
+    assert.deepEqual([bomb.stall, bomb.truncate, bomb.drip], [null, null, null]);
+    assert.deepEqual(fired(bomb), ['bomb:100', 'content-type']);
   });
 
   test('auth: 401 unless authorized, before anything else but delays', () => {
@@ -497,6 +559,77 @@ describe('body parts', () => {
       assert.ok(pieces.every((piece) => piece.length <= size && piece.length > 0));
       assert.equal(Buffer.concat(pieces).toString(), '<abcabcabca>');
     }
+  });
+});
+
+describe('compression, bombs and rate limits', () => {
+  const offered = ['gzip', 'deflate', 'br'];
+  for (const [header, list, expected] of [
+    [undefined, offered, null],
+    ['', offered, null],
+    ['identity', offered, null],
+    ['gzip', offered, 'gzip'],
+    ['br', offered, 'br'],
+    ['gzip, deflate, br', offered, 'gzip'],
+    ['gzip, deflate, br', ['br', 'gzip'], 'br'],
+    ['gzip;q=0.5, br', offered, 'br'],
+    ['GZIP ; Q=0.8, deflate;q=0.9', offered, 'deflate'],
+    ['x-gzip', offered, 'gzip'],
+    ['*', ['deflate', 'gzip'], 'deflate'],
+    ['*;q=0.1, gzip;q=0', offered, 'deflate'],
+    ['gzip;q=0', offered, null],
+    ['gzip;q=2, br', offered, 'br'],
+    ['gzip;q=abc', offered, null],
+    ['br', ['gzip'], null],
+    ['gzip', [], null],
+  ]) {
+    test(`chooseEncoding(${JSON.stringify(header)}, ${list.join(',') || 'nothing'}) is ${expected}`, () => {
+      assert.equal(lib.chooseEncoding(header, list), expected);
+    });
+  }
+
+  test('parseCompress', () => {
+    assert.deepEqual(lib.parseCompress('deflate', 'x'), ['deflate']);
+    assert.deepEqual(lib.parseCompress(' none ', 'x'), []);
+    assert.throws(() => lib.parseCompress('gzip,none', 'compress='), /compress= takes a comma-separated list/);
+  });
+
+  test('bombChunks: exactly BYTES of an endless notes array with unique ids, in bounded chunks', () => {
+    for (const [bytes, chunkBytes] of [[0, 16], [5, 16], [10, 4], [65_100, 1000], [300_000, 1 << 16], [1_000_003, 1 << 20]]) {
+      const chunks = [...lib.bombChunks(bytes, chunkBytes)];
+      assert.ok(chunks.every((chunk) => chunk.length > 0 && chunk.length <= chunkBytes));
+      const text = Buffer.concat(chunks).toString();
+      assert.equal(text.length, bytes);
+      assert.equal(text, '{"notes":['.slice(0, bytes) + text.slice(10));
+      if (bytes < 10) continue;
+      const complete = text.lastIndexOf('"}');
+      const notes = complete === -1 ? [] : JSON.parse(`${text.slice(0, complete + 2)}]}`).notes;
+      // What follows the last whole note is less than one more note.
+      assert.ok(text.length - (complete + 2) < lib.BOMB_TITLE_BYTES + 40);
+      assert.equal(notes.length > 0, bytes > 65_100 - 1);
+      assert.deepEqual(notes.map((note) => note.id), notes.map((_, i) => `bomb${i}`));
+      assert.ok(notes.every((note) => note.title === 'z'.repeat(lib.BOMB_TITLE_BYTES)));
+    }
+  });
+
+  test('rate limit responses: GitHub, the IETF draft, Retry-After; resets rounded up to the second', () => {
+    const fault = (spec) => lib.parseFault(spec, 'request');
+    const now = 1_700_000_000_250; // epoch ms, a quarter second past a second
+    assert.deepEqual(lib.rateLimitResponse(fault('ratelimit-github:30'), now), {
+      status: 403,
+      headers: {
+        'X-RateLimit-Limit': '60', 'X-RateLimit-Remaining': '0', 'X-RateLimit-Reset': '1700000031',
+        'X-RateLimit-Used': '60', 'X-RateLimit-Resource': 'core',
+      },
+      body: { message: 'API rate limit exceeded' },
+    });
+    assert.equal(lib.githubRateHeaders(0, 1_700_000_000_000)['X-RateLimit-Reset'], '1700000000');
+    const ietf = lib.rateLimitResponse(fault('ratelimit-ietf'), now);
+    assert.equal(ietf.status, 429);
+    assert.deepEqual(ietf.headers, { RateLimit: 'limit=10, remaining=0, reset=1', 'RateLimit-Policy': '10;w=60' });
+    const secondary = lib.rateLimitResponse(fault('ratelimit-retry-after:7'), now);
+    assert.equal(secondary.status, 403);
+    assert.deepEqual(secondary.headers, { 'Retry-After': '7' });
   });
 });
 

@@ -5,18 +5,25 @@
 // Built-in modules only.
 
 import http from 'node:http';
+import https from 'node:https';
 import { timingSafeEqual } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { readFile, readdir } from 'node:fs/promises';
 import path from 'node:path';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
+import tls from 'node:tls';
 import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import zlib from 'node:zlib';
 import * as lib from './notes-server-lib.mjs';
 
 const USAGE = `Usage: node Tools/notes-server.mjs (--dir DIR | --count N [--page-size P] [--seed S]) [options]
 
 Serves notes pages at http://HOST:PORT/notes (first page) and /notes?cursor=C (the next ones), and
-prints that URL as its first line on stdout. SIGTERM or SIGINT stops it (exit 0).
+prints that URL as its first line on stdout (https:// with --tls-cert). SIGTERM or SIGINT stops it
+(exit 0).
 
 Pages:
   --dir DIR          serve a notes-gen directory (DIR/manifest.json and its pages)
@@ -31,6 +38,12 @@ Pages:
 Server:
   --host HOST        address to listen on (default 127.0.0.1)
   --port PORT        port to listen on; 0 picks a free one (default 0)
+  --url-host NAME    host name of the printed URL and of absolute URLs (default: the address
+                     listened on), e.g. localhost
+  --tls-cert FILE    serve HTTPS with this PEM certificate (chain); needs --tls-key
+  --tls-key FILE     ... and this PEM private key; needs --tls-cert
+  --compress LIST    compress responses with some of gzip, deflate, br (comma-separated, in order
+                     of preference) when the request's Accept-Encoding allows it (default none)
   --style STYLE      contract, drf, link, header (cursor pages), or offset, page, keyset (--count
                      only) (default contract)
   --fault SPEC       inject a fault; repeatable, or several separated by commas
@@ -49,6 +62,15 @@ Fault SPEC: KIND[:ARG][@PAGE][xN]   @PAGE: only on that 1-based page; xN: only t
   content-type[:TYPE]      the page labelled TYPE (default text/plain; charset=utf-8)
   truncate[:BYTES]         the full Content-Length, BYTES of the body (default half), then close
   reset                    reset the connection instead of answering
+  stall[:BYTES]            the full Content-Length, BYTES of the body (default 10), then nothing,
+                           the connection held open
+  bomb[:BYTES]             200, gzip whatever the request accepts, no Content-Length: a body that
+                           inflates to BYTES (default 1 GiB) of an endless notes array, streamed
+  ratelimit-github[:S]     403 with X-RateLimit-Remaining: 0, X-RateLimit-Reset: now+S (default 1)
+  ratelimit-ietf[:S]       429 with RateLimit: limit=10, remaining=0, reset=S and
+                           RateLimit-Policy: 10;w=60 (default 1)
+  ratelimit-retry-after[:S] 403 with Retry-After: S (default 1)
+  remaining-zero[:S]       the response with X-RateLimit-Remaining: 0, X-RateLimit-Reset: now+S
   drip[:BYTES/MS]          the body BYTES at a time every MS ms (default 8/5; drip:64, drip:/20)
   delay[:MS]               wait MS ms before answering (default 1000)
   duplicate-id             the page's last note takes the id of page 1's first note
@@ -71,9 +93,13 @@ Styles (the first four take ?cursor=C):
   keyset    ?starting_after=ID&limit=L: {"object":"list","data":[...],"has_more":B,"url":"/notes"}
   @PAGE is the page in the style's terms: offset floor(K/L)+1, page P, keyset the first note's page.
 
-Per request: ?style=drf or X-Notes-Style: link; ?fault=503@2x1 or X-Notes-Fault: delay:50, 500@3; ?totals=none
+Per request: ?style=drf or X-Notes-Style: link; ?fault=503@2x1 or X-Notes-Fault: delay:50, 500@3;
+?totals=none; ?compress=gzip,br or ?compress=none
 
-Exit status: 0 after SIGTERM/SIGINT, 64 bad arguments, 65 bad manifest, 66 unreadable input, 1 other.`;
+Log (stderr): METHOD TARGET STATUS BYTESB MSms [fault=SPEC,...] c=CONNECTION t=MS_SINCE_START
+
+Exit status: 0 after SIGTERM/SIGINT, 64 bad arguments, 65 bad manifest or unusable TLS certificate
+or key, 66 unreadable input, 1 other.`;
 
 const EXIT_USAGE = 64;
 const EXIT_DATA = 65;
@@ -83,6 +109,17 @@ const DEFAULT_FIXTURES = fileURLToPath(new URL('../Fixtures/contract/', import.m
 const CHUNK_BYTES = 64 * 1024;
 const SHUTDOWN_GRACE_MS = 1000;
 const COMMON_HEADERS = { 'Cache-Control': 'no-store' };
+// br at quality 5: quality 11 (the default) takes a large fraction of a second for one page.
+const BROTLI_OPTIONS = { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 5 } };
+const COMPRESS = { gzip: promisify(zlib.gzip), deflate: promisify(zlib.deflate), br: promisify(zlib.brotliCompress) };
+const COMPRESS_STREAM = {
+  gzip: () => zlib.createGzip(),
+  deflate: () => zlib.createDeflate(),
+  br: () => zlib.createBrotliCompress(BROTLI_OPTIONS),
+};
+
+/** The requests not logged yet, and what to do once there are none (at shutdown: exit). */
+const requests = { open: 0, drained: null };
 
 /** An error that ends start-up with a message and an exit status. */
 class Fatal extends Error {
@@ -114,6 +151,7 @@ async function main() {
   process.on('SIGINT', () => stop(servers, shutdown));
 
   const token = await readToken(options.tokenFile);
+  const credentials = await readCredentials(options.tlsCert, options.tlsKey);
   const source = options.dir !== null ? await openDirectory(options.dir) : generatedSource(options);
   const fixtures = await loadFixtures(options.fixtures);
   for (const fault of options.faults) {
@@ -142,14 +180,32 @@ async function main() {
     shifted: [], // the shift faults that acted, in order: {key, notes}
     quiet: options.quiet,
     shutdown,
-    base: null, // http://host:port of the main listener
+    compress: options.compress, // the content codings offered unless a request's compress= says otherwise
+    base: null, // http(s)://host:port of the main listener, host as --url-host says
     targetBase: null, // ... and of the redirect target
+    origin: process.hrtime.bigint(), // what the log's t= counts from
+    connectionCount: 0,
+    connections: new Map(), // connectionKey(socket) -> {number, socket}, while open: the TCP socket
   };
-  const mainServer = http.createServer((req, res) => handle(req, res, state, false));
-  const targetServer = http.createServer((req, res) => handle(req, res, state, true));
+  const createServer = (isTarget) => {
+    const handler = (req, res) => handle(req, res, state, isTarget);
+    const server = credentials ? https.createServer(credentials, handler) : http.createServer(handler);
+    server.on('connection', (socket) => {
+      const key = connectionKey(socket);
+      const connection = { number: ++state.connectionCount, socket };
+      state.connections.set(key, connection);
+      socket.once('close', () => {
+        if (state.connections.get(key) === connection) state.connections.delete(key);
+      });
+    });
+    return server;
+  };
+  const mainServer = createServer(false);
+  const targetServer = createServer(true);
   servers.push(mainServer, targetServer);
-  state.base = await listen(mainServer, options.host, options.port);
-  state.targetBase = await listen(targetServer, options.host, 0);
+  const scheme = credentials ? 'https' : 'http';
+  state.base = await listen(mainServer, options.host, options.port, scheme, options.urlHost);
+  state.targetBase = await listen(targetServer, options.host, 0, scheme, options.urlHost);
 
   process.stdout.write(`${state.base}/notes\n`);
   log(state, `notes-server: ${source.description}, ${source.pages.length} pages, style ${options.style}; `
@@ -157,19 +213,28 @@ async function main() {
 }
 
 /**
- * Stops on SIGTERM or SIGINT: ends delays and drips in flight, stops listening, closes idle
- * keep-alive connections (and, after a grace period, any others) and exits 0 once all are closed.
+ * Stops on SIGTERM or SIGINT: ends delays, drips and stalls in flight, stops listening, closes idle
+ * keep-alive connections (and, after a grace period, any others) and exits 0 once all are closed and
+ * every request they carried is logged.
  */
 function stop(servers, shutdown) {
   if (shutdown.signal.aborted) return;
   shutdown.abort();
   if (servers.length === 0) process.exit(0);
+  const exit = () => process.exit(0);
   let open = servers.length;
   for (const server of servers) {
-    server.close(() => { if (--open === 0) process.exit(0); });
+    server.close(() => {
+      if (--open > 0) return;
+      // A request's log line is written when its response closes, which comes after its connection
+      // has left the server: wait for it.
+      if (requests.open === 0) exit();
+      else requests.drained = exit;
+    });
     server.closeIdleConnections();
   }
   setTimeout(() => servers.forEach((server) => server.closeAllConnections()), SHUTDOWN_GRACE_MS).unref();
+  setTimeout(exit, 2 * SHUTDOWN_GRACE_MS).unref();
 }
 
 async function readToken(tokenFile) {
@@ -185,6 +250,28 @@ async function readToken(tokenFile) {
     throw new Fatal(EXIT_USAGE, 'the token must be one or more visible ASCII characters');
   }
   return token;
+}
+
+/**
+ * The --tls-cert and --tls-key files, as https.createServer takes them, or null for plain HTTP. An
+ * unreadable file exits 66; a pair that TLS cannot use (not PEM, a key of another certificate) 65.
+ */
+async function readCredentials(certFile, keyFile) {
+  if (certFile === null) return null;
+  const read = async (file, flag) => {
+    try {
+      return await readFile(file);
+    } catch (error) {
+      throw new Fatal(EXIT_NO_INPUT, `cannot read ${flag} ${file}: ${error.message}`);
+    }
+  };
+  const credentials = { cert: await read(certFile, '--tls-cert'), key: await read(keyFile, '--tls-key') };
+  try {
+    tls.createSecureContext(credentials);
+  } catch (error) {
+    throw new Fatal(EXIT_DATA, `cannot serve HTTPS with ${certFile} and ${keyFile}: ${error.message}`);
+  }
+  return credentials;
 }
 
 /**
@@ -248,14 +335,23 @@ async function loadFixtures(dir) {
   return fixtures;
 }
 
-function listen(server, host, port) {
+/** Listens; resolves with the origin that URLs name: `scheme://host:port`, host `urlHost` or the address bound. */
+function listen(server, host, port, scheme, urlHost) {
   return new Promise((resolve, reject) => {
     server.once('error', (error) => reject(new Fatal(1, `cannot listen on ${host}:${port}: ${error.message}`)));
     server.listen(port, host, () => {
       const { address, port: bound } = server.address();
-      resolve(`http://${address.includes(':') ? `[${address}]` : address}:${bound}`);
+      resolve(`${scheme}://${urlHost ?? (address.includes(':') ? `[${address}]` : address)}:${bound}`);
     });
   });
+}
+
+/**
+ * What tells a TCP connection apart while it is open: its local and remote ends. A TLS socket has the
+ * same ends as the TCP socket under it, so a request's socket finds the connection it came on.
+ */
+function connectionKey(socket) {
+  return `${socket.localAddress} ${socket.localPort} ${socket.remoteAddress} ${socket.remotePort}`;
 }
 
 function log(state, line) {
@@ -271,20 +367,28 @@ function log(state, line) {
  */
 async function handle(req, res, state, isTarget) {
   const started = process.hrtime.bigint();
-  const record = { bytes: 0, faults: [] };
+  const arrived = Number((started - state.origin) / 1_000_000n);
+  const connection = state.connections.get(connectionKey(req.socket)) ?? null;
+  const record = { bytes: 0, faults: [], connection };
   const gone = new AbortController(); // the client left before the response was complete
+  requests.open++;
   res.once('close', () => {
     if (!res.writableFinished) gone.abort();
     const ms = Number(process.hrtime.bigint() - started) / 1e6;
     const secrets = state.token === null ? [] : [state.token];
     const faults = record.faults.length ? ` fault=${record.faults.join(',')}` : '';
     log(state, `${isTarget ? '[redirect target] ' : ''}${req.method} ${lib.redactTarget(req.url, secrets)} `
-      + `${res.headersSent ? res.statusCode : '-'} ${record.bytes}B ${ms.toFixed(1)}ms${faults}`);
+      + `${res.headersSent ? res.statusCode : '-'} ${record.bytes}B ${ms.toFixed(1)}ms${faults} `
+      + `c=${connection?.number ?? '?'} t=${arrived}`);
+    if (--requests.open === 0) requests.drained?.();
   });
   const signal = AbortSignal.any([state.shutdown.signal, gone.signal]);
   try {
     const response = await respond(req, state, isTarget, record, signal);
-    if (response) await send(res, response, record, signal);
+    if (response) {
+      await encode(response, req.headers['accept-encoding'], offeredEncodings(req.url, state));
+      await send(res, response, record, signal);
+    }
   } catch (error) {
     if (error.name !== 'AbortError') process.stderr.write(`notes-server: ${req.method} ${req.url}: ${error.stack}\n`);
     if (res.headersSent || error.name === 'AbortError') res.destroy();
@@ -306,6 +410,7 @@ async function respond(req, state, isTarget, record, signal) {
 
   let style, faults, listQuery;
   try {
+    requestedEncodings(query, state);
     style = lib.parseStyle(query.get('style') ?? req.headers['x-notes-style'] ?? state.style);
     faults = isTarget ? [] : requestFaults(query, req);
     if (lib.LIST_STYLES.includes(style)) {
@@ -358,7 +463,9 @@ async function respond(req, state, isTarget, record, signal) {
 
   if (plan.delayMs > 0) await sleep(plan.delayMs, undefined, { signal });
   if (plan.reset) {
-    req.socket.resetAndDestroy();
+    // The TCP socket itself: a TLS socket cannot send a reset. The log line is written when the
+    // response closes with its socket, status '-'.
+    (record.connection?.socket ?? req.socket).resetAndDestroy();
     return null;
   }
   if (plan.unauthorized) {
@@ -369,9 +476,29 @@ async function respond(req, state, isTarget, record, signal) {
   else if (list) response = await listResponse(style, list, listQuery, plan.content, query, state);
   else response = await pageResponse(index, style, plan.content, query, state);
   if (plan.contentType) response.headers['Content-Type'] = plan.contentType.contentType;
+  if (plan.remainingZero) Object.assign(response.headers, lib.githubRateHeaders(plan.remainingZero.seconds, Date.now()));
   response.truncate = plan.truncate;
+  response.stall = plan.stall;
   response.drip = plan.drip;
   return response;
+}
+
+/** The content codings a request's `compress=` offers (none: --compress); throws UsageError. */
+function requestedEncodings(query, state) {
+  const values = query.getAll('compress');
+  if (values.length > 1) throw new lib.UsageError('more than one compress');
+  return values.length ? lib.parseCompress(values[0], 'compress=') : state.compress;
+}
+
+/** The content codings offered for a request target; a bad `compress=` (answered 400) offers --compress. */
+function offeredEncodings(url, state) {
+  const q = url.indexOf('?');
+  try {
+    return requestedEncodings(new URLSearchParams(q === -1 ? '' : url.slice(q + 1)), state);
+  } catch (error) {
+    if (!(error instanceof lib.UsageError)) throw error;
+    return state.compress;
+  }
 }
 
 function requestFaults(query, req) {
@@ -448,11 +575,11 @@ async function pageResponse(index, style, contentFaults, query, state) {
 }
 
 /**
- * Absolute URLs keep the style, totals and faults a client chose in the query, so following them goes
- * on with the same scenario.
+ * Absolute URLs keep the style, totals, faults and compression a client chose in the query, so following
+ * them goes on with the same scenario.
  */
 function carriedParameters(query) {
-  return ['style', 'totals', 'fault'].flatMap((name) => query.getAll(name).map((value) => [name, value]));
+  return ['style', 'totals', 'fault', 'compress'].flatMap((name) => query.getAll(name).map((value) => [name, value]));
 }
 
 /**
@@ -509,9 +636,20 @@ async function listResponse(style, list, listQuery, contentFaults, query, state)
   return { status: 200, headers: { ...headers, ...wrapped.headers }, parts: wrapped.parts };
 }
 
-/** The response of a status, fixture or redirect fault. */
+/** The response of a status, fixture, redirect, bomb or rate-limit fault. */
 function replacement(fault, req, state) {
   switch (fault.kind) {
+    case 'bomb':
+      return {
+        status: 200,
+        headers: { ...COMMON_HEADERS, 'Content-Type': lib.JSON_TYPE, 'Content-Encoding': 'gzip' },
+        parts: [],
+        stream: () => bomb(fault.bytes),
+      };
+    case 'ratelimit-github': case 'ratelimit-ietf': case 'ratelimit-retry-after': {
+      const { status, headers, body } = lib.rateLimitResponse(fault, Date.now());
+      return jsonBody(status, body, headers);
+    }
     case 'status': {
       const headers = {};
       if (fault.retryAfter !== null) headers['Retry-After'] = String(fault.retryAfter);
@@ -539,22 +677,64 @@ function jsonError(status, error, message, headers) {
   return jsonBody(status, { error, message }, headers);
 }
 
+// MARK: - Compression
+
+/**
+ * Compresses a response's body with the coding of `offered` that `acceptEncoding` allows, if any,
+ * setting Content-Encoding; a body that might have been compressed gets `Vary: Accept-Encoding` either
+ * way. Empty bodies and the bomb (already gzip) are left alone. Delivery faults then act on the
+ * compressed bytes.
+ */
+async function encode(response, acceptEncoding, offered) {
+  if (response.stream || offered.length === 0 || lib.partsLength(response.parts) === 0) return;
+  response.headers.Vary = 'Accept-Encoding';
+  const encoding = lib.chooseEncoding(acceptEncoding, offered);
+  if (encoding === null) return;
+  response.parts = [await compress(response.parts, encoding)];
+  response.headers['Content-Encoding'] = encoding;
+}
+
+async function compress(parts, encoding) {
+  if (parts.every(Buffer.isBuffer)) return COMPRESS[encoding](Buffer.concat(parts), encoding === 'br' ? BROTLI_OPTIONS : {});
+  // A streamed part (huge-title, deep) is compressed as it is made.
+  const compressed = [];
+  await pipeline(Readable.from(lib.chunks(parts, CHUNK_BYTES)), COMPRESS_STREAM[encoding](), async (source) => {
+    for await (const chunk of source) compressed.push(chunk);
+  });
+  return Buffer.concat(compressed);
+}
+
+/**
+ * The gzip stream of a `bomb`: lib.bombChunks through zlib as the client reads it, with the run-length
+ * strategy (matches at distance 1 only), which gets the long runs of the titles close to deflate's best
+ * ratio (about 1000:1) several times faster than the default strategy.
+ */
+function bomb(bytes) {
+  const source = Readable.from(lib.bombChunks(bytes), { objectMode: false });
+  return [source, zlib.createGzip({ level: 9, strategy: zlib.constants.Z_RLE })];
+}
+
 // MARK: - Delivery
 
 /**
  * Sends a response with its full Content-Length. Without delivery faults the body goes out in one
- * write; otherwise in chunks, each written before the next (`drip`: `bytes` every `ms` ms), and
- * `truncate` stops short of the end (half the body, or its `bytes`, never all of it) and closes.
+ * write; otherwise in chunks, each written before the next (`drip`: `bytes` every `ms` ms);
+ * `truncate` stops short of the end (half the body, or its `bytes`, never all of it) and closes, and
+ * `stall` stops after its `bytes` (never all of the body) and sends nothing more, holding the
+ * connection until the client closes it or the server stops. A `stream` body (the bomb) goes out
+ * chunked, as it is made.
  */
-async function send(res, { status, headers, parts, truncate = null, drip = null }, record, signal) {
+async function send(res, { status, headers, parts, stream = null, truncate = null, stall = null, drip = null }, record, signal) {
+  if (stream) return sendStream(res, status, headers, stream(), record, signal);
   const total = lib.partsLength(parts);
   res.writeHead(status, { ...headers, 'Content-Length': total });
-  if (!truncate && !drip && parts.every(Buffer.isBuffer)) {
+  if (!truncate && !stall && !drip && parts.every(Buffer.isBuffer)) {
     res.end(parts.length === 1 ? parts[0] : Buffer.concat(parts));
     record.bytes = total;
     return;
   }
-  const limit = truncate ? Math.min(truncate.bytes ?? Math.floor(total / 2), Math.max(total - 1, 0)) : total;
+  const most = Math.max(total - 1, 0);
+  const limit = truncate ? Math.min(truncate.bytes ?? Math.floor(total / 2), most) : stall ? Math.min(stall.bytes, most) : total;
   if (limit === 0) await write(res, Buffer.alloc(0), signal); // flushes the headers
   for (const chunk of lib.chunks(parts, drip ? drip.bytes : CHUNK_BYTES)) {
     if (record.bytes === limit) break;
@@ -563,8 +743,38 @@ async function send(res, { status, headers, parts, truncate = null, drip = null 
     await write(res, piece, signal);
     record.bytes += piece.length;
   }
+  if (stall) await aborted(signal); // rejects: the caller destroys the response
   if (truncate) res.destroy();
   else res.end();
+}
+
+/** Sends the output of a stream pipeline without a Content-Length (chunked), as fast as the client reads it. */
+async function sendStream(res, status, headers, streams, record, signal) {
+  res.writeHead(status, headers);
+  await pipeline(...streams, async (source) => {
+    for await (const chunk of source) {
+      await write(res, chunk, signal);
+      record.bytes += chunk.length;
+    }
+  }, { signal });
+  res.end();
+}
+
+// The signals that stalled responses wait on. Nothing else may hold such a signal (one of
+// AbortSignal.any, which its sources hold only weakly), and a signal collected never fires.
+const stalled = new Set();
+
+/** A promise that rejects with the signal's reason once it is aborted, and never settles otherwise. */
+function aborted(signal) {
+  return new Promise((resolve, reject) => {
+    const onAbort = () => {
+      stalled.delete(signal);
+      reject(signal.reason);
+    };
+    if (signal.aborted) return onAbort();
+    stalled.add(signal);
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
 }
 
 /** Writes a chunk and waits until the socket has taken it, or the request is aborted. */

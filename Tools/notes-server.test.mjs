@@ -1,18 +1,22 @@
 // Integration tests of notes-server: the server runs as a child process on port 0 and is asked over
-// HTTP, serving a notes-gen directory built from Fixtures/contract (the files the Swift tests read)
-// or generated pages. Run with `node --test Tools/`.
+// HTTP (and HTTPS, with certificates that openssl makes at test time), serving a notes-gen directory
+// built from Fixtures/contract (the files the Swift tests read) or generated pages. Run with
+// `node --test Tools/`.
 //
 // Timing: only lower bounds are asserted (a drip or a delay takes at least so long), never upper ones.
 
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
+import https from 'node:https';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
+import zlib from 'node:zlib';
 import { scanNotes } from './notes-server-lib.mjs';
 
 const SERVER = fileURLToPath(new URL('./notes-server.mjs', import.meta.url));
@@ -62,12 +66,14 @@ function runServer(args) {
 }
 
 /**
- * One HTTP request; resolves with status, headers and the whole body, and rejects when the connection
- * fails or the body ends short. A new connection each time unless an agent is given.
+ * One HTTP or HTTPS request; resolves with status, headers and the whole body, and rejects when the
+ * connection fails or the body ends short. A new connection each time unless an agent is given. `ca`
+ * is the certificate authority an HTTPS request trusts; `family: 4` resolves `localhost` to 127.0.0.1.
  */
-function request(url, { method = 'GET', headers = {}, agent = false } = {}) {
+function request(url, { method = 'GET', headers = {}, agent = false, ca, family } = {}) {
+  const client = String(url).startsWith('https:') ? https : http;
   return new Promise((resolve, reject) => {
-    const req = http.request(url, { method, headers, agent }, (res) => {
+    const req = client.request(url, { method, headers, agent, ca, family }, (res) => {
       const chunks = [];
       res.on('data', (chunk) => chunks.push(chunk));
       res.on('error', reject);
@@ -97,6 +103,9 @@ function rawGet(url) {
 }
 
 const json = (res) => JSON.parse(res.body);
+/** The fields of a request's log line: `c=` (the connection) and `t=` (ms since start, on arrival). */
+const connectionOf = (line) => Number(/ c=(\d+) t=\d+$/.exec(line)[1]);
+const arrival = (line) => Number(/ t=(\d+)$/.exec(line)[1]);
 const timed = async (promise) => {
   const start = performance.now();
   const result = await promise;
@@ -245,7 +254,9 @@ describe('command line', () => {
     assert.equal(code, 0);
     assert.match(stdout, /^Usage: /);
     for (const flag of ['--dir', '--count', '--page-size', '--seed', '--host', '--port', '--style', '--fault', '--token-file', '--fixtures', '--cache-mb', '--quiet',
-      '--max-limit', '--totals', '--total-lie', 'offset', 'page', 'keyset', 'header', 'shift']) {
+      '--max-limit', '--totals', '--total-lie', 'offset', 'page', 'keyset', 'header', 'shift',
+      '--tls-cert', '--tls-key', '--url-host', '--compress', 'stall', 'bomb', 'ratelimit-github', 'ratelimit-ietf',
+      'ratelimit-retry-after', 'remaining-zero', 'c=', 't=']) {
       assert.ok(stdout.includes(flag), flag);
     }
   });
@@ -255,7 +266,9 @@ describe('command line', () => {
     ['--count', '5', '--bogus'], ['--dir', 'x', '--count', '5'], ['--dir', 'x', '--style', 'offset'], ['--dir', 'x', '--totals', 'none'],
     ['--count', '500', '--fault', 'shift:2@2'], ['--count', '500', '--style', 'header', '--fault', 'shift:2@2'],
     ['--count', '500', '--style', 'keyset', '--fault', 'cycle@2'], ['--count', '500', '--style', 'offset', '--fault', 'shift:2@2x1'],
-    ['--count', '5', '--totals', 'some'], ['--count', '5', '--max-limit', '0'], ['--count', '5', '--total-lie', 'x']]) {
+    ['--count', '5', '--totals', 'some'], ['--count', '5', '--max-limit', '0'], ['--count', '5', '--total-lie', 'x'],
+    ['--count', '5', '--tls-cert', 'cert.pem'], ['--count', '5', '--compress', 'zip'], ['--count', '5', '--url-host', 'a b'],
+    ['--count', '5', '--fault', 'ratelimit-ietf:soon']]) {
     test(`exits 64 on ${JSON.stringify(args)}`, async () => {
       const { code, stdout, stderr } = await runServer(args);
       assert.equal(code, 64);
@@ -672,7 +685,7 @@ describe('auth', () => {
 });
 
 describe('log and shutdown', () => {
-  test('one line per request: method, target, status, bytes, ms, faults', async () => {
+  test('one line per request: method, target, status, bytes, ms, faults, connection, arrival time', async () => {
     const server = await startServer(['--count', '5']);
     await request(server.url);
     await request(`${server.url}?fault=503`);
@@ -682,11 +695,17 @@ describe('log and shutdown', () => {
     assert.equal(code, 0);
     const lines = stderr.trimEnd().split('\n');
     assert.match(lines[0], /^notes-server: 5 generated notes .* redirect target http:\/\/127\.0\.0\.1:\d+$/);
-    assert.match(lines[1], /^GET \/notes 200 \d+B \d+\.\dms$/);
-    assert.match(lines[2], /^GET \/notes\?fault=503 503 33B \d+\.\dms fault=503$/);
-    assert.match(lines[3], /^POST \/notes\/x 404 \d+B \d+\.\dms$/);
-    assert.match(lines[4], /^GET \/notes 200 7B \d+\.\dms fault=truncate:7$/);
+    // A new connection per request: c= counts them.
+    assert.match(lines[1], /^GET \/notes 200 \d+B \d+\.\dms c=1 t=\d+$/);
+    assert.match(lines[2], /^GET \/notes\?fault=503 503 33B \d+\.\dms fault=503 c=2 t=\d+$/);
+    assert.match(lines[3], /^POST \/notes\/x 404 \d+B \d+\.\dms c=3 t=\d+$/);
+    assert.match(lines[4], /^GET \/notes 200 7B \d+\.\dms fault=truncate:7 c=4 t=\d+$/);
     assert.equal(lines.length, 5);
+    // Fields 0-2 are still the method, the target and the status; t= never goes back.
+    assert.deepEqual(lines.slice(1).map((line) => line.split(' ').slice(0, 3).join(' ')),
+      ['GET /notes 200', 'GET /notes?fault=503 503', 'POST /notes/x 404', 'GET /notes 200']);
+    const times = lines.slice(1).map(arrival);
+    assert.deepEqual(times, [...times].sort((a, b) => a - b));
   });
 
   test('--quiet logs nothing', async () => {
@@ -1184,12 +1203,12 @@ describe('shift set by flag, and the log of the list styles', () => {
     }
     const lines = stderr.trimEnd().split('\n');
     assert.match(lines[0], /^notes-server: 12 generated notes \(page size 4, seed 42\), 3 pages, style offset; redirect target http:\/\/127\.0\.0\.1:\d+$/);
-    assert.match(lines[1], /^GET \/notes 200 \d+B \d+\.\dms$/);
-    assert.match(lines[2], /^GET \/notes\?offset=4 200 \d+B \d+\.\dms fault=shift:2@2$/);
-    assert.match(lines[3], /^GET \/notes\?offset=8 503 33B \d+\.\dms fault=503@3x1$/);
-    assert.match(lines[4], /^GET \/notes\?offset=8 200 \d+B \d+\.\dms$/);
-    assert.match(lines[8], /^GET \/notes\?limit=3&fault=redirect 302 0B \d+\.\dms fault=redirect$/);
-    assert.match(lines[9], /^\[redirect target\] GET \/notes\?limit=3&fault=redirect 200 \d+B \d+\.\dms$/);
+    assert.match(lines[1], /^GET \/notes 200 \d+B \d+\.\dms c=1 t=\d+$/);
+    assert.match(lines[2], /^GET \/notes\?offset=4 200 \d+B \d+\.\dms fault=shift:2@2 c=2 t=\d+$/);
+    assert.match(lines[3], /^GET \/notes\?offset=8 503 33B \d+\.\dms fault=503@3x1 c=3 t=\d+$/);
+    assert.match(lines[4], /^GET \/notes\?offset=8 200 \d+B \d+\.\dms c=4 t=\d+$/);
+    assert.match(lines[8], /^GET \/notes\?limit=3&fault=redirect 302 0B \d+\.\dms fault=redirect c=8 t=\d+$/);
+    assert.match(lines[9], /^\[redirect target\] GET \/notes\?limit=3&fault=redirect 200 \d+B \d+\.\dms c=9 t=\d+$/);
     assert.equal(lines.length, 10);
   });
 });
@@ -1215,6 +1234,498 @@ describe('the notes of the Swift tests (--count 250 --page-size 100 --seed 7)', 
       }
     } finally {
       assert.equal((await server.stop()).code, 0);
+    }
+  });
+});
+
+// MARK: - Real servers: compression, bombs, stalls, rate limits, connections, HTTPS
+
+const INFLATE = { gzip: zlib.gunzipSync, deflate: zlib.inflateSync, br: zlib.brotliDecompressSync };
+
+/** The log lines of requests (all but the start-up line). */
+const requestLines = (stderr) => stderr.trimEnd().split('\n').slice(1);
+
+describe('compression (--compress, compress=)', () => {
+  let server;
+  let page1; // the first page, uncompressed
+
+  before(async () => {
+    server = await startServer(['--count', '250', '--page-size', '100', '--compress', 'gzip,deflate,br']);
+    page1 = await request(`${server.url}?compress=none`);
+  });
+  after(async () => {
+    assert.equal((await server.stop()).code, 0);
+  });
+
+  for (const encoding of ['gzip', 'deflate', 'br']) {
+    test(`${encoding}: the page compressed, Content-Length of the compressed bytes, inflating to the same bytes`, async () => {
+      const res = await request(server.url, { headers: { 'Accept-Encoding': encoding } });
+      assert.equal(res.status, 200);
+      assert.equal(res.headers['content-encoding'], encoding);
+      assert.equal(res.headers.vary, 'Accept-Encoding');
+      assert.equal(res.headers['content-type'], JSON_TYPE);
+      assert.equal(res.headers['content-length'], String(res.body.length));
+      assert.ok(res.body.length < page1.body.length / 2, `${res.body.length} of ${page1.body.length} bytes`);
+      assert.deepEqual(INFLATE[encoding](res.body), page1.body);
+    });
+  }
+
+  test('no compression without an Accept-Encoding that allows one of the codings', async () => {
+    for (const headers of [{}, { 'Accept-Encoding': 'identity' }, { 'Accept-Encoding': 'zstd' }, { 'Accept-Encoding': 'gzip;q=0, br;q=0, deflate;q=0' }]) {
+      const res = await request(server.url, { headers });
+      assert.equal(res.headers['content-encoding'], undefined, JSON.stringify(headers));
+      assert.equal(res.headers.vary, 'Accept-Encoding');
+      assert.deepEqual(res.body, page1.body);
+    }
+    // The preference goes by the client's weights, then by the order of --compress.
+    assert.equal((await request(server.url, { headers: { 'Accept-Encoding': 'br, gzip' } })).headers['content-encoding'], 'gzip');
+    assert.equal((await request(server.url, { headers: { 'Accept-Encoding': 'br, gzip;q=0.9' } })).headers['content-encoding'], 'br');
+    // compress=none turns it off: the response is the one of a server without --compress.
+    assert.equal(page1.headers.vary, undefined);
+    assert.equal(page1.headers['content-encoding'], undefined);
+  });
+
+  test('compress= per request: chooses the codings, is carried in next URLs, 400 when bad', async () => {
+    const res = await request(`${server.url}?compress=br&style=drf`, { headers: { 'Accept-Encoding': 'gzip, br' } });
+    assert.equal(res.headers['content-encoding'], 'br');
+    const body = JSON.parse(INFLATE.br(res.body));
+    assert.equal(new URL(body.next).searchParams.get('compress'), 'br');
+    assert.equal((await request(`${server.url}?compress=deflate`, { headers: { 'Accept-Encoding': 'gzip' } })).headers['content-encoding'], undefined);
+    for (const query of ['compress=zip', 'compress=gzip&compress=br']) {
+      const bad = await request(`${server.url}?${query}`);
+      assert.equal(bad.status, 400, query);
+      assert.equal(json(bad).error, 'bad-request');
+    }
+    // A server without --compress compresses when the request asks.
+    const plain = await startServer(['--count', '25', '--quiet']);
+    try {
+      const asked = await request(`${plain.url}?compress=gzip`, { headers: { 'Accept-Encoding': 'gzip' } });
+      assert.equal(asked.headers['content-encoding'], 'gzip');
+      const notAsked = await request(plain.url, { headers: { 'Accept-Encoding': 'gzip' } });
+      assert.equal(notAsked.headers['content-encoding'], undefined);
+      assert.equal(notAsked.headers.vary, undefined);
+    } finally {
+      assert.equal((await plain.stop()).code, 0);
+    }
+  });
+
+  test('streamed bodies, errors and faults are compressed too; delivery faults act on the compressed bytes', async () => {
+    const huge = await request(`${server.url}?fault=huge-title:3000000`, { headers: { 'Accept-Encoding': 'gzip' } });
+    assert.equal(JSON.parse(INFLATE.gzip(huge.body)).notes[0].title.length, 3_000_000);
+    assert.equal(huge.headers['content-length'], String(huge.body.length));
+    const status = await request(`${server.url}?fault=503:2`, { headers: { 'Accept-Encoding': 'deflate' } });
+    assert.equal(status.status, 503);
+    assert.equal(status.headers['retry-after'], '2');
+    assert.deepEqual(JSON.parse(INFLATE.deflate(status.body)), { error: 'injected', status: 503 });
+    const dripped = await request(`${server.url}?fault=drip:512/0`, { headers: { 'Accept-Encoding': 'br' } });
+    assert.deepEqual(INFLATE.br(dripped.body), page1.body);
+  });
+
+  test('the log shows the compressed byte count (this test stops the server)', async () => {
+    const res = await request(`${server.url}?compress=gzip&for=log`, { headers: { 'Accept-Encoding': 'gzip' } });
+    assert.ok(res.body.length < page1.body.length);
+    const { stderr } = await server.stop();
+    const line = requestLines(stderr).find((l) => l.startsWith('GET /notes?compress=gzip&for=log '));
+    assert.match(line, new RegExp(`^GET /notes\\?compress=gzip&for=log 200 ${res.body.length}B .* c=\\d+ t=\\d+$`));
+  });
+});
+
+/**
+ * GETs `url` and inflates the gzip body as it comes, counting: resolves with the response's headers,
+ * the compressed and the inflated byte counts, and the first `keep` inflated bytes.
+ */
+function inflateCounting(url, keep = 0) {
+  return new Promise((resolve, reject) => {
+    const req = http.get(url, { agent: false }, (res) => {
+      let compressed = 0;
+      let inflated = 0;
+      const kept = [];
+      const gunzip = zlib.createGunzip();
+      res.on('data', (chunk) => { compressed += chunk.length; });
+      res.on('error', reject);
+      gunzip.on('data', (chunk) => {
+        if (inflated < keep) kept.push(chunk.subarray(0, keep - inflated));
+        inflated += chunk.length;
+      });
+      gunzip.on('error', reject);
+      gunzip.on('end', () => resolve({ status: res.statusCode, headers: res.headers, compressed, inflated, head: Buffer.concat(kept) }));
+      res.pipe(gunzip);
+    });
+    req.on('error', reject);
+  });
+}
+
+describe('bomb', () => {
+  test('1 GiB by default: a small gzip body, sent whatever the request accepts, inflating to exactly 2^30 bytes', async () => {
+    const server = await startServer(['--count', '25', '--page-size', '10']);
+    let res;
+    try {
+      res = await inflateCounting(`${server.url}?fault=bomb`);
+    } finally {
+      const { code, stderr } = await server.stop();
+      assert.equal(code, 0);
+      if (res) assert.match(requestLines(stderr)[0], new RegExp(`^GET /notes\\?fault=bomb 200 ${res.compressed}B \\d+\\.\\dms fault=bomb c=1 t=\\d+$`));
+    }
+    assert.equal(res.status, 200);
+    assert.equal(res.headers['content-encoding'], 'gzip');
+    assert.equal(res.headers['content-type'], JSON_TYPE);
+    assert.equal(res.headers['content-length'], undefined);
+    assert.equal(res.headers['transfer-encoding'], 'chunked');
+    assert.equal(res.inflated, 2 ** 30);
+    assert.ok(res.compressed < 2_000_000, `${res.compressed} compressed bytes`);
+  });
+
+  test('bomb:BYTES inflates to exactly BYTES of a notes array with unique ids; @PAGE and xN', async () => {
+    const server = await startServer(['--count', '25', '--page-size', '10', '--quiet']);
+    try {
+      for (const bytes of [0, 7, 200_000]) {
+        const res = await inflateCounting(`${server.url}?fault=bomb:${bytes}`, bytes);
+        assert.equal(res.inflated, bytes);
+        assert.equal(res.head.toString(), '{"notes":['.slice(0, bytes) + res.head.toString().slice(10));
+        if (bytes === 200_000) {
+          const text = res.head.toString();
+          const notes = JSON.parse(`${text.slice(0, text.lastIndexOf('"}') + 2)}]}`).notes;
+          assert.deepEqual(notes.map((note) => note.id), ['bomb0', 'bomb1', 'bomb2']);
+        }
+      }
+      const headers = { 'X-Notes-Fault': 'bomb:1000@2x1', 'Accept-Encoding': 'identity' };
+      const page1 = await request(server.url, { headers });
+      assert.equal(page1.headers['content-encoding'], undefined);
+      const page2 = pageUrl(server.url, json(page1).next_cursor);
+      const bombed = await request(page2, { headers });
+      assert.equal(bombed.headers['content-encoding'], 'gzip');
+      assert.equal(zlib.gunzipSync(bombed.body).length, 1000);
+      assert.equal((await request(page2, { headers })).headers['content-encoding'], undefined);
+    } finally {
+      assert.equal((await server.stop()).code, 0);
+    }
+  });
+});
+
+/**
+ * A GET over a plain socket that stays open: resolves once the head and `bodyBytes` of the body have
+ * arrived, with them and a way to see what arrives later and to close the socket.
+ */
+function openGet(url, bodyBytes) {
+  const { hostname, port, pathname, search } = new URL(url);
+  return new Promise((resolve, reject) => {
+    let all = Buffer.alloc(0);
+    let done = false;
+    const socket = net.connect(Number(port), hostname, () => {
+      socket.write(`GET ${pathname}${search} HTTP/1.1\r\nHost: ${hostname}:${port}\r\n\r\n`);
+    });
+    socket.on('data', (chunk) => {
+      all = Buffer.concat([all, chunk]);
+      const split = all.indexOf('\r\n\r\n');
+      if (done || split === -1 || all.length - split - 4 < bodyBytes) return;
+      done = true;
+      const received = all.length;
+      resolve({
+        head: all.subarray(0, split).toString(),
+        body: all.subarray(split + 4),
+        later: () => all.length - received,
+        closed: () => socket.destroyed,
+        close: () => socket.destroy(),
+      });
+    });
+    socket.on('error', reject);
+    socket.on('close', () => { if (!done) reject(new Error(`closed after ${all.length} bytes`)); });
+  });
+}
+
+describe('stall', () => {
+  test('the head and BYTES of the body, then nothing for at least a second, the connection open; SIGTERM still exits 0', async () => {
+    const server = await startServer(['--count', '25', '--page-size', '10']);
+    const page = await request(`${server.url}?for=length`);
+    let stderr;
+    try {
+      const stalls = [['stall', 10], ['stall:100', 100], ['stall:0', 0]];
+      const responses = [];
+      for (const [spec, bytes] of stalls) responses.push(await openGet(`${server.url}?fault=${spec}`, bytes));
+      responses.forEach((res, i) => {
+        assert.match(res.head, /^HTTP\/1\.1 200 /);
+        assert.match(res.head, new RegExp(`\r\ncontent-length: ${page.body.length}\r\n`, 'i'));
+        assert.match(res.head, /\r\ncontent-type: application\/json; charset=utf-8\r\n/i);
+        assert.deepEqual(res.body, page.body.subarray(0, stalls[i][1]));
+      });
+      await sleep(1000);
+      responses.forEach((res, i) => {
+        assert.equal(res.later(), 0, `${stalls[i][0]}: more bytes after the stall`);
+        assert.equal(res.closed(), false);
+        res.close();
+      });
+      // One left stalled: the server stops all the same.
+      await openGet(`${server.url}?fault=stall:3`, 3);
+    } finally {
+      const stopped = await server.stop();
+      assert.equal(stopped.code, 0);
+      stderr = stopped.stderr;
+    }
+    // The lines come as the responses close; each has the bytes sent before the stall.
+    const line = (spec) => requestLines(stderr).find((l) => l.startsWith(`GET /notes?fault=${spec} `));
+    assert.match(line('stall'), /^GET \/notes\?fault=stall 200 10B \d+\.\dms fault=stall c=2 t=\d+$/);
+    assert.ok(Number(/ (\d+)\.\dms/.exec(line('stall'))[1]) >= 1000, line('stall'));
+    assert.match(line('stall:100'), /^GET \/notes\?fault=stall:100 200 100B /);
+    assert.match(line('stall:0'), /^GET \/notes\?fault=stall:0 200 0B /);
+    assert.match(line('stall:3'), /^GET \/notes\?fault=stall:3 200 3B /);
+    assert.equal(requestLines(stderr).length, 5);
+  });
+});
+
+describe('rate limits', () => {
+  let server;
+  before(async () => {
+    server = await startServer(['--count', '25', '--page-size', '10', '--quiet', '--fault', 'ratelimit-ietf:4@3x1']);
+  });
+  after(async () => {
+    assert.equal((await server.stop()).code, 0);
+  });
+
+  /** Requests `url` and checks that an epoch-second reset header lies `seconds` after the request, rounded up. */
+  async function withReset(url, seconds, headers) {
+    const before = Date.now();
+    const res = await request(url, { headers });
+    const after = Date.now();
+    const reset = Number(res.headers['x-ratelimit-reset']);
+    assert.ok(reset >= Math.ceil(before / 1000 + seconds) && reset <= Math.ceil(after / 1000 + seconds), `reset ${reset} at ${before}`);
+    assert.equal(res.headers['x-ratelimit-remaining'], '0');
+    assert.equal(res.headers['x-ratelimit-limit'], '60');
+    return res;
+  }
+
+  test('ratelimit-github: 403, X-RateLimit-Remaining: 0 and the reset in epoch seconds', async () => {
+    for (const [spec, seconds] of [['ratelimit-github', 1], ['ratelimit-github:30', 30]]) {
+      const res = await withReset(`${server.url}?fault=${spec}`, seconds);
+      assert.equal(res.status, 403);
+      assert.equal(res.headers['content-type'], JSON_TYPE);
+      assert.equal(res.headers['retry-after'], undefined);
+      assert.deepEqual(json(res), { message: 'API rate limit exceeded' });
+    }
+  });
+
+  test('ratelimit-ietf: 429 with RateLimit and RateLimit-Policy', async () => {
+    for (const [spec, seconds] of [['ratelimit-ietf', 1], ['ratelimit-ietf:5', 5]]) {
+      const res = await request(server.url, { headers: { 'X-Notes-Fault': spec } });
+      assert.equal(res.status, 429);
+      assert.equal(res.headers.ratelimit, `limit=10, remaining=0, reset=${seconds}`);
+      assert.equal(res.headers['ratelimit-policy'], '10;w=60');
+      assert.equal(res.headers['retry-after'], undefined);
+      assert.equal(res.headers['x-ratelimit-remaining'], undefined);
+      assert.equal(json(res).error, 'rate-limited');
+    }
+  });
+
+  test('ratelimit-retry-after: 403 with Retry-After', async () => {
+    for (const [spec, seconds] of [['ratelimit-retry-after', '1'], ['ratelimit-retry-after:7', '7']]) {
+      const res = await request(`${server.url}?fault=${spec}`);
+      assert.equal(res.status, 403);
+      assert.equal(res.headers['retry-after'], seconds);
+      assert.equal(res.headers['x-ratelimit-remaining'], undefined);
+      assert.match(json(res).message, /secondary rate limit/);
+    }
+  });
+
+  test('remaining-zero: the page as it is, with X-RateLimit-Remaining: 0 and the reset', async () => {
+    const plain = await request(`${server.url}?for=remaining-zero`);
+    assert.equal(plain.headers['x-ratelimit-remaining'], undefined);
+    for (const [spec, seconds] of [['remaining-zero', 1], ['remaining-zero:60', 60]]) {
+      const res = await withReset(`${server.url}?for=remaining-zero&fault=${spec}`, seconds);
+      assert.equal(res.status, 200);
+      assert.deepEqual(json(res), json(plain));
+    }
+    // It decorates a replaced page too.
+    const status = await request(`${server.url}?fault=503:0,remaining-zero`);
+    assert.equal(status.status, 503);
+    assert.equal(status.headers['x-ratelimit-remaining'], '0');
+  });
+
+  test('with @PAGE and xN, by request and by flag', async () => {
+    const headers = { 'X-Notes-Fault': 'ratelimit-github:2@2x1, remaining-zero@1x1' };
+    const first = await request(server.url, { headers });
+    assert.equal(first.status, 200);
+    assert.equal(first.headers['x-ratelimit-remaining'], '0');
+    assert.equal((await request(server.url, { headers })).headers['x-ratelimit-remaining'], undefined);
+    const page2 = pageUrl(server.url, json(first).next_cursor);
+    assert.deepEqual([(await request(page2, { headers })).status, (await request(page2, { headers })).status], [403, 200]);
+    const page3 = pageUrl(server.url, json(await request(page2)).next_cursor);
+    const limited = await request(page3);
+    assert.equal(limited.status, 429);
+    assert.equal(limited.headers.ratelimit, 'limit=10, remaining=0, reset=4');
+    assert.equal((await request(page3)).status, 200);
+  });
+});
+
+describe('connections and arrival times in the log', () => {
+  test('keep-alive: one connection (one c=) per lane; t= grows with the time between requests', async () => {
+    const server = await startServer(['--count', '25', '--page-size', '10']);
+    const lanes = [new http.Agent({ keepAlive: true, maxSockets: 1 }), new http.Agent({ keepAlive: true, maxSockets: 1 })];
+    let stderr;
+    try {
+      await Promise.all(lanes.map(async (agent, lane) => {
+        let url = `${server.url}?lane=${lane}`;
+        for (let i = 0; i < 3; i++) {
+          const res = await request(url, { agent });
+          url = pageUrl(`${server.url}?lane=${lane}`, json(res).next_cursor);
+        }
+      }));
+      await request(`${server.url}?at=1`);
+      await sleep(300);
+      await request(`${server.url}?at=2`);
+    } finally {
+      lanes.forEach((agent) => agent.destroy());
+      const stopped = await server.stop();
+      assert.equal(stopped.code, 0);
+      stderr = stopped.stderr;
+    }
+    const lines = requestLines(stderr);
+    for (const lane of [0, 1]) {
+      const connections = new Set(lines.filter((line) => line.includes(`lane=${lane}`)).map(connectionOf));
+      assert.equal(connections.size, 1, `lane ${lane}: ${[...connections]}`);
+    }
+    assert.deepEqual(new Set(lines.slice(0, 6).map(connectionOf)), new Set([1, 2]));
+    const [at1, at2] = ['at=1', 'at=2'].map((tag) => lines.find((line) => line.includes(tag)));
+    assert.equal(connectionOf(at2), connectionOf(at1) + 1);
+    assert.ok(arrival(at2) - arrival(at1) >= 250, `${at1}\n${at2}`);
+  });
+
+  test('reset@2x1: the reset request is logged (status -) on the old connection, its retry on a new one', async () => {
+    const server = await startServer(['--count', '25', '--page-size', '10', '--fault', 'reset@2x1']);
+    const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+    let stderr;
+    let page2;
+    try {
+      const page1 = await request(server.url, { agent });
+      page2 = pageUrl(server.url, json(page1).next_cursor);
+      await assert.rejects(request(page2, { agent }), { code: 'ECONNRESET' });
+      assert.equal((await request(page2, { agent })).status, 200);
+    } finally {
+      agent.destroy();
+      const stopped = await server.stop();
+      assert.equal(stopped.code, 0);
+      stderr = stopped.stderr;
+    }
+    const lines = requestLines(stderr);
+    const target = new URL(page2).search;
+    const page2Lines = lines.filter((line) => line.startsWith(`GET /notes${target} `));
+    assert.equal(page2Lines.length, 2, lines.join('\n'));
+    assert.match(page2Lines[0], /^GET \S+ - 0B \d+\.\dms fault=reset@2x1 c=1 t=\d+$/);
+    assert.match(page2Lines[1], /^GET \S+ 200 \d+B \d+\.\dms c=2 t=\d+$/);
+    assert.equal(connectionOf(lines[0]), 1);
+  });
+});
+
+// MARK: - HTTPS
+
+const OPENSSL = spawnSync('openssl', ['version'], { encoding: 'utf8' });
+const HAS_OPENSSL = OPENSSL.status === 0;
+
+/** Runs openssl with `args` in `cwd`; throws with its stderr when it fails. */
+function openssl(args, cwd) {
+  const result = spawnSync('openssl', args, { cwd, encoding: 'utf8' });
+  if (result.status !== 0) throw new Error(`openssl ${args.join(' ')}: ${result.stderr || result.error}`);
+}
+
+/**
+ * A throwaway CA (ca.pem) and, signed by it, a certificate for each name: `NAME.pem` and `NAME.key`,
+ * with the subjectAltName `sans` (e.g. DNS:localhost,IP:127.0.0.1). EC P-256 keys, valid for 2 days.
+ */
+function makeCertificates(dir, certificates) {
+  const ecKey = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes'];
+  openssl(['req', '-x509', ...ecKey, '-keyout', 'ca.key', '-out', 'ca.pem', '-days', '2', '-subj', '/CN=notes-server test CA',
+    '-addext', 'basicConstraints=critical,CA:TRUE', '-addext', 'keyUsage=critical,keyCertSign,cRLSign'], dir);
+  certificates.forEach(([name, sans], i) => {
+    writeFileSync(path.join(dir, `${name}.ext`),
+      `subjectAltName=${sans}\nbasicConstraints=CA:FALSE\nkeyUsage=critical,digitalSignature\nextendedKeyUsage=serverAuth\n`);
+    openssl(['req', ...ecKey, '-keyout', `${name}.key`, '-out', `${name}.csr`, '-subj', '/CN=localhost'], dir);
+    openssl(['x509', '-req', '-in', `${name}.csr`, '-CA', 'ca.pem', '-CAkey', 'ca.key', '-set_serial', String(i + 2), '-days', '2',
+      '-out', `${name}.pem`, '-extfile', `${name}.ext`], dir);
+  });
+}
+
+describe('HTTPS (--tls-cert, --tls-key, --url-host)', { skip: HAS_OPENSSL ? false : 'openssl is not installed: no test certificate can be made' }, () => {
+  let dir;
+  let ca;
+  const file = (name) => path.join(dir, name);
+
+  before(() => {
+    dir = mkdtempSync(path.join(os.tmpdir(), 'notes-server-tls-'));
+    makeCertificates(dir, [['both', 'DNS:localhost,IP:127.0.0.1'], ['localhost', 'DNS:localhost']]);
+    ca = readFileSync(file('ca.pem'));
+  });
+  after(() => rmSync(dir, { recursive: true }));
+
+  test('a page and the redirect target over HTTPS, trusted through the CA; reset; the log', async () => {
+    const server = await startServer(['--count', '25', '--page-size', '10', '--style', 'drf', '--tls-cert', file('both.pem'), '--tls-key', file('both.key')]);
+    let stderr;
+    try {
+      assert.match(server.url, /^https:\/\/127\.0\.0\.1:\d+\/notes$/);
+      const page = await request(server.url, { ca });
+      assert.equal(page.status, 200);
+      assert.deepEqual(json(page).results.map((note) => note.id), Array.from({ length: 10 }, (_, i) => `n${i}`));
+      assert.match(json(page).next, /^https:\/\/127\.0\.0\.1:\d+\/notes\?cursor=/);
+      const redirect = await request(`${server.url}?fault=redirect`, { ca });
+      assert.equal(redirect.status, 302);
+      assert.match(redirect.headers.location, /^https:\/\/127\.0\.0\.1:\d+\/notes\?fault=redirect$/);
+      const target = await request(redirect.headers.location, { ca });
+      assert.equal(target.status, 200);
+      assert.deepEqual(json(target).results, json(page).results);
+      assert.match(json(target).next, /^https:\/\/127\.0\.0\.1:\d+\/notes\?cursor=/);
+      // Without the CA the certificate is not trusted; plain HTTP gets no page.
+      await assert.rejects(request(server.url), { code: 'UNABLE_TO_VERIFY_LEAF_SIGNATURE' });
+      await assert.rejects(request(server.url.replace('https:', 'http:')));
+      // A reset is a TCP reset under TLS too.
+      await assert.rejects(request(`${server.url}?fault=reset`, { ca }), { code: 'ECONNRESET' });
+      // Compression and the other faults work the same.
+      const gzip = await request(`${server.url}?compress=gzip`, { ca, headers: { 'Accept-Encoding': 'gzip' } });
+      assert.equal(gzip.headers['content-encoding'], 'gzip');
+      assert.deepEqual(JSON.parse(zlib.gunzipSync(gzip.body)).results, json(page).results);
+    } finally {
+      const stopped = await server.stop();
+      assert.equal(stopped.code, 0);
+      stderr = stopped.stderr;
+    }
+    const lines = stderr.trimEnd().split('\n');
+    assert.match(lines[0], /redirect target https:\/\/127\.0\.0\.1:\d+$/);
+    assert.ok(lines.some((line) => /^\[redirect target\] GET \/notes\?fault=redirect 200 \d+B \d+\.\dms c=\d+ t=\d+$/.test(line)), stderr);
+    assert.ok(lines.some((line) => /^GET \/notes\?fault=reset - 0B \d+\.\dms fault=reset c=\d+ t=\d+$/.test(line)), stderr);
+  });
+
+  test('--url-host localhost: URLs name localhost; a certificate for localhost only fails at 127.0.0.1', async () => {
+    const server = await startServer(['--count', '25', '--page-size', '10', '--quiet', '--url-host', 'localhost',
+      '--tls-cert', file('localhost.pem'), '--tls-key', file('localhost.key')]);
+    try {
+      assert.match(server.url, /^https:\/\/localhost:\d+\/notes$/);
+      const page = await request(`${server.url}?style=drf`, { ca, family: 4 });
+      assert.equal(page.status, 200);
+      assert.match(json(page).next, /^https:\/\/localhost:\d+\/notes\?cursor=.*&style=drf$/);
+      const redirect = await request(`${server.url}?fault=redirect:307`, { ca, family: 4 });
+      assert.match(redirect.headers.location, /^https:\/\/localhost:\d+\//);
+      assert.equal((await request(redirect.headers.location, { ca, family: 4 })).status, 200);
+      await assert.rejects(request(server.url.replace('localhost', '127.0.0.1'), { ca }), { code: 'ERR_TLS_CERT_ALTNAME_INVALID' });
+    } finally {
+      assert.equal((await server.stop()).code, 0);
+    }
+    // --url-host names plain HTTP URLs too.
+    const plain = await startServer(['--count', '5', '--quiet', '--url-host', 'localhost']);
+    assert.match(plain.url, /^http:\/\/localhost:\d+\/notes$/);
+    assert.equal((await request(plain.url, { family: 4 })).status, 200);
+    assert.equal((await plain.stop()).code, 0);
+  });
+
+  test('exit 64 for only one of the two, 66 for an unreadable file, 65 for a file that is no PEM or a key of another certificate', async () => {
+    const cases = [
+      [['--tls-cert', file('both.pem')], 64],
+      [['--tls-key', file('both.key')], 64],
+      [['--tls-cert', file('absent.pem'), '--tls-key', file('both.key')], 66],
+      [['--tls-cert', file('both.pem'), '--tls-key', file('absent.key')], 66],
+      [['--tls-cert', file('both.ext'), '--tls-key', file('both.key')], 65],
+      [['--tls-cert', file('both.pem'), '--tls-key', file('localhost.key')], 65],
+    ];
+    for (const [args, code] of cases) {
+      const result = await runServer(['--count', '5', ...args]);
+      assert.equal(result.code, code, `${args.join(' ')}: ${result.stderr}`);
+      assert.equal(result.stdout, '');
+      assert.match(result.stderr, /^Error: .+\n$/);
     }
   });
 });
