@@ -81,7 +81,7 @@ final class Prefetch: Sendable {
             do throws(FetchError) {
                 let page = try await fetcher.fetchPage(
                     location, number: following, ids: IDSet(capacity: 1024), cancellation: CancellationFlag(),
-                    lane: following, early: early)
+                    lane: 1 + following % 2, early: early)
                 return .success(page)
             } catch {
                 return .failure(error)

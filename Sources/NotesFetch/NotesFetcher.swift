@@ -62,7 +62,8 @@ public final class NotesFetcher: Sendable {
         self.locator = locator
         self.configuration = configuration
         self.environment = environment
-        lanes = (0..<max(1, configuration.parallel, configuration.prefetch ? 2 : 1)).map { index in
+        // Lane 0 carries the pages decoded into the run's id set; early requests take lanes 1 and 2 in turn.
+        lanes = (0..<max(1, configuration.parallel, configuration.prefetch ? 3 : 1)).map { index in
             Lane(
                 transport: index == 0 ? transport : moreTransports?() ?? transport,
                 queue: DispatchQueue(label: "notes-page.transport.\(index)"))
@@ -227,12 +228,17 @@ public final class NotesFetcher: Sendable {
                 } onCancel: {
                     early.cancel()
                 }.get()
-                if let problem = commitIDs(of: &page, into: ids, duplicates: configuration.page.duplicates) {
-                    throw problem
+                let run = UnsafeTransfer(ids)
+                let taken = page
+                let checked = await onLane(0) { [self] in
+                    var page = taken
+                    let problem = commitIDs(of: &page, into: run.value, duplicates: configuration.page.duplicates)
+                    return problem.map { Result<FetchedPage, FetchError>.failure($0) } ?? .success(page)
                 }
+                page = try checked.get()
             } else {
                 page = try await fetchPage(
-                    location, number: number, ids: ids, cancellation: cancellation, lane: number,
+                    location, number: number, ids: ids, cancellation: cancellation, lane: 0,
                     early: prefetch?.earlyHandler(for: number))
             }
             // A page whose next link loops is refused whole, so that a resumed run meets the same error.
@@ -255,6 +261,13 @@ public final class NotesFetcher: Sendable {
             if let maxNotes, notes >= maxNotes { return next }
             location = next
             number += 1
+        }
+    }
+
+    /// Runs `body` on lane `index`'s queue, so that the run's id set is only ever touched from there.
+    func onLane<Result: Sendable>(_ index: Int, _ body: @escaping @Sendable () -> Result) async -> Result {
+        await withCheckedContinuation { continuation in
+            lanes[index].queue.async { continuation.resume(returning: body()) }
         }
     }
 
