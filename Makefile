@@ -97,7 +97,7 @@ asan: deps
 	@mkdir -p $(ASAN_BUILD)
 	@printf '%s\n' 'leak:readBytesFromFile' 'leak:Foundation7ProcessC3run' 'leak:libXCTest.so' >$(ASAN_BUILD)/lsan.supp
 	$(SWIFT) build --build-tests --sanitize=address --scratch-path $(ASAN_BUILD)
-	LSAN_OPTIONS=suppressions=$(abspath $(ASAN_BUILD))/lsan.supp:print_suppressions=1 \
+	NOTES_SANITIZER=address LSAN_OPTIONS=suppressions=$(abspath $(ASAN_BUILD))/lsan.supp:print_suppressions=1 \
 		$(SWIFT) test --skip-build --sanitize=address --scratch-path $(ASAN_BUILD)
 
 ## tsan: every Swift test under ThreadSanitizer. The end-to-end tests run notes-page built with TSan too: a

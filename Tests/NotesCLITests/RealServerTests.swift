@@ -9,6 +9,8 @@ import Testing
 )
 struct RealServerTests {
     static let notes = ["--count", "250", "--page-size", "100", "--seed", "7"]
+    /// `make asan` and `make tsan` run a sanitized notes-page: slower, and with the sanitizer's memory.
+    static let sanitizer = ProcessInfo.processInfo.environment["NOTES_SANITIZER"]
 
     /// The targets, connection numbers and arrival times (ms since the server started) of `log`'s requests.
     static func arrivals(_ log: String) -> [(target: String, connection: Int, time: Int)] {
@@ -34,7 +36,7 @@ struct RealServerTests {
         #expect(
             try Regex(#"Error: page 2 \(cursor [^)]+\): the server is unavailable after 1 attempt: no data for 2 s"#)
                 .wholeMatch(in: line) != nil, "\(run.stderr)")
-        #expect(elapsed >= 2 && elapsed < 3.5, "gave up after \(elapsed) s")
+        #expect(elapsed >= 2 && elapsed < (Self.sanitizer == nil ? 3.5 : 6), "gave up after \(elapsed) s")
     }
 
     @Test("--retries 0 against a reset: the server sees one request for the page, and the message says one")
@@ -134,8 +136,10 @@ struct RealServerTests {
         #expect(run.status == 65, "\(run.stderr)")
         #expect(run.stderr.contains("document longer than 8388608 bytes (byte 8388608)"), "\(run.stderr)")
         let rss = run.stderr.split(separator: "\n").last.flatMap { Int($0.dropFirst(4)) } ?? Int.max
-        #expect(rss < 64 * 1024, "peak \(rss) KB")
-        #expect(Date().timeIntervalSince(started) < 10)
+        if Self.sanitizer == nil {
+            #expect(rss < 64 * 1024, "peak \(rss) KB")
+            #expect(Date().timeIntervalSince(started) < 10)
+        }
     }
 }
 
