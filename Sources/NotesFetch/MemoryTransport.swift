@@ -1,5 +1,3 @@
-import Synchronization
-
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Darwin)
@@ -43,7 +41,7 @@ public final class MemoryTransport: HTTPTransport {
     }
 
     private let handler: @Sendable (HTTPRequest, Int) -> Response
-    private let log = Mutex<[HTTPRequest]>([])
+    private let log = Locked<[HTTPRequest]>([])
 
     /// - Parameter handler: Scripts the response to a request; also given the request's 0-based index.
     public init(_ handler: @escaping @Sendable (HTTPRequest, Int) -> Response) {

@@ -1,5 +1,4 @@
 import NotesPage
-import Synchronization
 
 /// The page after the current one, requested as soon as its reference is known, while the current page
 /// still streams: at most one page ahead.
@@ -19,7 +18,7 @@ final class Prefetch: Sendable {
         var stopped = false
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
     private let fetcher: NotesFetcher
     /// The highest page number to request, if bounded.
     private let lastNumber: Int?

@@ -1,5 +1,3 @@
-import Synchronization
-
 /// When the next request of a walk may start, across every page in flight: not before a rate limit
 /// resets, and no sooner than `1 / rate` seconds after the one before.
 final class RequestGate: Sendable {
@@ -11,7 +9,7 @@ final class RequestGate: Sendable {
     }
 
     private let rate: Double?
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     init(rate: Double?) {
         self.rate = rate
