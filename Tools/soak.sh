@@ -2,10 +2,10 @@
 # Tools/soak.sh [SECONDS]  (make soak SECONDS=N; default 60)
 #
 # A hostile-server soak of `notes-page fetch --all` (release build) against Tools/notes-server.mjs on
-# loopback. Each pass runs every scenario below once (status errors, resets, truncation, slow drip and
-# idle timeouts, redirects, auth, wrong content types, invalid pages, duplicate ids, cursor cycles, huge
-# tokens, deep nesting), then two large pages with a truncation, a round of random `kill -9` and resume
-# with --state, and a SIGINT and resume. Passes repeat, rotating the envelope style (contract, drf,
+# loopback. Each pass runs every scenario below once (status errors, resets, truncation, slow drip, stalls
+# and idle timeouts, rate limits, a gzip bomb, redirects, auth, wrong content types, invalid pages,
+# duplicate ids, cursor cycles, huge tokens, deep nesting), then two large pages with a truncation, a round
+# of random `kill -9` and resume with --state, and a SIGINT and resume. Passes repeat, rotating the envelope style (contract, drf,
 # link), until SECONDS have passed; the first pass always runs whole, so every fault is injected at least
 # once.
 #
@@ -244,6 +244,13 @@ scenarios=(
     "reset-always|reset@2|--retries 1|69|1|yes"
     "truncate-always|truncate@5|--retries 1|69|4|yes"
     "idle-timeout|drip:1/3000@2|--timeout 1 --retries 1|69|1|yes"
+    "stall|stall:10@3|--timeout 1 --retries 1|69|2|yes"
+    "rate-limit-github|ratelimit-github:1@3x1||0|all|yes"
+    "rate-limit-ietf|ratelimit-ietf:1@4x1||0|all|yes"
+    "rate-limit-retry-after|ratelimit-retry-after:1@2x1||0|all|yes"
+    "remaining-zero|remaining-zero:1@2x1||0|all|yes"
+    "rate-limit-too-long|ratelimit-github:600@3|--max-wait 5|69|2|yes"
+    "gzip-bomb|bomb:100000000@2|--max-page-bytes 8M|65|1|yes"
     "status-404|404@2||65|1|yes"
     "html|html@2||65|1|yes"
     "content-type|content-type@3||65|2|yes"
