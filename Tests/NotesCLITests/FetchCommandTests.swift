@@ -282,30 +282,11 @@ struct FetchCommandTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         let output = directory.appendingPathComponent("out.ndjson").path
         let state = directory.appendingPathComponent("state.json").path
-        let seed =
-            ProcessInfo.processInfo.environment["NOTES_TEST_SEED"].flatMap(UInt64.init)
-            ?? UInt64.random(in: 0...UInt64.max)
-        var generator = SeededRandom(seed: seed)
-        var finished = false
-        var kills: [UInt32] = []
         // A slow server, so that a kill lands mid-page as often as between pages.
         let server = try FixtureServer(Self.notes + ["--fault", "drip:128/5"])
         defer { server.stop() }
-        for _ in 0..<8 where !finished {
-            let process = Process()
-            process.executableURL = Run.binary
-            process.arguments = ["fetch", "--all", "--quiet", server.url, "-o", output, "--state", state]
-            try process.run()
-            let delay = UInt32.random(in: 20_000...600_000, using: &generator)
-            usleep(delay)
-            if process.isRunning {
-                kill(process.processIdentifier, SIGKILL)
-                kills.append(delay)
-            }
-            process.waitUntilExit()
-            finished = process.terminationReason == .exit && process.terminationStatus == 0
-        }
-        let replay = "NOTES_TEST_SEED=\(seed); kills after \(kills.map { "\($0 / 1000) ms" })"
+        let arguments = ["fetch", "--all", "--quiet", server.url, "-o", output, "--state", state]
+        let (finished, kills, replay) = try KillLoop.run(arguments, rounds: 8, delays: 20_000...600_000)
         if !finished {
             let run = try Run(["fetch", "--all", "--quiet", server.url, "-o", output, "--state", state])
             #expect(run.status == 0, "\(replay): \(run.stderr)")
@@ -413,6 +394,39 @@ struct FetchCommandTests {
         let none = try Run([])
         #expect(none.status == 64)
         #expect(none.messages == top.stdout)
+    }
+}
+
+/// `notes-page` killed with SIGKILL at random moments, seeded so that a failure can be replayed.
+enum KillLoop {
+    /// Runs `arguments` up to `rounds` times, each killed after a delay (microseconds) drawn from `delays`,
+    /// until one run finishes by itself.
+    /// - Returns: Whether a run finished, the delays of the kills, and how to replay them
+    ///   (`NOTES_TEST_SEED=…`).
+    static func run(_ arguments: [String], rounds: Int, delays: ClosedRange<UInt32>) throws
+        -> (finished: Bool, kills: [UInt32], replay: String)
+    {
+        let seed =
+            ProcessInfo.processInfo.environment["NOTES_TEST_SEED"].flatMap(UInt64.init)
+            ?? UInt64.random(in: 0...UInt64.max)
+        var random = SeededRandom(seed: seed)
+        var finished = false
+        var kills: [UInt32] = []
+        for _ in 0..<rounds where !finished {
+            let process = Process()
+            process.executableURL = Run.binary
+            process.arguments = arguments
+            try process.run()
+            let delay = UInt32.random(in: delays, using: &random)
+            usleep(delay)
+            if process.isRunning {
+                kill(process.processIdentifier, SIGKILL)
+                kills.append(delay)
+            }
+            process.waitUntilExit()
+            finished = process.terminationReason == .exit && process.terminationStatus == 0
+        }
+        return (finished, kills, "NOTES_TEST_SEED=\(seed); kills after \(kills.map { "\($0 / 1000) ms" })")
     }
 }
 

@@ -131,29 +131,10 @@ struct PaginationEndToEndTests {
             "-o", directory.appendingPathComponent("out").path, "--state",
             directory.appendingPathComponent("state").path,
         ]
-        let seed =
-            ProcessInfo.processInfo.environment["NOTES_TEST_SEED"].flatMap(UInt64.init)
-            ?? UInt64.random(in: 0...UInt64.max)
-        var random = SeededRandom(seed: seed)
         let server = try FixtureServer(notes + ["--quiet", "--style", "offset", "--fault", "drip:128/10"])
         defer { server.stop() }
-        var kills: [UInt32] = []
-        var finished = false
-        for _ in 0..<6 where !finished {
-            let process = Process()
-            process.executableURL = Run.binary
-            process.arguments = ["fetch", "--all", "--quiet", server.url] + files + Self.parallel
-            try process.run()
-            let delay = UInt32.random(in: 50_000...700_000, using: &random)
-            usleep(delay)
-            if process.isRunning {
-                kill(process.processIdentifier, SIGKILL)
-                kills.append(delay)
-            }
-            process.waitUntilExit()
-            finished = process.terminationReason == .exit && process.terminationStatus == 0
-        }
-        let replay = "NOTES_TEST_SEED=\(seed); kills after \(kills.map { "\($0 / 1000) ms" })"
+        let (_, kills, replay) = try KillLoop.run(
+            ["fetch", "--all", "--quiet", server.url] + files + Self.parallel, rounds: 6, delays: 50_000...700_000)
         let last = try Run(["fetch", "--all", "--quiet", server.url] + files + Self.parallel)
         #expect(last.status == 0, "\(replay): \(last.stderr)")
         #expect(!kills.isEmpty, "\(replay)")
