@@ -39,6 +39,8 @@ struct Benchmark {
         "fetch/notes-page": "notes-page fetch --all from the fixture server",
         "fetch/peer-node": "Node fetch + JSON.parse, page after page",
         "fetch/peer-python": "Python urllib + json, page after page",
+        "fetch/curl-gzip": "curl --compressed downloading the same pages gzip-compressed",
+        "fetch/notes-page-gzip": "notes-page fetch --all from the same server, gzip-compressed",
         "latency/curl-sequential": "curl walking 100 pages with 20 ms of server time each: the sequential floor",
         "latency/sequential": "notes-page fetch --paginate page --parallel 1 on the same pages",
         "latency/parallel-8": "notes-page fetch --paginate page --parallel 8 on the same pages",
@@ -108,6 +110,19 @@ struct Benchmark {
                 name: "fetch/notes-page",
                 run: .command { [$0.notesPage, "fetch", "--all", "--quiet", $0.serverURL, "-o", "/dev/null"] },
                 ceiling: fetch,
+                size: { ($0.directoryBytes, $0.count) }
+            ),
+            // The same walk with every page gzip-compressed: inflating is part of the work.
+            Benchmark(
+                name: "fetch/curl-gzip",
+                run: .command { ["curl", "-s", "-K", $0.gzipCurlConfig] },
+                ceiling: [],
+                size: { ($0.directoryBytes, $0.count) }
+            ),
+            Benchmark(
+                name: "fetch/notes-page-gzip",
+                run: .command { [$0.notesPage, "fetch", "--all", "--quiet", $0.gzipURL, "-o", "/dev/null"] },
+                ceiling: ["fetch/curl-gzip", "decode/yajl-noop"],
                 size: { ($0.directoryBytes, $0.count) }
             ),
             // Latency: 20 ms of server time per request. Pages by number can go in parallel; a chain whose

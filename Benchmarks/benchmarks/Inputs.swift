@@ -28,6 +28,10 @@ final class Inputs: @unchecked Sendable {
     var directoryBytes = 0
     private var server: Process?
     private var latencyServer: Process?
+    /// The same pages gzip-compressed by a third server, and curl's config for them (`--compressed`).
+    var gzipURL = ""
+    var gzipCurlConfig = ""
+    private var gzipServer: Process?
 
     /// - Parameters:
     ///   - count: Notes in the run.
@@ -62,6 +66,7 @@ final class Inputs: @unchecked Sendable {
         directoryBytes = manifest["total_bytes"] as? Int ?? 0
 
         (server, serverURL) = try startServer(["--dir", directory])
+        (gzipServer, gzipURL) = try startServer(["--dir", directory, "--compress", "gzip"])
         (latencyServer, latencyURL) = try startServer([
             "--count", "\(latencyNotes)", "--page-size", "1000", "--seed", "7", "--fault", "delay:\(latency)",
         ])
@@ -87,10 +92,13 @@ final class Inputs: @unchecked Sendable {
         }
         curlConfig = scratch + "/curl.cfg"
         try config.write(toFile: curlConfig, atomically: true, encoding: .utf8)
+        gzipCurlConfig = scratch + "/curl-gzip.cfg"
+        try ("compressed\n" + config.replacingOccurrences(of: serverURL, with: gzipURL))
+            .write(toFile: gzipCurlConfig, atomically: true, encoding: .utf8)
     }
 
     func stop() {
-        for process in [server, latencyServer].compactMap({ $0 }) {
+        for process in [server, latencyServer, gzipServer].compactMap({ $0 }) {
             process.terminate()
             process.waitUntilExit()
         }
