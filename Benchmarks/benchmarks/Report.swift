@@ -50,22 +50,7 @@ func render(_ order: [String], _ results: [String: Figures], format: Format, tit
     }
     func table(_ heading: String, _ columns: [String], _ row: (Figures) -> [String]) -> String {
         let rows = order.compactMap { name in results[name].map { [name] + row($0) } }
-        let header = ["benchmark"] + columns
-        if format == .markdown {
-            var text = "### \(heading)\n\n| " + header.joined(separator: " | ") + " |\n|"
-            text += header.map { _ in "---" }.joined(separator: "|") + "|\n"
-            for row in rows { text += "| " + row.joined(separator: " | ") + " |\n" }
-            return text + "\n"
-        }
-        let widths = header.indices.map { column in ([header] + rows).map { $0[column].count }.max()! }
-        func line(_ cells: [String]) -> String {
-            cells.enumerated().map { index, cell in
-                index == 0
-                    ? cell.padding(toLength: widths[0], withPad: " ", startingAt: 0)
-                    : String(repeating: " ", count: widths[index] - cell.count) + cell
-            }.joined(separator: "  ")
-        }
-        return "\(heading)\n" + ([line(header)] + rows.map(line)).joined(separator: "\n") + "\n\n"
+        return tableText(heading, header: ["benchmark"] + columns, rows: rows, format: format)
     }
     func seconds(_ value: Double) -> String { String(format: value < 1 ? "%.3f s" : "%.2f s", value) }
     var text = format == .markdown ? "## \(title)\n\n" : "\(title)\n\n"
@@ -151,13 +136,21 @@ func peers(_ order: [String], _ results: [String: Figures], skipped: [String: St
         ])
     }
     guard !rows.isEmpty || !absent.isEmpty else { return "" }
-    let header = ["peer", "p50", "× notes-page", "peak", "× notes-page"]
-    let heading = "Peers (same pages, same server, same run; ratios to notes-page)"
+    return tableText(
+        "Peers (same pages, same server, same run; ratios to notes-page)",
+        header: ["peer", "p50", "× notes-page", "peak", "× notes-page"], rows: rows, format: format, notes: absent)
+}
+
+/// A table under `heading`: Markdown, or text with the first column left-aligned and the others right;
+/// `notes` follow it a line each; when there are notes and no rows, a text table has no header line.
+func tableText(_ heading: String, header: [String], rows: [[String]], format: Format, notes: [String] = [])
+    -> String
+{
     if format == .markdown {
         return "### \(heading)\n\n| " + header.joined(separator: " | ") + " |\n|"
             + header.map { _ in "---" }.joined(separator: "|") + "|\n"
             + rows.map { "| " + $0.joined(separator: " | ") + " |\n" }.joined()
-            + absent.map { "\n\($0)\n" }.joined() + "\n"
+            + notes.map { "\n\($0)\n" }.joined() + "\n"
     }
     let widths = header.indices.map { column in ([header] + rows).map { $0[column].count }.max()! }
     func line(_ cells: [String]) -> String {
@@ -167,8 +160,8 @@ func peers(_ order: [String], _ results: [String: Figures], skipped: [String: St
                 : String(repeating: " ", count: widths[index] - cell.count) + cell
         }.joined(separator: "  ")
     }
-    let table = rows.isEmpty ? [] : [line(header)] + rows.map(line)
-    return "\(heading)\n" + (table + absent).joined(separator: "\n") + "\n\n"
+    let table = rows.isEmpty && !notes.isEmpty ? [] : [line(header)] + rows.map(line)
+    return "\(heading)\n" + (table + notes).joined(separator: "\n") + "\n\n"
 }
 
 /// Differences from a baseline; the second value says whether any is worse than its threshold.

@@ -63,7 +63,8 @@ public final class ExchangeMeter: Sendable {
     /// Body bytes received on the wire.
     public var wireBytes: Int { bytes.load(ordering: .relaxed) }
 
-    public func sent() { sends.add(1, ordering: .relaxed) }
+    /// The request went out `count` more times.
+    public func sent(_ count: Int = 1) { sends.add(count, ordering: .relaxed) }
 
     public func received(wireBytes count: Int) { bytes.add(count, ordering: .relaxed) }
 }

@@ -319,7 +319,7 @@ public final class NotesFetcher: Sendable {
                 url: url, headers: headers, idleTimeout: configuration.idleTimeout,
                 totalTimeout: configuration.pageTimeout, freshConnection: fresh, meter: hop)
             defer {
-                if isFirst { for _ in 0..<hop.sendCount { meter.sent() } }
+                if isFirst { meter.sent(hop.sendCount) }
             }
             let reception = PageReception(configuration: page, ids: ids)
             if let early {

@@ -320,18 +320,16 @@ struct PageState: ~Copyable {
         guard hasTitle else { return fail(.missingTitle, "note has no 'title'", note: noteCount) }
         frames.removeLast()
         noteCount += 1
-        lastIDBytes.removeAll(keepingCapacity: true)
-        lastIDBytes.append(contentsOf: noteID)
         if isDuplicate {
             skippedCount += 1
-            return true
-        }
-        if configuration.keepsJSON {
+        } else if configuration.keepsJSON {
             writer.close(UInt8(ascii: "}"))
             notes.append(Note(id: noteID, title: noteTitle, json: writer.bytes))
         } else {
             notes.append(Note(id: noteID, title: noteTitle, json: nil))
         }
+        // The buffers trade places, so keeping the last id costs no copy: the next note clears `noteID`.
+        swap(&noteID, &lastIDBytes)
         return true
     }
 

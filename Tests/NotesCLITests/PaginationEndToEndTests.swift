@@ -62,13 +62,11 @@ struct PaginationEndToEndTests {
     func resumes() throws {
         let expected = try Self.cleanRun()
         for (style, client, _) in Self.styles {
-            let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
-                "notes-e2e-\(UUID().uuidString)")
-            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-            defer { try? FileManager.default.removeItem(at: directory) }
+            let scratch = try Scratch()
+            defer { scratch.remove() }
             let files = [
-                "-o", directory.appendingPathComponent("out").path, "--state",
-                directory.appendingPathComponent("state").path,
+                "-o", scratch.path("out"), "--state",
+                scratch.path("state"),
             ]
             let server = try FixtureServer(Self.notes + ["--style", style])
             let first = try Run(["fetch", "--all", "--quiet", "--max-pages", "1", server.url] + files + client)
@@ -76,7 +74,7 @@ struct PaginationEndToEndTests {
             let log = server.stop()
             #expect(first.status == 0 && second.status == 0, "\(style) \(client): \(first.stderr) \(second.stderr)")
             #expect(
-                try String(contentsOf: directory.appendingPathComponent("out"), encoding: .utf8) == expected,
+                try scratch.read("out") == expected,
                 "\(style) \(client)")
             let targets = FetchCommandTests.requests(log)
             #expect(targets.count == 3 && Set(targets).count == 3, "\(style) \(client): \(targets)")
@@ -124,12 +122,11 @@ struct PaginationEndToEndTests {
         let clean = try FixtureServer(notes + ["--quiet"])
         let expected = try Run(["fetch", "--all", "--quiet", clean.url]).stdout
         clean.stop()
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("notes-e2e-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
+        let scratch = try Scratch()
+        defer { scratch.remove() }
         let files = [
-            "-o", directory.appendingPathComponent("out").path, "--state",
-            directory.appendingPathComponent("state").path,
+            "-o", scratch.path("out"), "--state",
+            scratch.path("state"),
         ]
         let server = try FixtureServer(notes + ["--quiet", "--style", "offset", "--fault", "drip:128/10"])
         defer { server.stop() }
@@ -139,7 +136,7 @@ struct PaginationEndToEndTests {
         #expect(last.status == 0, "\(replay): \(last.stderr)")
         #expect(!kills.isEmpty, "\(replay)")
         #expect(
-            try String(contentsOf: directory.appendingPathComponent("out"), encoding: .utf8) == expected, "\(replay)")
+            try scratch.read("out") == expected, "\(replay)")
     }
 
     @Test("In parallel: a 401 on a page in flight ends the run with 77 after the pages before it")
@@ -156,11 +153,10 @@ struct PaginationEndToEndTests {
     func interruptWithPrefetch() throws {
         let server = try FixtureServer(Self.notes + ["--quiet", "--style", "link", "--fault", "drip:64/20@2"])
         defer { server.stop() }
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("notes-e2e-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let output = directory.appendingPathComponent("out").path
-        let state = directory.appendingPathComponent("state").path
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        let output = scratch.path("out")
+        let state = scratch.path("state")
         let process = Process()
         process.executableURL = Run.binary
         process.arguments = [
@@ -184,19 +180,18 @@ struct PaginationEndToEndTests {
         let expected = try Self.cleanRun()
         let server = try FixtureServer(Self.notes + ["--quiet", "--style", "offset", "--fault", "drip:64/20@3x1"])
         defer { server.stop() }
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("notes-e2e-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
+        let scratch = try Scratch()
+        defer { scratch.remove() }
         let files = [
-            "-o", directory.appendingPathComponent("out").path, "--state",
-            directory.appendingPathComponent("state").path,
+            "-o", scratch.path("out"), "--state",
+            scratch.path("state"),
         ]
         let process = Process()
         process.executableURL = Run.binary
         process.arguments = ["fetch", "--all", "--quiet", server.url] + files + Self.parallel
         try process.run()
         // Pages 1 and 2 are committed at once; page 3 drips, so page 4 waits for it.
-        let state = directory.appendingPathComponent("state").path
+        let state = scratch.path("state")
         let deadline = Date().addingTimeInterval(10)
         while (try? RunStateProbe.pages(state)) ?? 0 < 2 && Date() < deadline { usleep(10_000) }
         try #require((try? RunStateProbe.pages(state)) == 2, "pages 1 and 2 were never committed")
@@ -207,10 +202,10 @@ struct PaginationEndToEndTests {
         #expect(Date().timeIntervalSince(sent) < bound)
         #expect(process.terminationStatus == 130)
         let prefix = expected.split(separator: "\n").prefix(200).map { $0 + "\n" }.joined()
-        #expect(try String(contentsOf: directory.appendingPathComponent("out"), encoding: .utf8) == prefix)
+        #expect(try scratch.read("out") == prefix)
         let resumed = try Run(["fetch", "--all", "--quiet", server.url] + files + Self.parallel)
         #expect(resumed.status == 0, "\(resumed.stderr)")
-        #expect(try String(contentsOf: directory.appendingPathComponent("out"), encoding: .utf8) == expected)
+        #expect(try scratch.read("out") == expected)
     }
 }
 

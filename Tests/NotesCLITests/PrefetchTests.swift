@@ -51,6 +51,21 @@ struct PrefetchTests {
     static let endpoint = FakeAPI.endpoint
 
     /// Three pages of two notes; page `slow` drips; `body` may replace a page's body.
+    /// The three pages in Django REST framework's envelope, `next` before the notes or after them; `ids`
+    /// gives each page's note numbers.
+    static func drf(
+        nextFirst: Bool, ids: @escaping @Sendable (Int) -> [Int] = { [$0 * 10, $0 * 10 + 1] }
+    ) -> MemoryTransport {
+        linked(
+            header: { _ in nil },
+            body: { page in
+                let next = page < 3 ? #""\#(endpoint)?p=\#(page + 1)""# : "null"
+                let notes = ids(page).map(SchemeAPI.note).joined(separator: ",")
+                return nextFirst
+                    ? #"{"next":\#(next),"results":[\#(notes)]}"# : #"{"results":[\#(notes)],"next":\#(next)}"#
+            })
+    }
+
     static func linked(
         slow: Int = 1,
         header: (Int) -> HTTPHeader? = { page in
@@ -90,27 +105,13 @@ struct PrefetchTests {
 
     @Test("A next value before the notes (Django REST framework) starts the next request; one after them does not")
     func nextBeforeNotes() async throws {
-        let drf = EventLog(
-            Self.linked(
-                header: { _ in nil },
-                body: { page in
-                    let next = page < 3 ? #""\#(Self.endpoint)?p=\#(page + 1)""# : "null"
-                    let notes = (0..<2).map { SchemeAPI.note(page * 10 + $0) }.joined(separator: ",")
-                    return #"{"next":\#(next),"results":[\#(notes)]}"#
-                }), hold: "p=2")
+        let drf = EventLog(Self.drf(nextFirst: true), hold: "p=2")
         let run = try await InProcessRun(
             ["--all", "--items-path", "results", "--next-path", "next", "--format", "ids"], transport: drf)
         #expect(run.status == .success, "\(run.stderr)")
         #expect(drf.overlapped("first", "p=2"), "\(drf.events)")
 
-        let contract = EventLog(
-            Self.linked(
-                header: { _ in nil },
-                body: { page in
-                    let next = page < 3 ? #""\#(Self.endpoint)?p=\#(page + 1)""# : "null"
-                    let notes = (0..<2).map { SchemeAPI.note(page * 10 + $0) }.joined(separator: ",")
-                    return #"{"results":[\#(notes)],"next":\#(next)}"#
-                }))
+        let contract = EventLog(Self.drf(nextFirst: false))
         let after = try await InProcessRun(
             ["--all", "--items-path", "results", "--next-path", "next", "--format", "ids"], transport: contract)
         #expect(after.status == .success)
@@ -166,13 +167,7 @@ struct PrefetchTests {
 
     @Test("A next value after the notes is not used early: a duplicate on the next page still names its byte")
     func nextAfterNotes() async throws {
-        let transport = Self.linked(
-            header: { _ in nil },
-            body: { page in
-                let next = page < 3 ? #""\#(Self.endpoint)?p=\#(page + 1)""# : "null"
-                let notes = (page == 2 ? [21, 10] : [page * 10, page * 10 + 1]).map(SchemeAPI.note)
-                return #"{"results":[\#(notes.joined(separator: ","))],"next":\#(next)}"#
-            })
+        let transport = Self.drf(nextFirst: false) { page in page == 2 ? [21, 10] : [page * 10, page * 10 + 1] }
         let run = try await InProcessRun(
             ["--all", "--items-path", "results", "--next-path", "next", "-o", "/dev/null"], transport: transport)
         #expect(run.status == .dataError)
