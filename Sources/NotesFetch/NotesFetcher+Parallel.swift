@@ -9,6 +9,8 @@ extension NotesFetcher {
     /// duplicate is charged to the later page whatever order the responses came in. At most `parallel`
     /// pages are in flight or decoded and waiting. Without a known total the walk probes ahead and stops at
     /// the first page the scheme calls the last; the pages past it must be empty.
+    ///
+    /// - Parameter first: The request for `start`, when it was made early (by another scheme's walk).
     func walkInParallel(
         from start: PageLocation,
         firstNumber: Int,
@@ -17,9 +19,11 @@ extension NotesFetcher {
         maxPages: Int?,
         maxNotes: Int?,
         cancellation: CancellationFlag,
+        first: Task<Result<FetchedPage, FetchError>, Never>? = nil,
         body: (FetchedPage) async throws(FetchError) -> Void
     ) async throws(FetchError) -> PageLocation? {
         let pagination = locator.pagination
+        let locator = locator
         let width = configuration.parallel
         let duplicates = configuration.page.duplicates
         let result = await withTaskGroup(of: (Int, Result<FetchedPage, FetchError>).self) {
@@ -39,6 +43,33 @@ extension NotesFetcher {
                 {
                     let index = scheduled
                     let number = firstNumber + index
+                    if index == 0, let first {
+                        group.addTask {
+                            let outcome = await withTaskCancellationHandler {
+                                await first.value
+                            } onCancel: {
+                                first.cancel()
+                            }
+                            // Its next page in this scheme's terms.
+                            return (
+                                0,
+                                outcome.flatMap { page in
+                                    var page = page
+                                    do throws(PaginationError) {
+                                        page.next = try page.facts.flatMap(locator.next(after:))
+                                    } catch {
+                                        return .failure(
+                                            FetchError(
+                                                .pagination(error.message), page: number, location: page.location,
+                                                attempts: page.attempts))
+                                    }
+                                    return .success(page)
+                                }
+                            )
+                        }
+                        scheduled += 1
+                        continue
+                    }
                     group.addTask { [self] in
                         do throws(FetchError) {
                             // A flag of its own: cancelling the child task (cancelAll) stops this page only.
@@ -79,16 +110,19 @@ extension NotesFetcher {
                     case .success(let fetched):
                         page = fetched
                     }
-                    if let problem = commitIDs(of: &page, into: ids, duplicates: duplicates) {
+                    if let problem = addIDs(of: &page, to: ids, duplicates: duplicates) {
                         group.cancelAll()
                         return .failure(problem)
                     }
                     // A page shorter than the page size is the last, whatever the total says (the summary
                     // reports a total that disagrees), unless the very first page is short while the total
-                    // says there is more: the server's pages are smaller than --page-size.
-                    let pageSize = pagination.pageSize ?? Int.max
-                    if page.next != nil, page.notes.count + page.skippedCount < pageSize {
+                    // says there is more: the server's pages are smaller than --page-size. A scheme with no
+                    // page size (next URLs addressed ahead) ends where the server says.
+                    if let pageSize = pagination.pageSize, page.next != nil,
+                        page.notes.count + page.skippedCount < pageSize
+                    {
                         if index == 0, page.facts.flatMap({ pagination.lastIndex(after: $0, start: start) }) ?? 0 > 0 {
+                            ids.rollbackPage()
                             group.cancelAll()
                             let reason =
                                 "the server sent \(page.notes.count) notes on a page of \(pageSize) but announces more: its pages are smaller than --page-size; ask for at most \(page.notes.count) or use --parallel 1"
@@ -102,9 +136,10 @@ extension NotesFetcher {
                     // The scheme's own next page must be the one scheduled after it, or the end.
                     let expected = pagination.location(index + 1, after: start)
                     if let next = page.next, next != expected {
+                        ids.rollbackPage()
                         group.cancelAll()
                         let reason =
-                            "the page is followed by \(next), not \(expected.map { "\($0)" } ?? "nothing"): the server's pages are not those of --page-size; use --parallel 1"
+                            "the page is followed by \(next), not \(expected.map { "\($0)" } ?? "nothing") as fetched ahead: \(pagination.pageSize == nil ? "the server's next pages changed their pattern" : "the server's pages are not those of --page-size"); use --parallel 1"
                         return .failure(
                             FetchError(
                                 .pagination(reason), page: page.number, location: page.location, attempts: page.attempts
@@ -117,6 +152,7 @@ extension NotesFetcher {
                         visited.insert(url)
                         visited.commitPage()
                     }
+                    ids.commitPage()
                     do throws(FetchError) {
                         try await body(page)
                     } catch {
@@ -151,9 +187,10 @@ extension NotesFetcher {
         return try result.get()
     }
 
-    /// Puts `page`'s ids into the run's set, in order: a duplicate of an earlier page is an error, or is
-    /// left out of the page with ``DuplicatePolicy/skip``.
-    func commitIDs(of page: inout FetchedPage, into ids: IDSet, duplicates: DuplicatePolicy) -> FetchError? {
+    /// Puts `page`'s ids into the run's set as its open page, for the caller to commit: a duplicate of an
+    /// earlier page is an error (and nothing is left open), or is left out of the page with
+    /// ``DuplicatePolicy/skip``.
+    func addIDs(of page: inout FetchedPage, to ids: IDSet, duplicates: DuplicatePolicy) -> FetchError? {
         var kept: [Note] = []
         var skipped = 0
         for (index, note) in page.notes.enumerated() {
@@ -174,7 +211,6 @@ extension NotesFetcher {
                 offset: -1, noteIndex: index)
             return FetchError(.contract(error), page: page.number, location: page.location, attempts: page.attempts)
         }
-        ids.commitPage()
         if skipped > 0 {
             page.notes = kept
             page.skippedCount += skipped

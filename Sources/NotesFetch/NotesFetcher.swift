@@ -74,11 +74,27 @@ public final class NotesFetcher: Sendable {
         self.page = page
     }
 
+    /// The same client (lanes, connections, rate limits) walking with another scheme, which reads the
+    /// same field paths: the pages after one that showed they can be addressed ahead.
+    private init(sharing other: NotesFetcher, pagination: any Pagination) {
+        locator = PageLocator(endpoint: other.locator.endpoint, pagination: pagination)
+        configuration = other.configuration
+        environment = other.environment
+        page = other.page
+        lanes = other.lanes
+        gate = other.gate
+    }
+
     /// Fetches and decodes one page, retrying transport errors, 429 and 5xx with backoff.
+    ///
+    /// The page's ids are checked against `ids` as it streams (a duplicate names its byte offset) and
+    /// are left in it as its open page: the caller commits them when it takes the page
+    /// (``IDSet/commitPage()``), or takes them back when it drops it (``IDSet/rollbackPage()``). A page
+    /// that fails leaves nothing behind.
     /// - Parameters:
     ///   - location: Where the page is.
     ///   - number: The page's 1-based number in the run, for errors and the id set.
-    ///   - ids: The run's id set; the page's ids are committed when it succeeds.
+    ///   - ids: The run's id set, with no page open.
     ///   - cancellation: Checked at every chunk; cancelling the task sets it too.
     /// - Throws: ``FetchError``.
     public func fetchPage(
@@ -136,6 +152,7 @@ public final class NotesFetcher: Sendable {
                 do {
                     next = try locator.next(after: facts)
                 } catch {
+                    ids.rollbackPage()
                     throw FetchError(.pagination(error.message), page: number, location: location, attempts: attempt)
                 }
                 return FetchedPage(
@@ -189,7 +206,8 @@ public final class NotesFetcher: Sendable {
     ///   - maxPages: Stop after this many pages, if set.
     ///   - maxNotes: Stop after the page that brings the run's notes to this many, if set.
     ///   - cancellation: Stops the walk at the next chunk.
-    ///   - body: Takes each page; the walk waits for it. It may throw ``FetchError`` to stop.
+    ///   - body: Takes each page, its ids committed to `ids`; the walk waits for it. It may throw
+    ///     ``FetchError`` to stop.
     /// - Returns: Where the walk stopped: the next page's location, or `nil` when it reached the end.
     public func walk(
         from start: PageLocation,
@@ -232,7 +250,7 @@ public final class NotesFetcher: Sendable {
                 let taken = page
                 let checked = await onLane(0) { [self] in
                     var page = taken
-                    let problem = commitIDs(of: &page, into: run.value, duplicates: configuration.page.duplicates)
+                    let problem = addIDs(of: &page, to: run.value, duplicates: configuration.page.duplicates)
                     return problem.map { Result<FetchedPage, FetchError>.failure($0) } ?? .success(page)
                 }
                 page = try checked.get()
@@ -245,20 +263,33 @@ public final class NotesFetcher: Sendable {
             if let next = page.next {
                 let url = locator.url(for: next)
                 guard url.utf8.count <= IDSet.maxIDBytes else {
+                    ids.rollbackPage()
                     let reason = "the next page's URL is \(url.utf8.count) bytes, over the limit of \(IDSet.maxIDBytes)"
                     throw FetchError(.pagination(reason), page: number, location: location, attempts: page.attempts)
                 }
                 if case .duplicate = visited.insert(url) {
+                    ids.rollbackPage()
                     throw FetchError(.cycle, page: number, location: location, attempts: page.attempts)
                 }
             }
             visited.commitPage()
+            ids.commitPage()
             try await body(page)
             pages += 1
             notes += page.notes.count
             guard let next = page.next else { return nil }
             if let maxPages, pages >= maxPages { return next }
             if let maxNotes, notes >= maxNotes { return next }
+            if configuration.parallel > 1, pages <= 2, let facts = page.facts,
+                let addressed = locator.pagination.addressed(after: facts, endpoint: locator.endpoint)
+            {
+                // The next URLs walk offsets or page numbers: the rest of the walk goes in parallel, starting
+                // with the next page's early request if there is one.
+                return try await NotesFetcher(sharing: self, pagination: addressed).walkInParallel(
+                    from: next, firstNumber: number + 1, ids: ids, visited: visited,
+                    maxPages: maxPages.map { $0 - pages }, maxNotes: maxNotes.map { $0 - notes },
+                    cancellation: cancellation, first: prefetch?.take(number + 1, at: next), body: body)
+            }
             location = next
             number += 1
         }
@@ -394,7 +425,7 @@ private final class PageReception: HTTPResponseReceiver {
     var early: ((HTTPResponseHead, String??) -> Bool)?
 
     init(configuration: PageConfiguration, ids: IDSet) {
-        decoder = PageDecoder(configuration: configuration, ids: ids)
+        decoder = PageDecoder(configuration: configuration, ids: ids, commitsIDs: false)
         limit = configuration.limits.maxDocumentBytes
     }
 

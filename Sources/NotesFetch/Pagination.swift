@@ -40,6 +40,9 @@ public protocol Pagination: Sendable, CustomStringConvertible {
     /// `nil` while that is not known. It must agree with ``next(after:endpoint:)``; the walk checks.
     /// - Parameter nextValue: The body's next value once read (`.some(nil)` for `null`), else `nil`.
     func earlyNext(head: HTTPResponseHead, nextValue: String??, url: String, endpoint: URL) -> PageLocation?
+    /// The scheme for the pages after `page`, addressed ahead so that they can be fetched in parallel, when
+    /// `page` shows that they can be (its next URL walks offsets or page numbers); `nil` otherwise.
+    func addressed(after page: PageFacts, endpoint: URL) -> (any Pagination)?
 }
 
 extension Pagination {
@@ -53,6 +56,20 @@ extension Pagination {
     public func lastIndex(after first: PageFacts, start: PageLocation) -> Int? { nil }
     public func earlyNext(head: HTTPResponseHead, nextValue: String??, url: String, endpoint: URL) -> PageLocation? {
         nil
+    }
+    public func addressed(after page: PageFacts, endpoint: URL) -> (any Pagination)? { nil }
+
+    /// ``addressed(after:endpoint:)`` for schemes that follow next URLs: when `page`'s next URL is its own
+    /// URL with an offset advanced by its note count or a page number advanced by one, and its own URL
+    /// names its offset or number.
+    func addressedByURL(after page: PageFacts, endpoint: URL) -> (any Pagination)? {
+        // The page's own URL must carry the parameter, or its value is a guess (a first page at the bare
+        // endpoint): the walk is addressed from the first page whose URL says where it is.
+        guard case .url(let next)? = try? self.next(after: page, endpoint: endpoint),
+            let addressing = URLAddressing(from: page.url, to: next, noteCount: page.summary.noteCount),
+            addressing.value(in: page.url, template: page.url) != nil
+        else { return nil }
+        return AddressedURLPagination(base: self, addressing: addressing, template: next)
     }
 }
 
@@ -145,6 +162,10 @@ public struct NextValuePagination: Pagination {
         return location(of: value, pageURL: url)
     }
 
+    public func addressed(after page: PageFacts, endpoint: URL) -> (any Pagination)? {
+        addressedByURL(after: page, endpoint: endpoint)
+    }
+
     /// The page a next value names, or `nil` for none.
     func location(of value: String?, pageURL: String) -> PageLocation? {
         guard let value, !value.isEmpty else { return nil }
@@ -171,6 +192,10 @@ public struct LinkPagination: Pagination {
 
     public func next(after page: PageFacts, endpoint: URL) throws(PaginationError) -> PageLocation? {
         page.link("next").map(PageLocation.url)
+    }
+
+    public func addressed(after page: PageFacts, endpoint: URL) -> (any Pagination)? {
+        addressedByURL(after: page, endpoint: endpoint)
     }
 
     public func earlyNext(head: HTTPResponseHead, nextValue: String??, url: String, endpoint: URL) -> PageLocation? {
@@ -436,33 +461,115 @@ public struct AutoPagination: Pagination {
         case .cursor?:
             return "Pagination: auto follows \(source), a cursor sent as ?\(cursorParameter)="
         case .url(let url)?:
-            let pattern = Self.pattern(from: page.url, to: url, noteCount: page.summary.noteCount)
-            return "Pagination: auto follows \(source), a URL\(pattern.map { ", which walks \($0)" } ?? "")"
+            let walk = URLAddressing(from: page.url, to: url, noteCount: page.summary.noteCount)
+            return "Pagination: auto follows \(source), a URL\(walk.map { ", which walks \($0)" } ?? "")"
         default:
             return nil
         }
     }
 
-    /// `offset pages (offset, limit)` or `page numbers (page)` when `next` differs from `current` only by an
-    /// offset advanced by the page's note count or a page number advanced by one.
-    static func pattern(from current: String, to next: String, noteCount: Int) -> String? {
+    public func addressed(after page: PageFacts, endpoint: URL) -> (any Pagination)? {
+        addressedByURL(after: page, endpoint: endpoint)
+    }
+}
+
+/// How next URLs walk a collection, recognised from a page's URL and its next page's: an offset advanced
+/// by the page's note count, or a page number advanced by one, and nothing else changed.
+struct URLAddressing: Sendable, Hashable, CustomStringConvertible {
+    /// The query parameter that changes from page to page.
+    var parameter: String
+    /// How much it changes by.
+    var step: Int
+    /// Whether it counts notes (an offset) rather than pages.
+    var isOffset: Bool
+    /// The parameter that carries the page size, if the URL has one of the usual names.
+    var limitParameter: String?
+
+    /// The walk from `current` to `next`, or `nil` when they differ in anything but one integer parameter
+    /// advanced by `noteCount` (an offset) or by one (a page number).
+    init?(from current: String, to next: String, noteCount: Int) {
         guard let here = URLComponents(string: current), let there = URLComponents(string: next),
             here.path == there.path, here.host == there.host
         else { return nil }
-        let before = Dictionary((here.queryItems ?? []).map { ($0.name, $0.value ?? "") }) { first, _ in first }
-        let after = Dictionary((there.queryItems ?? []).map { ($0.name, $0.value ?? "") }) { first, _ in first }
+        let before = Self.query(here)
+        let after = Self.query(there)
         let changed = Set(before.keys).union(after.keys).filter { before[$0] != after[$0] }
         guard changed.count == 1, let name = changed.first, let to = after[name].flatMap({ Int($0) }) else {
             return nil
         }
         let from = before[name].flatMap { Int($0) } ?? (name.lowercased().contains("page") ? 1 : 0)
-        if to == from + noteCount && noteCount > 0 && name.lowercased() != "page" {
-            let limit = after.keys.first {
-                ["limit", "per_page", "page_size", "size", "count"].contains($0.lowercased())
-            }
-            return "offset pages (\(name)\(limit.map { ", \($0)" } ?? ""))"
+        parameter = name
+        limitParameter = after.keys.sorted().first {
+            ["limit", "per_page", "page_size", "size", "count"].contains($0.lowercased())
         }
-        if to == from + 1 { return "page numbers (\(name))" }
-        return nil
+        if to == from + noteCount && noteCount > 0 && name.lowercased() != "page" {
+            step = noteCount
+            isOffset = true
+        } else if to == from + 1 {
+            step = 1
+            isOffset = false
+        } else {
+            return nil
+        }
+    }
+
+    var description: String {
+        isOffset
+            ? "offset pages (\(parameter)\(limitParameter.map { ", \($0)" } ?? ""))" : "page numbers (\(parameter))"
+    }
+
+    /// The value of the parameter in `url` when `url` is `template` with only that parameter changed.
+    func value(in url: String, template: String) -> Int? {
+        guard let candidate = URLComponents(string: url), let base = URLComponents(string: template),
+            candidate.path == base.path, candidate.host == base.host, candidate.port == base.port,
+            candidate.scheme == base.scheme
+        else { return nil }
+        var query = Self.query(candidate)
+        var expected = Self.query(base)
+        guard let value = query.removeValue(forKey: parameter).flatMap({ Int($0) }) else { return nil }
+        expected[parameter] = nil
+        return query == expected ? value : nil
+    }
+
+    private static func query(_ components: URLComponents) -> [String: String] {
+        Dictionary((components.queryItems ?? []).map { ($0.name, $0.value ?? "") }) { first, _ in first }
+    }
+}
+
+/// A scheme that follows next URLs (`auto`, `next`, `link`) once they are seen to walk offsets or page
+/// numbers: page `index` after the start is
+/// the start's URL with the parameter advanced `index` steps, so pages can be fetched in parallel. The
+/// server's own next URL is still what ends the walk, and it must be the one predicted; no page size is
+/// assumed (a short page is not the last unless the server says so).
+struct AddressedURLPagination: Pagination {
+    var base: any Pagination
+    var addressing: URLAddressing
+    /// The first page addressed: the next URL the server gave.
+    var template: String
+
+    var description: String { base.description }
+    var fieldPaths: [FieldPath] { base.fieldPaths }
+
+    func url(for location: PageLocation, endpoint: URL) -> String {
+        base.url(for: location, endpoint: endpoint)
+    }
+
+    func total(of page: PageFacts) -> Int? { base.total(of: page) }
+
+    func location(_ index: Int, after start: PageLocation) -> PageLocation? {
+        guard case .url(let url) = start, let first = addressing.value(in: url, template: template),
+            let templateURL = URL(string: template)
+        else { return nil }
+        return .url(
+            PageLocator.setting([(addressing.parameter, "\(first + index * addressing.step)")], on: templateURL))
+    }
+
+    /// The server's next page, in the form ``location(_:after:)`` gives when it follows the walk.
+    func next(after page: PageFacts, endpoint: URL) throws(PaginationError) -> PageLocation? {
+        let next = try base.next(after: page, endpoint: endpoint)
+        guard case .url(let url)? = next, let value = addressing.value(in: url, template: template),
+            let templateURL = URL(string: template)
+        else { return next }
+        return .url(PageLocator.setting([(addressing.parameter, "\(value)")], on: templateURL))
     }
 }

@@ -4,8 +4,9 @@ import NotesJSON
 /// their closing brace is parsed; ``finish()`` checks the page is complete and returns its next cursor.
 ///
 /// Every id goes into the run's ``IDSet``. The page's ids become permanent only when ``finish()``
-/// succeeds: a page that fails, or a decoder dropped before it finishes (cancelled, retried), takes its
-/// ids back out. Errors are sticky: after one, every call throws it again.
+/// succeeds (or, with `commitsIDs: false`, when the caller commits them after it): a page that fails, or
+/// a decoder dropped before it finishes (cancelled, retried), takes its ids back out. Errors are sticky:
+/// after one, every call throws it again.
 ///
 /// ```swift
 /// var decoder = PageDecoder(configuration: PageConfiguration(), ids: ids)
@@ -35,21 +36,26 @@ public struct PageDecoder: ~Copyable {
     public let configuration: PageConfiguration
     private let assembler: PageAssembler
     private var parser: JSONStreamParser
-    private var committed = false
+    private let commitsIDs: Bool
+    /// Whether the page's ids are no longer the decoder's to take back: finished, or failed.
+    private var settled = false
     private var failure: PageError?
 
     /// - Parameters:
     ///   - configuration: Limits and paths; defaults to ``PageConfiguration/init(limits:maxPageNotes:itemsPath:nextPath:keepsJSON:)``'s.
     ///   - ids: The run's id set; defaults to a new one (a page on its own).
-    public init(configuration: PageConfiguration = PageConfiguration(), ids: IDSet = IDSet()) {
+    ///   - commitsIDs: Whether ``finish(into:)`` commits the page's ids; when `false` they stay the set's
+    ///     open page, for the caller to commit when it takes the page or roll back when it drops it.
+    public init(configuration: PageConfiguration = PageConfiguration(), ids: IDSet = IDSet(), commitsIDs: Bool = true) {
         precondition(configuration.pathProblem == nil, configuration.pathProblem ?? "")
         self.configuration = configuration
+        self.commitsIDs = commitsIDs
         self.assembler = PageAssembler(configuration: configuration, ids: ids)
         self.parser = JSONStreamParser(limits: configuration.limits, handler: assembler)
     }
 
     deinit {
-        if !committed { assembler.state.pointee.ids.rollbackPage() }
+        if !settled { assembler.state.pointee.ids.rollbackPage() }
     }
 
     /// Bytes fed and accepted so far.
@@ -89,7 +95,8 @@ public struct PageDecoder: ~Copyable {
         }.get()
     }
 
-    /// Ends the body, appending any last notes, and commits the page's ids to the run.
+    /// Ends the body, appending any last notes, and commits the page's ids to the run (unless the decoder
+    /// was made with `commitsIDs: false`).
     /// - Returns: The next cursor and counts.
     /// - Throws: ``PageError``: truncated JSON, or no notes array.
     public mutating func finish(into notes: inout [Note]) throws(PageError) -> Summary {
@@ -105,8 +112,8 @@ public struct PageDecoder: ~Copyable {
             let path = configuration.itemsPath
             try fail(PageError(.missingItems, message: "no '\(path)' array in the page", offset: parser.offset))
         }
-        assembler.state.pointee.ids.commitPage()
-        committed = true
+        if commitsIDs { assembler.state.pointee.ids.commitPage() }
+        settled = true
         return Summary(
             nextCursor: assembler.state.pointee.nextCursor.map { String(decoding: $0, as: UTF8.self) },
             noteCount: assembler.state.pointee.noteCount,
@@ -151,9 +158,9 @@ public struct PageDecoder: ~Copyable {
 
     private mutating func fail(_ error: PageError) throws(PageError) -> Never {
         failure = error
-        if !committed {
+        if !settled {
             assembler.state.pointee.ids.rollbackPage()
-            committed = true  // nothing left to take back
+            settled = true  // nothing left to take back
         }
         throw error
     }

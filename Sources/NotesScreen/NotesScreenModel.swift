@@ -156,7 +156,8 @@ public final class NotesScreenModel {
             guard let request = self?.request(for: generation) else { return }
             let result = await request.ids.fetchPage(
                 request.location, number: request.number, with: request.fetcher, cancellation: cancellation)
-            self?.apply(result, generation: generation)
+            guard let self else { return }
+            self.apply(result, generation: generation, ids: request.ids)
         }
         current = Load(task: task, cancellation: cancellation)
         return task
@@ -165,13 +166,16 @@ public final class NotesScreenModel {
     /// What to fetch, or `nil` when `generation` was superseded while the previous load ended.
     private func request(for generation: Int) -> PageRequest? {
         guard generation == self.generation, let location = session.next else { return nil }
-        session.reconcile()
         return PageRequest(ids: session.ids, location: location, number: session.pageCount + 1, fetcher: fetcher)
     }
 
-    /// Applies a load's outcome if its generation is still current.
-    private func apply(_ result: Result<FetchedPage, FetchError>, generation: Int) {
-        guard generation == self.generation else { return }
+    /// Applies a load's outcome if its generation is still current; a page that is not applied has its
+    /// ids taken back out of `ids`, the set it was fetched through.
+    private func apply(_ result: Result<FetchedPage, FetchError>, generation: Int, ids: SessionIDs) {
+        guard generation == self.generation else {
+            if case .success = result { ids.rollbackPage() }
+            return
+        }
         do throws(FetchError) {
             try session.append(result.get())
             if session.isEmpty {

@@ -10,8 +10,8 @@ struct PageSession {
     /// The id set every page of the session goes through.
     private(set) var ids = SessionIDs(IDSet())
     private(set) var rows: [NoteRow] = []
-    /// `rows.count` after each page applied, for rebuilding the id set page by page.
-    private var pageEnds: [Int] = []
+    /// Pages applied so far.
+    private(set) var pageCount = 0
     /// The URLs of the first page and of every next page promised so far.
     private var visited: Set<String>
     /// The page to fetch next, or again after it failed; `nil` after the last page.
@@ -23,43 +23,24 @@ struct PageSession {
         visited = [locator.url(for: locator.start)]
     }
 
-    /// Pages applied so far.
-    var pageCount: Int { pageEnds.count }
-
     /// Whether nothing is left to show: no notes and no next page.
     var isEmpty: Bool { rows.isEmpty && next == nil }
 
-    /// Adds a page the fetcher accepted (its ids are already in ``ids``).
+    /// Adds a page fetched through ``ids``, committing its ids.
     /// - Throws: ``FetchError/Code/cycle`` when its next page is one already requested or promised; the
-    ///   page is then not applied, as the command line refuses it whole.
+    ///   page is then not applied and its ids are taken back, as the command line refuses it whole.
     mutating func append(_ page: FetchedPage) throws(FetchError) {
         if let following = page.next {
             let url = locator.url(for: following)
             guard visited.insert(url).inserted else {
+                ids.rollbackPage()
                 throw FetchError(.cycle, page: page.number, location: page.location, attempts: page.attempts)
             }
         }
+        ids.commitPage()
         rows.append(contentsOf: page.notes.map(NoteRow.init))
-        pageEnds.append(rows.count)
+        pageCount += 1
         next = page.next
-    }
-
-    /// Makes the id set hold exactly the ids of the pages applied.
-    ///
-    /// The fetcher commits a page's ids when the page succeeds, before the model decides to apply it; a
-    /// page dropped after that (its load was superseded, or its next page was a cycle) leaves ids that
-    /// would make the same page fail as a duplicate when it is fetched again. Then the set is rebuilt
-    /// from the rows. Call only while no load of this session is running.
-    mutating func reconcile() {
-        guard ids.committedPages != pageEnds.count else { return }
-        let rebuilt = IDSet(capacity: max(1024, rows.count))
-        var start = 0
-        for end in pageEnds {
-            for row in rows[start..<end] { rebuilt.insert(row.id) }
-            rebuilt.commitPage()
-            start = end
-        }
-        ids = SessionIDs(rebuilt)
     }
 }
 
@@ -75,10 +56,13 @@ final class SessionIDs: @unchecked Sendable {
         self.ids = ids
     }
 
-    /// Pages committed to the set.
-    var committedPages: Int { ids.committedPages }
+    /// Makes the ids of the page last fetched permanent.
+    func commitPage() { ids.commitPage() }
 
-    /// Fetches one page through the set.
+    /// Takes back the ids of the page last fetched, which is not shown.
+    func rollbackPage() { ids.rollbackPage() }
+
+    /// Fetches one page through the set; its ids stay open until ``commitPage()`` or ``rollbackPage()``.
     func fetchPage(
         _ location: PageLocation,
         number: Int,

@@ -9,12 +9,15 @@ import Testing
 /// ThreadSanitizer sees pthread locks, not the futex under `Mutex`.)
 final class ConcurrencyProbe: HTTPTransport, @unchecked Sendable {
     let inner: MemoryTransport
+    /// Seconds each request takes before its response starts, so that requests made at once overlap.
+    let pause: Double
     private let lock = NSLock()
     private var now = 0
     private var highest = 0
 
-    init(_ inner: MemoryTransport) {
+    init(_ inner: MemoryTransport, pause: Double = 0) {
         self.inner = inner
+        self.pause = pause
     }
 
     /// The most requests that were in flight at once.
@@ -28,6 +31,7 @@ final class ConcurrencyProbe: HTTPTransport, @unchecked Sendable {
             highest = max(highest, now)
         }
         defer { lock.withLock { now -= 1 } }
+        if pause > 0 { usleep(UInt32(pause * 1_000_000)) }
         return try inner.perform(request, receiver: receiver, cancellation: cancellation)
     }
 }
@@ -208,6 +212,148 @@ struct ParallelTests {
             transport: transport)
         #expect(run.status == .success, "\(run.stderr)")
         #expect(transport.requests.count == 10)
+        #expect(try scratch.read("out") == SchemeAPI.ndjson(0..<95))
+    }
+
+    // MARK: - Next URLs that walk offsets or page numbers
+
+    /// Django REST framework's limit-offset pages: `count`, a `next` URL, `results`; `slow` offsets drip,
+    /// `next` may replace the next URL of an offset.
+    static func drf(
+        count: Int, slow: Set<Int> = [], next nextOf: (@Sendable (Int) -> String?)? = nil
+    ) -> MemoryTransport {
+        MemoryTransport { request, _ in
+            let query = URLComponents(string: request.url)?.queryItems ?? []
+            let offset = query.first { $0.name == "offset" }?.value.flatMap { Int($0) } ?? 0
+            let limit = query.first { $0.name == "limit" }?.value.flatMap { Int($0) } ?? 10
+            let notes = (offset..<max(offset, min(count, offset + limit))).map(SchemeAPI.note).joined(separator: ",")
+            let following =
+                nextOf?(offset)
+                ?? (offset + limit < count ? "\(SchemeAPI.endpoint)?limit=\(limit)&offset=\(offset + limit)" : nil)
+            let next = following.map { "\"\($0)\"" } ?? "null"
+            let json = MemoryTransport.Response.json(
+                #"{"count":\#(count),"next":\#(next),"previous":null,"results":[\#(notes)]}"#, chunkSize: 64)
+            if slow.contains(offset), case .reply(let head, let chunks) = json {
+                return .drip(head, chunks: chunks, pause: 0.02)
+            }
+            return json
+        }
+    }
+
+    static let auto = ["--all", "--items-path", "results", "--next-path", "next"]
+
+    /// The offset of every request, 0 for the first page's URL, which has none.
+    func pageOffsets(_ transport: MemoryTransport) -> [Int] {
+        transport.requests.map { request in
+            URLComponents(string: request.url)?.queryItems?.first { $0.name == "offset" }?.value.flatMap { Int($0) }
+                ?? 0
+        }
+    }
+
+    @Test("auto: next URLs that walk offsets go in parallel from the first page that names its offset, in order")
+    func autoOffsets() async throws {
+        let memory = Self.drf(count: 95, slow: [20, 30, 40])
+        let probe = ConcurrencyProbe(memory, pause: 0.05)
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        let run = try await InProcessRun(
+            Self.auto + ["--parallel", "4", "-o", scratch.path("out")], transport: probe,
+            endpoint: SchemeAPI.endpoint + "?limit=10")
+        #expect(run.status == .success, "\(run.stderr)")
+        #expect(try scratch.read("out") == SchemeAPI.ndjson(0..<95))
+        #expect(probe.most >= 2, "pages went one at a time")
+        #expect(probe.most <= 4)
+        // Every page once; the probes past the end come back empty and write nothing.
+        let requested = pageOffsets(memory)
+        #expect(requested.filter { $0 < 100 }.sorted() == Array(stride(from: 0, to: 100, by: 10)), "\(requested)")
+        #expect(Set(requested).count == requested.count && requested.allSatisfy { $0 < 140 }, "\(requested)")
+        #expect(run.messages.hasPrefix("95 notes, 10 pages, "), "\(run.stderr)")
+
+        let one = Self.drf(count: 95)
+        let sequential = try await InProcessRun(
+            Self.auto + ["--parallel", "1", "-o", scratch.path("one")], transport: ConcurrencyProbe(one),
+            endpoint: SchemeAPI.endpoint + "?limit=10")
+        #expect(sequential.status == .success)
+        #expect(pageOffsets(one) == Array(stride(from: 0, to: 100, by: 10)))
+        #expect(try scratch.read("one") == scratch.read("out"))
+    }
+
+    @Test("A first page at the bare endpoint is not guessed from: ?p=2 then ?p=3 are page numbers, not offsets")
+    func autoNoGuess() async throws {
+        // Two notes a page, and the first page's URL has no p: p=2 could be an offset of 2 or page 2.
+        let memory = MemoryTransport { request, _ in
+            let page =
+                URLComponents(string: request.url)?.queryItems?.first { $0.name == "p" }?.value
+                .flatMap { Int($0) } ?? 1
+            guard page <= 6 else { return .status(404) }
+            let notes = (2 * page - 2..<2 * page).map(SchemeAPI.note).joined(separator: ",")
+            let next = page < 6 ? "\"\(SchemeAPI.endpoint)?p=\(page + 1)\"" : "null"
+            return .json(#"{"next":\#(next),"results":[\#(notes)]}"#)
+        }
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        let run = try await InProcessRun(
+            Self.auto + ["--parallel", "4", "-o", scratch.path("out")], transport: memory)
+        #expect(run.status == .success, "\(run.stderr)")
+        #expect(try scratch.read("out") == SchemeAPI.ndjson(0..<12))
+        // Pages past the last answer 404, as Django REST framework's page numbers do: nothing of them counts.
+        #expect(run.messages.hasPrefix("12 notes, 6 pages, "), "\(run.stderr)")
+    }
+
+    @Test("Link rel=next page numbers (GitHub) go in parallel under --paginate link too")
+    func linkPageNumbers() async throws {
+        let memory = SchemeAPI(count: 95).transport(style: "page")
+        let probe = ConcurrencyProbe(memory, pause: 0.05)
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        let run = try await InProcessRun(
+            ["--all", "--paginate", "link", "--parallel", "4", "-o", scratch.path("out")], transport: probe,
+            endpoint: SchemeAPI.endpoint + "?page=1")
+        #expect(run.status == .success, "\(run.stderr)")
+        #expect(try scratch.read("out") == SchemeAPI.ndjson(0..<95))
+        #expect(probe.most >= 2, "pages went one at a time")
+        let pages = memory.requests.compactMap { request in
+            URLComponents(string: request.url)?.queryItems?.first { $0.name == "page" }?.value.flatMap { Int($0) }
+        }
+        #expect(pages.filter { $0 <= 10 }.sorted() == Array(1...10), "\(pages)")
+    }
+
+    @Test("A server whose next URLs change their pattern mid-walk is a clear error naming both pages, not a gap")
+    func autoPatternChanges() async throws {
+        // Page 4 (offset 30) names offset 50 next: the pages fetched ahead (offset 40) are not the server's.
+        let memory = Self.drf(count: 95) { offset in
+            offset == 30 ? "\(SchemeAPI.endpoint)?limit=10&offset=50" : nil
+        }
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        let run = try await InProcessRun(
+            Self.auto + ["--parallel", "4", "-o", scratch.path("out")], transport: memory,
+            endpoint: SchemeAPI.endpoint + "?limit=10")
+        #expect(run.status == .dataError)
+        #expect(
+            run.messages.hasPrefix(
+                "Error: page 4 (\(SchemeAPI.endpoint)?limit=10&offset=30): the page is followed by \(SchemeAPI.endpoint)?limit=10&offset=50, not \(SchemeAPI.endpoint)?limit=10&offset=40 as fetched ahead: the server's next pages changed their pattern; use --parallel 1\n"
+            ), "\(run.stderr)")
+        #expect(try scratch.read("out") == SchemeAPI.ndjson(0..<30))
+    }
+
+    @Test("Killed while auto's pages are in flight, then resumed: the state holds the URL, every note once")
+    func autoKillAndResume() async throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        let arguments =
+            Self.auto + ["--parallel", "4", "-o", scratch.path("out"), "--state", scratch.path("state")]
+        let killed = try await InProcessRun(
+            arguments, transport: Self.drf(count: 95, slow: [50]), kill: SimulatedKill(page: 5, step: .state),
+            endpoint: SchemeAPI.endpoint + "?limit=10")
+        #expect(killed.status == .ioError)
+        let second = Self.drf(count: 95)
+        let probe = ConcurrencyProbe(second, pause: 0.05)
+        let resumed = try await InProcessRun(arguments, transport: probe, endpoint: SchemeAPI.endpoint + "?limit=10")
+        #expect(resumed.status == .success, "\(resumed.stderr)")
+        #expect(pageOffsets(second).first == 50)
+        #expect(pageOffsets(second).filter { $0 < 100 }.sorted() == Array(stride(from: 50, to: 100, by: 10)))
+        #expect(probe.most >= 2, "the resumed walk went one page at a time")
         #expect(try scratch.read("out") == SchemeAPI.ndjson(0..<95))
     }
 }
