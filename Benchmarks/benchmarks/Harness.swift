@@ -44,6 +44,7 @@ struct Benchmark {
         "latency/curl-sequential": "curl walking 100 pages with 20 ms of server time each: the sequential floor",
         "latency/sequential": "notes-page fetch --paginate page --parallel 1 on the same pages",
         "latency/parallel-8": "notes-page fetch --paginate page --parallel 8 on the same pages",
+        "latency/auto-8": "notes-page fetch (auto) --parallel 8 on Django-style next URLs that walk offsets",
         "latency/chain-late": "header cursors, bodies as slow as the latency, --no-prefetch",
         "latency/chain-early": "the same with the next page requested as soon as its cursor header arrives",
     ]
@@ -142,6 +143,17 @@ struct Benchmark {
             Benchmark(
                 name: "latency/parallel-8",
                 run: .command { pages($0) + ["--parallel", "8"] },
+                ceiling: ["latency/curl-sequential"],
+                size: latency
+            ),
+            Benchmark(
+                name: "latency/auto-8",
+                run: .command { inputs in
+                    [
+                        inputs.notesPage, "fetch", "--all", "--quiet", inputs.latencyURL + "?style=offset", "-o",
+                        "/dev/null", "--items-path", "results", "--next-path", "next", "--parallel", "8",
+                    ]
+                },
                 ceiling: ["latency/curl-sequential"],
                 size: latency
             ),
