@@ -147,8 +147,13 @@ struct FetchCommand {
     func run(_ runtime: FetchRuntime, cancellation: CancellationFlag) async -> ExitStatus {
         var environment = runtime.environment
         let quiet = quiet
+        let progress = Progress(enabled: !quiet && runtime.showsProgress, report: runtime.report)
+        defer { progress.finish() }
         environment.waiting = { seconds, reason in
-            if !quiet {
+            // On a terminal the wait counts down in the progress line; elsewhere it is said once.
+            if progress.enabled {
+                progress.waiting(seconds, reason: reason)
+            } else if !quiet {
                 runtime.report("\(reason), resuming in \(Int(seconds.rounded(.up))) s\n")
             }
         }
@@ -174,7 +179,6 @@ struct FetchCommand {
         }
         // A resumed run goes on from the state's next page, numbering pages after the committed ones.
         let from = session.state.next ?? start
-        let progress = Progress(enabled: !quiet && runtime.showsProgress)
         var recognised = quiet
         let stop: PageLocation?
         do throws(FetchError) {
@@ -189,13 +193,13 @@ struct FetchCommand {
             ) { page throws(FetchError) in
                 if !recognised, let facts = page.facts {
                     recognised = true
-                    if let text = pagination.recognition(after: facts, endpoint: url) { runtime.report(text + "\n") }
+                    if let text = pagination.recognition(after: facts, endpoint: url) { progress.say(text) }
                 }
                 try session.commit(page)
-                progress.update(session.state, report: runtime.report)
+                progress.update(session.state)
             }
         } catch {
-            progress.finish(report: runtime.report)
+            progress.finish()
             runtime.report("Error: \(error)\n")
             if let hint = session.resumeHint(
                 error.kind == .cancelled ? "Interrupted" : "Stopped", url: url, next: error.location)
@@ -211,7 +215,7 @@ struct FetchCommand {
             case .usage: return .usage
             }
         }
-        progress.finish(report: runtime.report)
+        progress.finish()
         if !quiet {
             runtime.report(session.summary(seconds: Clock.now - session.started, complete: stop == nil))
             if let stop {
@@ -400,39 +404,121 @@ func shellQuote(_ word: String) -> String {
         ? word : "'" + word.split(separator: "'", omittingEmptySubsequences: false).joined(separator: "'\\''") + "'"
 }
 
-/// Progress on standard error while it is a terminal: pages, notes, bytes, rate, elapsed.
+/// Progress on standard error while it is a terminal: pages, notes, bytes, rate, elapsed, the share of
+/// an announced total and the time left; while a rate limit holds the run, the wait, counting down.
 final class Progress: @unchecked Sendable {
-    // Updated from the walk's page callback only.
-    private let enabled: Bool
-    private let started = Clock.now
-    private var shown = 0.0
+    let enabled: Bool
+    private let report: @Sendable (String) -> Void
+    private let now: @Sendable () -> Double
+    private let started: Double
+    // Everything below is touched on `queue` only: pages arrive from the walk, waits from the request
+    // that met the limit, ticks from the timer.
+    private let queue = DispatchQueue(label: "notes-page.progress")
+    private var shown = -Double.infinity
     private var drawn = false
+    private var finished = false
+    /// The line of the last page committed.
+    private var status = ""
+    private var wait: (until: Double, reason: String)?
+    private var timer: (any DispatchSourceTimer)?
 
-    init(enabled: Bool) {
+    init(
+        enabled: Bool, report: @escaping @Sendable (String) -> Void,
+        now: @escaping @Sendable () -> Double = { Clock.now }
+    ) {
         self.enabled = enabled
+        self.report = report
+        self.now = now
+        started = now()
     }
 
-    func update(_ state: RunState, report: (String) -> Void) {
+    /// A page was committed: the line shows the run so far (at most five times a second), and a wait
+    /// shown before is over.
+    func update(_ state: RunState) {
         guard enabled else { return }
-        let now = Clock.now
-        guard now - shown >= 0.2 else { return }
-        shown = now
-        let elapsed = now - started
-        let rate = elapsed > 0 ? Double(state.bytes) / 1e6 / elapsed : 0
-        var line =
-            "\r\u{1B}[Kpages \(state.pages)  notes \(state.notes)  \(Clock.format(Double(state.bytes) / 1e6, places: 1)) MB  "
-            + "\(Clock.format(rate, places: 1)) MB/s  \(Clock.format(elapsed, places: 1)) s"
-        if let total = state.total, total > 0 {
-            let done = Double(state.notes + state.skipped) / Double(total)
-            line += "  \(Clock.format(min(100, done * 100), places: 0)) %"
-            if done > 0 && done < 1 { line += ", about \(Clock.format(elapsed * (1 - done) / done, places: 0)) s left" }
+        queue.sync {
+            let now = now()
+            guard now - shown >= 0.2 || wait != nil else { return }
+            shown = now
+            let elapsed = now - started
+            let rate = elapsed > 0 ? Double(state.bytes) / 1e6 / elapsed : 0
+            status =
+                "pages \(state.pages)  notes \(state.notes)  \(Clock.format(Double(state.bytes) / 1e6, places: 1)) MB  "
+                + "\(Clock.format(rate, places: 1)) MB/s  \(Clock.format(elapsed, places: 1)) s"
+            if let total = state.total, total > 0 {
+                let done = Double(state.notes + state.skipped) / Double(total)
+                status += "  \(Clock.format(min(100, done * 100), places: 0)) %"
+                if done > 0 && done < 1 {
+                    status += ", about \(Clock.format(elapsed * (1 - done) / done, places: 0)) s left"
+                }
+            }
+            endWait()
+            draw()
         }
-        report(line)
-        drawn = true
     }
 
-    func finish(report: (String) -> Void) {
-        if drawn { report("\r\u{1B}[K") }
+    /// The run waits `seconds` for a rate limit: the line says so and counts down once a second.
+    func waiting(_ seconds: Double, reason: String) {
+        guard enabled else { return }
+        queue.sync {
+            guard !finished else { return }
+            wait = (now() + seconds, reason)
+            draw()
+            guard timer == nil else { return }
+            let timer = DispatchSource.makeTimerSource(queue: queue)
+            timer.schedule(deadline: .now() + 1, repeating: 1)
+            timer.setEventHandler { [weak self] in self?.redrawWait() }
+            timer.resume()
+            self.timer = timer
+        }
+    }
+
+    /// Redraws the countdown, as the timer does once a second.
+    func tick() {
+        queue.sync { redrawWait() }
+    }
+
+    private func redrawWait() {
+        guard let wait else { return }
+        if now() >= wait.until { endWait() }
+        draw()
+    }
+
+    /// Writes `text` on a line of its own: above the progress line, which is drawn again after it.
+    func say(_ text: String) {
+        guard enabled else { return report(text + "\n") }
+        queue.sync {
+            report((drawn ? "\r\u{1B}[K" : "") + text + "\n")
+            if drawn { draw() }
+        }
+    }
+
+    /// Clears the line, for the summary or an error.
+    func finish() {
+        guard enabled else { return }
+        queue.sync {
+            finished = true
+            endWait()
+            if drawn { report("\r\u{1B}[K") }
+            drawn = false
+        }
+    }
+
+    private func endWait() {
+        wait = nil
+        timer?.cancel()
+        timer = nil
+    }
+
+    private func draw() {
+        guard !finished else { return }
+        var line = status
+        if let wait {
+            let left = max(0, Int((wait.until - now()).rounded(.up)))
+            line += (line.isEmpty ? "" : "  ") + "\(wait.reason), resuming in \(left) s"
+        }
+        report("\r\u{1B}[K" + line)
+        drawn = true
     }
 }
 

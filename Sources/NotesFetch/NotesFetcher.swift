@@ -144,6 +144,8 @@ public final class NotesFetcher: Sendable {
             switch outcome {
             case .page(let notes, let summary, let finalURL, let head):
                 if let wait = RateLimit.wait(head, now: environment.now()), wait > 0 {
+                    // The page spent the limit: the next request waits for the reset.
+                    environment.waiting(min(wait, configuration.maxWait), "rate limit spent")
                     gate.hold(until: environment.now() + min(wait, configuration.maxWait))
                 }
                 let facts = PageFacts(

@@ -1,5 +1,6 @@
 import Foundation
 import NotesFetch
+import Synchronization
 import Testing
 
 @testable import NotesCLI
@@ -95,17 +96,82 @@ struct FetchOptionTests {
         state.notes = 25
         state.total = 100
         let console = Console()
-        Progress(enabled: true).update(state, report: console.write)
+        Progress(enabled: true, report: console.write).update(state)
         #expect(console.output.hasPrefix("\r\u{1B}[Kpages 1  notes 25  "))
         #expect(console.output.contains("  25 %, about "), "\(console.output)")
         #expect(console.output.hasSuffix(" s left"))
 
         state.total = nil
         let plain = Console()
-        Progress(enabled: true).update(state, report: plain.write)
+        Progress(enabled: true, report: plain.write).update(state)
         #expect(!plain.output.contains("%"))
         let off = Console()
-        Progress(enabled: false).update(state, report: off.write)
+        Progress(enabled: false, report: off.write).update(state)
         #expect(off.output.isEmpty)
+    }
+
+    @Test("A rate limit's wait is said once off a terminal and drawn in the progress line on one; --quiet says nothing")
+    func rateLimitWaitShown() async throws {
+        // The first page spends the limit (30 s to the reset); the second is refused once with Retry-After.
+        let api = Self.api
+        let calls = Mutex(0)
+        let transport = MemoryTransport { request, _ in
+            let call = calls.withLock { count in
+                count += 1
+                return count
+            }
+            if call == 2 { return .status(429, headers: [HTTPHeader("Retry-After", "7")]) }
+            guard let page = (1...api.pages.count).first(where: { FakeAPI.url(page: $0) == request.url }) else {
+                return .status(404)
+            }
+            let spent = [HTTPHeader("X-RateLimit-Remaining", "0"), HTTPHeader("X-RateLimit-Reset", "1000030")]
+            return .json(api.body(page: page), headers: call == 1 ? spent : [])
+        }
+        let plain = try await InProcessRun(["--all", "--format", "none"], transport: transport)
+        #expect(plain.status == .success)
+        #expect(
+            plain.stderr.hasPrefix(
+                "rate limit spent, resuming in 30 s\nPagination: auto follows the body's next value, a cursor sent as ?cursor=\nrate limited (HTTP 429), resuming in 7 s\n12 notes, 3 pages"
+            ), "\(plain.stderr)")
+        calls.withLock { $0 = 0 }
+        let drawn = try await InProcessRun(["--all", "--format", "none"], transport: transport, terminal: true)
+        #expect(drawn.status == .success)
+        #expect(drawn.messages.contains("\r\u{1B}[Krate limit spent, resuming in 30 s"), "\(drawn.stderr)")
+        #expect(drawn.messages.contains("  rate limited (HTTP 429), resuming in 7 s"), "\(drawn.stderr)")
+        #expect(
+            !drawn.stderr.contains("30 s\n") && !drawn.stderr.contains("7 s\n"),
+            "no line of its own on a terminal: \(drawn.stderr)")
+        // A line of its own (auto's) clears the progress line first, and the line is drawn again after it.
+        #expect(
+            drawn.stderr.contains(
+                "\r\u{1B}[KPagination: auto follows the body's next value, a cursor sent as ?cursor=\n\r\u{1B}[Krate limit spent"
+            ), "\(drawn.stderr)")
+        calls.withLock { $0 = 0 }
+        let quiet = try await InProcessRun(["--all", "--format", "none", "--quiet"], transport: transport)
+        #expect(quiet.status == .success)
+        #expect(quiet.stderr == "")
+    }
+
+    @Test("On a terminal, a rate limit's wait counts down in the progress line, and the next page ends it")
+    func progressWhileWaiting() {
+        let clock = Mutex(1000.0)
+        let console = Console()
+        let progress = Progress(enabled: true, report: console.write, now: { clock.withLock { $0 } })
+        var state = RunState(url: FakeAPI.endpoint, pagination: "auto")
+        state.pages = 3
+        state.notes = 30
+        progress.update(state)
+        progress.waiting(42, reason: "rate limited (HTTP 403)")
+        #expect(console.lines.last.map { $0.hasPrefix("\r\u{1B}[Kpages 3  notes 30  ") } == true, "\(console.lines)")
+        #expect(console.lines.last?.hasSuffix("  rate limited (HTTP 403), resuming in 42 s") == true)
+        clock.withLock { $0 += 2 }
+        progress.tick()
+        #expect(console.lines.last?.hasSuffix("  rate limited (HTTP 403), resuming in 40 s") == true)
+        clock.withLock { $0 += 0.1 }
+        state.pages = 4
+        progress.update(state)
+        #expect(console.lines.last.map { $0.hasPrefix("\r\u{1B}[Kpages 4  ") && !$0.contains("resuming") } == true)
+        progress.finish()
+        #expect(console.lines.last == "\r\u{1B}[K")
     }
 }

@@ -59,12 +59,15 @@ struct FakeAPI: Sendable {
 
 /// Everything a run wrote to its standard error.
 final class Console: Sendable {
-    private let text = Mutex("")
+    private let writes = Mutex([String]())
 
-    var output: String { text.withLock { $0 } }
+    var output: String { writes.withLock { $0.joined() } }
+
+    /// Each write, in order (a progress line is one).
+    var lines: [String] { writes.withLock { $0 } }
 
     func write(_ line: String) {
-        text.withLock { $0 += line }
+        writes.withLock { $0.append(line) }
     }
 }
 
@@ -99,7 +102,8 @@ struct InProcessRun {
         _ arguments: [String],
         transport: any HTTPTransport,
         kill: SimulatedKill? = nil,
-        endpoint: String = FakeAPI.endpoint
+        endpoint: String = FakeAPI.endpoint,
+        terminal: Bool = false
     ) async throws {
         let parsed = try ParsedArguments(arguments + [endpoint], spec: FetchCommand.spec)
         let command = try FetchCommand(parsed, environment: [:])
@@ -108,7 +112,7 @@ struct InProcessRun {
             transport: transport,
             environment: FetchEnvironment(sleep: { _ in }, now: { 1_000_000 }, random: { 0.5 }),
             report: { console.write($0) },
-            showsProgress: false
+            showsProgress: terminal
         )
         if let kill { runtime.afterCommitStep = kill.hook() }
         status = await command.run(runtime, cancellation: CancellationFlag())
