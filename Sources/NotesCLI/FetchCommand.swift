@@ -104,7 +104,7 @@ struct FetchCommand {
             configuration.rate = Double(try parsed.integer("--rate", default: 0, in: 1...100_000))
         }
         if let caFile = parsed.value("--cacert") {
-            guard (try? readFile(caFile, limit: 16 << 20)) != nil else {
+            guard (try? readFile(caFile, limit: FetchLimits.maxCAFileBytes)) != nil else {
                 throw UsageError("Cannot read the CA file '\(caFile)'")
             }
             self.caFile = caFile
@@ -117,7 +117,7 @@ struct FetchCommand {
             configuration.headers.append(HTTPHeader(String(line[..<colon]), String(value)))
         }
         if let tokenFile = parsed.value("--token-file") {
-            guard let bytes = try? readFile(tokenFile, limit: 64 << 10) else {
+            guard let bytes = try? readFile(tokenFile, limit: FetchLimits.maxTokenFileBytes) else {
                 throw UsageError("Cannot read the token file '\(tokenFile)'")
             }
             configuration.token = Secret(
@@ -309,7 +309,7 @@ final class FetchSession: @unchecked Sendable {
         }
         if let statePath = command.statePath {
             let journalPath = statePath + ".journal"
-            if state.journalBytes > 0, let bytes = try readFile(journalPath) {
+            if state.journalBytes > 0, let bytes = try readFile(journalPath, limit: FetchLimits.maxJournalBytes) {
                 try Journal.replay(Array(bytes.prefix(state.journalBytes)), ids: ids, visited: visited)
             }
             journal = try OutputFile(path: journalPath, length: state.journalBytes)

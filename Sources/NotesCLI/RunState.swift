@@ -47,7 +47,7 @@ struct RunState: Codable, Equatable {
 
     static func load(_ path: String) throws(SystemError) -> RunState? {
         struct Version: Decodable { var version: Int }
-        guard let bytes = try readFile(path, limit: 1 << 20) else { return nil }
+        guard let bytes = try readFile(path, limit: FetchLimits.maxStateFileBytes) else { return nil }
         guard let version = try? JSONDecoder().decode(Version.self, from: Data(bytes)).version else {
             throw SystemError(operation: "'\(path)' is not a notes-page state file", code: EINVAL)
         }

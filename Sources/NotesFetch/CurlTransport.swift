@@ -146,8 +146,6 @@ private final class Exchange {
     /// Why the progress callback ended the exchange on time.
     var timedOut: String?
 
-    static let maxHeaderBytes = 64 << 10
-
     init(receiver: Forwarder, cancellation: CancellationFlag, request: HTTPRequest) {
         self.receiver = receiver
         self.cancellation = cancellation
@@ -182,7 +180,7 @@ private final class Exchange {
     func header(_ line: UnsafeRawBufferPointer) -> Bool {
         active()
         headerBytes += line.count
-        if headerBytes > Self.maxHeaderBytes { return false }
+        if headerBytes > FetchLimits.maxHeadBytes { return false }
         var end = line.count
         while end > 0 && (line[end - 1] == 0x0D || line[end - 1] == 0x0A) { end -= 1 }  // CR LF
         let text = Substring(String(decoding: UnsafeRawBufferPointer(rebasing: line[..<end]), as: UTF8.self))
@@ -301,8 +299,8 @@ private struct EasyHandle: ~Copyable {
             throw TransportError(.tls, message)
         case CURLE_PARTIAL_FILE, CURLE_RECV_ERROR, CURLE_SEND_ERROR, CURLE_GOT_NOTHING:
             throw TransportError(.broken, message)
-        case CURLE_WRITE_ERROR where exchange.headerBytes > Exchange.maxHeaderBytes:
-            throw TransportError(.other, "response headers longer than \(Exchange.maxHeaderBytes) bytes")
+        case CURLE_WRITE_ERROR where exchange.headerBytes > FetchLimits.maxHeadBytes:
+            throw TransportError(.other, "response headers longer than \(FetchLimits.maxHeadBytes) bytes")
         default:
             throw TransportError(.other, message)
         }

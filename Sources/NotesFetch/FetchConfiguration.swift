@@ -49,7 +49,7 @@ public struct FetchConfiguration: Sendable {
         idleTimeout: Double = 30,
         headers: [HTTPHeader] = [],
         token: Secret? = nil,
-        maxRedirects: Int = 5
+        maxRedirects: Int = FetchLimits.maxRedirects
     ) {
         self.page = page
         self.retries = retries

@@ -148,7 +148,7 @@ extension NotesFetcher {
                     if index == 0, let facts = page.facts, let end = pagination.lastIndex(after: facts, start: start) {
                         last = min(last ?? end, end)
                     }
-                    if let url = page.next.map(locator.url(for:)), url.utf8.count <= IDSet.maxIDBytes {
+                    if let url = page.next.map(locator.url(for:)), FetchLimits.urlProblem(url) == nil {
                         visited.insert(url)
                         visited.commitPage()
                     }

@@ -72,7 +72,7 @@ final class Prefetch: Sendable {
     private func start(after number: Int, at location: PageLocation, in state: inout State) {
         let following = number + 1
         guard !state.stopped, state.requests[following] == nil, lastNumber.map({ following <= $0 }) ?? true,
-            !cancellation.isCancelled, fetcher.locator.url(for: location).utf8.count <= IDSet.maxIDBytes
+            !cancellation.isCancelled, FetchLimits.urlProblem(fetcher.locator.url(for: location)) == nil
         else { return }
         let early = earlyHandler(for: following)
         let fetcher = fetcher

@@ -231,7 +231,7 @@ public final class NotesFetcher: Sendable {
         var pages = 0
         var notes = 0
         let first = locator.url(for: location)
-        if first.utf8.count <= IDSet.maxIDBytes { visited.insert(first) }
+        if FetchLimits.urlProblem(first) == nil { visited.insert(first) }
         visited.commitPage()
         let prefetch =
             configuration.prefetch
@@ -264,9 +264,8 @@ public final class NotesFetcher: Sendable {
             // A page whose next link loops is refused whole, so that a resumed run meets the same error.
             if let next = page.next {
                 let url = locator.url(for: next)
-                guard url.utf8.count <= IDSet.maxIDBytes else {
+                if let reason = FetchLimits.urlProblem(url) {
                     ids.rollbackPage()
-                    let reason = "the next page's URL is \(url.utf8.count) bytes, over the limit of \(IDSet.maxIDBytes)"
                     throw FetchError(.pagination(reason), page: number, location: location, attempts: page.attempts)
                 }
                 if case .duplicate = visited.insert(url) {
