@@ -37,6 +37,8 @@ struct Benchmark {
         "gen/notes-gen": "notes-gen writing the fixture directory",
         "fetch/curl-floor": "curl downloading every page: the transfer floor",
         "fetch/notes-page": "notes-page fetch --all from the fixture server",
+        "fetch/curl-floor-100": "curl downloading the same notes in 10,000 pages of 100 (a page's cost)",
+        "fetch/notes-page-100": "notes-page fetch --all of those 10,000 pages",
         "fetch/peer-node": "Node fetch + JSON.parse, page after page",
         "fetch/peer-python": "Python urllib + json, page after page",
         "fetch/curl-gzip": "curl --compressed downloading the same pages gzip-compressed",
@@ -111,6 +113,19 @@ struct Benchmark {
                 name: "fetch/notes-page",
                 run: .command { [$0.notesPage, "fetch", "--all", "--quiet", $0.serverURL, "-o", "/dev/null"] },
                 ceiling: fetch,
+                size: { ($0.directoryBytes, $0.count) }
+            ),
+            // The same notes in ten times as many pages: what a page costs besides its bytes.
+            Benchmark(
+                name: "fetch/curl-floor-100",
+                run: .command { ["curl", "-s", "-K", $0.smallPagesCurlConfig] },
+                ceiling: [],
+                size: { ($0.directoryBytes, $0.count) }
+            ),
+            Benchmark(
+                name: "fetch/notes-page-100",
+                run: .command { [$0.notesPage, "fetch", "--all", "--quiet", $0.smallPagesURL, "-o", "/dev/null"] },
+                ceiling: ["fetch/curl-floor-100"],
                 size: { ($0.directoryBytes, $0.count) }
             ),
             // The same walk with every page gzip-compressed: inflating is part of the work.

@@ -32,6 +32,12 @@ final class Inputs: @unchecked Sendable {
     var gzipURL = ""
     var gzipCurlConfig = ""
     private var gzipServer: Process?
+    /// The same notes in pages of 100 (GitHub's largest), from a fourth server, and curl's config for them:
+    /// what a page costs besides its bytes.
+    let smallPages: String
+    var smallPagesURL = ""
+    var smallPagesCurlConfig = ""
+    private var smallPagesServer: Process?
 
     /// - Parameters:
     ///   - count: Notes in the run.
@@ -46,6 +52,7 @@ final class Inputs: @unchecked Sendable {
         let cache = cache + "/\(count)"
         pagePath = cache + "/page.json"
         directory = cache + "/pages"
+        smallPages = cache + "/pages-100"
         scratch = cache + "/scratch"
     }
 
@@ -59,6 +66,9 @@ final class Inputs: @unchecked Sendable {
         if !files.fileExists(atPath: directory + "/manifest.json") {
             try run([notesGen, "--count", "\(count)", "--page-size", "1000", "--out", directory])
         }
+        if !files.fileExists(atPath: smallPages + "/manifest.json") {
+            try run([notesGen, "--count", "\(count)", "--page-size", "100", "--out", smallPages])
+        }
         pageBytes = (try files.attributesOfItem(atPath: pagePath)[.size] as? Int) ?? 0
         let manifest =
             try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: directory + "/manifest.json")))
@@ -67,6 +77,7 @@ final class Inputs: @unchecked Sendable {
 
         (server, serverURL) = try startServer(["--dir", directory])
         (gzipServer, gzipURL) = try startServer(["--dir", directory, "--compress", "gzip"])
+        (smallPagesServer, smallPagesURL) = try startServer(["--dir", smallPages])
         (latencyServer, latencyURL) = try startServer([
             "--count", "\(latencyNotes)", "--page-size", "1000", "--seed", "7", "--fault", "delay:\(latency)",
         ])
@@ -82,23 +93,34 @@ final class Inputs: @unchecked Sendable {
         }
 
         // curl's config: every page URL in order, over one keep-alive connection.
-        var config = ""
-        for page in manifest["pages"] as? [[String: Any]] ?? [] {
-            var url = serverURL
-            if let cursor = page["cursor"] as? String {
-                url += "?cursor=" + (cursor.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? cursor)
+        func curlConfig(_ manifest: [String: Any], _ serverURL: String) -> String {
+            var config = ""
+            for page in manifest["pages"] as? [[String: Any]] ?? [] {
+                var url = serverURL
+                if let cursor = page["cursor"] as? String {
+                    url += "?cursor=" + (cursor.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? cursor)
+                }
+                config += "url = \"\(url)\"\noutput = \"/dev/null\"\n"
             }
-            config += "url = \"\(url)\"\noutput = \"/dev/null\"\n"
+            return config
         }
-        curlConfig = scratch + "/curl.cfg"
-        try config.write(toFile: curlConfig, atomically: true, encoding: .utf8)
+        let config = curlConfig(manifest, serverURL)
+        self.curlConfig = scratch + "/curl.cfg"
+        try config.write(toFile: self.curlConfig, atomically: true, encoding: .utf8)
+        let smallManifest =
+            try JSONSerialization.jsonObject(
+                with: Data(contentsOf: URL(fileURLWithPath: smallPages + "/manifest.json")))
+            as? [String: Any] ?? [:]
+        smallPagesCurlConfig = scratch + "/curl-100.cfg"
+        try curlConfig(smallManifest, smallPagesURL).write(
+            toFile: smallPagesCurlConfig, atomically: true, encoding: .utf8)
         gzipCurlConfig = scratch + "/curl-gzip.cfg"
         try ("compressed\n" + config.replacingOccurrences(of: serverURL, with: gzipURL))
             .write(toFile: gzipCurlConfig, atomically: true, encoding: .utf8)
     }
 
     func stop() {
-        for process in [server, latencyServer, gzipServer].compactMap({ $0 }) {
+        for process in [server, latencyServer, gzipServer, smallPagesServer].compactMap({ $0 }) {
             process.terminate()
             process.waitUntilExit()
         }

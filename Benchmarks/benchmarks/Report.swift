@@ -96,6 +96,15 @@ func targets(_ results: [String: Figures]) -> String {
     check(
         "fetch --all within 1.25× of the slower of the ceiling and curl", results["fetch/notes-page"]?.ratio,
         atMost: 1.25, "×")
+    check(
+        "fetch --all of pages of 100 notes within 1.5× of curl on the same pages",
+        results["fetch/notes-page-100"]?.ratio, atMost: 1.5, "×")
+    let perPage = results["fetch/notes-page"].flatMap { fetch in
+        results["decode/cli-file"].map { fetch.wallP50 / $0.wallP50 }
+    }
+    check(
+        "fetch --all of pages of 1,000 notes within 1.5× of the same notes decoded as one page", perPage, atMost: 1.5,
+        "×")
     check("notes-gen at 100 MB/s or more", results["gen/notes-gen"]?.megabytesPerSecond, atLeast: 100, " MB/s")
     check(
         "pages by number, --parallel 8, within 0.2× of the sequential floor (curl, pages × latency)",

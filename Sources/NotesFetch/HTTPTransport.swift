@@ -81,12 +81,31 @@ public struct HTTPResponseHead: Sendable, Hashable {
 
     /// The first value of the field `name` (case-insensitive).
     public func value(of name: String) -> String? {
-        headers.first { $0.name.lowercased() == name.lowercased() }?.value
+        headers.first { Self.sameName($0.name, name) }?.value
     }
 
     /// Every value of the field `name` (case-insensitive), in order.
     public func values(of name: String) -> [String] {
-        headers.filter { $0.name.lowercased() == name.lowercased() }.map(\.value)
+        headers.filter { Self.sameName($0.name, name) }.map(\.value)
+    }
+
+    /// Whether two field names are equal but for ASCII case, without making lowercased copies (a page's
+    /// head is asked for a dozen fields).
+    static func sameName(_ left: String, _ right: String) -> Bool {
+        var left = left
+        var right = right
+        return left.withUTF8 { left in
+            right.withUTF8 { right in
+                guard left.count == right.count else { return false }
+                for index in left.indices where left[index] != right[index] {
+                    let lower = left[index] | 0x20
+                    guard lower == right[index] | 0x20, lower >= UInt8(ascii: "a"), lower <= UInt8(ascii: "z") else {
+                        return false
+                    }
+                }
+                return true
+            }
+        }
     }
 }
 

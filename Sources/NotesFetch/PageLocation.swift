@@ -70,6 +70,8 @@ public struct PageLocator: Sendable {
     /// `endpoint` with each of `parameters` set (percent-encoded): one already in its query is replaced,
     /// never repeated; the others keep their place.
     static func setting(_ parameters: [(name: String, value: String)], on endpoint: URL) -> String {
+        let text = endpoint.absoluteString
+        if let quick = quickSetting(parameters, on: text) { return quick }
         guard var components = URLComponents(url: endpoint, resolvingAgainstBaseURL: false) else {
             return endpoint.absoluteString
         }
@@ -85,6 +87,31 @@ public struct PageLocator: Sendable {
         }
         components.percentEncodedQueryItems = items
         return components.string ?? endpoint.absoluteString
+    }
+
+    /// ``setting(_:on:)`` without `URLComponents`, for the common case (every page of a cursor walk asks
+    /// for one): a URL without a fragment whose query, if any, is `name=value` pairs, and parameter
+    /// names of unreserved characters. `nil` for anything else, which takes the general way.
+    static func quickSetting(_ parameters: [(name: String, value: String)], on url: String) -> String? {
+        guard !url.utf8.contains(UInt8(ascii: "#")) else { return nil }
+        let parts = url.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)
+        var items: [Substring] = []
+        if parts.count == 2 {
+            items = parts[1].split(separator: "&", omittingEmptySubsequences: false)
+            guard items.allSatisfy({ !$0.isEmpty }) else { return nil }
+        }
+        for (name, value) in parameters {
+            guard !name.isEmpty, percentEncode(name) == name else { return nil }
+            let item = Substring(name + "=" + percentEncode(value))
+            let named = { (item: Substring) in item == name || item.hasPrefix(name + "=") }
+            if let first = items.firstIndex(where: named) {
+                items[first] = item
+                items = items.enumerated().filter { $0.offset <= first || !named($0.element) }.map(\.element)
+            } else {
+                items.append(item)
+            }
+        }
+        return parts[0] + "?" + items.joined(separator: "&")
     }
 
     /// The integer value of the query parameter `name` in `url`, if it has one.
@@ -135,19 +162,20 @@ public struct PageLocator: Sendable {
 
     /// Percent-encodes everything but RFC 3986's unreserved characters, so `+`, `/` and `=` survive.
     public static func percentEncode(_ text: String) -> String {
-        var encoded = ""
+        let digits = Array("0123456789ABCDEF".utf8)
+        var encoded: [UInt8] = []
+        encoded.reserveCapacity(text.utf8.count)
         for byte in text.utf8 {
             switch byte {
             case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
                 UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"),
                 UInt8(ascii: "~"):
-                encoded.unicodeScalars.append(Unicode.Scalar(byte))
+                encoded.append(byte)
             default:
-                let digits = Array("0123456789ABCDEF")
-                encoded += "%\(digits[Int(byte >> 4)])\(digits[Int(byte & 0xF)])"
+                encoded += [UInt8(ascii: "%"), digits[Int(byte >> 4)], digits[Int(byte & 0xF)]]
             }
         }
-        return encoded
+        return String(decoding: encoded, as: UTF8.self)
     }
 
     /// Whether `value` starts with `scheme://` (RFC 3986: a letter, then letters, digits, `+`, `-`, `.`).

@@ -2,19 +2,42 @@ import Foundation
 import Testing
 
 /// Runs the built `notes-page` binary and captures what it did.
-struct Run {
+struct Run: Sendable {
     var status: Int32
     var stdout: String
     var stderr: String
+    /// From the start of the process to its end (not counting the wait for a slot).
+    var seconds: Double
 
     static let binary = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
         .appendingPathComponent("notes-page")
     static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().appendingPathComponent("Fixtures/contract")
 
-    init(_ arguments: [String], stdin: Data? = nil, environment: [String: String] = [:]) throws {
+    /// Processes that run at once: tests that measure how long a run takes need the cores.
+    private static let slots = DispatchSemaphore(value: 2)
+
+    /// Runs `notes-page ARGUMENTS` to its end, waiting off the concurrency pool (see ``offPool(_:)``).
+    init(_ arguments: [String], stdin: Data? = nil, environment: [String: String] = [:]) async throws {
+        self = try await offPool {
+            try Run(launching: Self.binary, arguments, stdin: stdin, environment: environment)
+        }
+    }
+
+    /// Runs `prefix` (a wrapper such as GNU time) with the notes-page binary and `arguments` after it.
+    init(_ prefix: [String], wrapping arguments: [String]) async throws {
+        self = try await offPool {
+            try Run(
+                launching: URL(fileURLWithPath: prefix[0]), prefix.dropFirst() + [Run.binary.path] + arguments,
+                stdin: nil, environment: [:])
+        }
+    }
+
+    private init(launching executable: URL, _ arguments: [String], stdin: Data?, environment: [String: String]) throws {
+        Self.slots.wait()
+        defer { Self.slots.signal() }
         let process = Process()
-        process.executableURL = Self.binary
+        process.executableURL = executable
         process.arguments = arguments
         var inherited = ProcessInfo.processInfo.environment
         inherited["NOTES_TOKEN"] = nil
@@ -27,12 +50,14 @@ struct Run {
         process.standardOutput = out
         process.standardError = err
         process.standardInput = input
+        let started = Date()
         try process.run()
         if let stdin { input.fileHandleForWriting.write(stdin) }
         try input.fileHandleForWriting.close()
         let outData = out.fileHandleForReading.readDataToEndOfFile()
         let errData = err.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
+        seconds = Date().timeIntervalSince(started)
         status = process.terminationStatus
         stdout = String(decoding: outData, as: UTF8.self)
         stderr = String(decoding: errData, as: UTF8.self)
@@ -40,6 +65,15 @@ struct Run {
 
     /// Standard error without the line `--paginate auto` writes after the first page.
     var messages: String { withoutRecognition(stderr) }
+}
+
+/// Runs `body` on a thread of its own, not one of the concurrency pool's, and waits for it without holding
+/// a pool thread: the pool has one thread per core, and the code under test needs them (an early request
+/// starts as a task), so a test that waits for a process must not sit on one.
+func offPool<Value: Sendable>(_ body: @escaping @Sendable () throws -> Value) async throws -> Value {
+    try await withCheckedThrowingContinuation { continuation in
+        Thread { continuation.resume(with: Result { try body() }) }.start()
+    }
 }
 
 /// `text` without a first line `Pagination: auto …`.
@@ -51,8 +85,8 @@ func withoutRecognition(_ text: String) -> String {
 @Suite("notes-page decode, end to end")
 struct DecodeCommandTests {
     @Test("A valid page: each note's exact JSON on stdout, the cursor and a summary on stderr")
-    func validPage() throws {
-        let run = try Run(["decode", "valid-page.json"])
+    func validPage() async throws {
+        let run = try await Run(["decode", "valid-page.json"])
         #expect(run.status == 0)
         #expect(
             run.stdout == """
@@ -66,25 +100,25 @@ struct DecodeCommandTests {
     }
 
     @Test("Standard input, ids format")
-    func stdinIDs() throws {
+    func stdinIDs() async throws {
         let page = try Data(contentsOf: Run.fixtures.appendingPathComponent("cursor-first.json"))
-        let run = try Run(["decode", "--format", "ids", "-"], stdin: page)
+        let run = try await Run(["decode", "--format", "ids", "-"], stdin: page)
         #expect(run.status == 0)
         #expect(run.stdout == "a\nb\n")
         #expect(run.stderr.hasPrefix("next cursor: b64:Y3Vyc29yPTI=\n2 notes, "))
     }
 
     @Test("An empty page is a success that says No notes")
-    func emptyPage() throws {
-        let run = try Run(["decode", "empty-page.json"])
+    func emptyPage() async throws {
+        let run = try await Run(["decode", "empty-page.json"])
         #expect(run.status == 0)
         #expect(run.stdout == "")
         #expect(run.stderr.hasPrefix("next cursor: none (last page)\nNo notes, 35 bytes, "))
     }
 
     @Test("Other paths, validate only")
-    func paths() throws {
-        let run = try Run([
+    func paths() async throws {
+        let run = try await Run([
             "decode", "--items-path", "results", "--next-path", "next", "--format", "none", "drf-page.json",
         ])
         #expect(run.status == 0)
@@ -110,8 +144,8 @@ struct DecodeCommandTests {
             ),
         ]
     )
-    func contractErrors(_ arguments: [String], stderr: String, notesBefore: Int) throws {
-        let run = try Run(["decode"] + arguments)
+    func contractErrors(_ arguments: [String], stderr: String, notesBefore: Int) async throws {
+        let run = try await Run(["decode"] + arguments)
         #expect(run.status == 65)
         #expect(run.stderr == stderr)
         #expect(run.stdout.split(separator: "\n").count == notesBefore)
@@ -135,22 +169,22 @@ struct DecodeCommandTests {
             (["decode", "a", "b"], "Error: Unexpected argument 'b'\n"),
         ]
     )
-    func usageErrors(_ arguments: [String], stderr: String) throws {
-        let run = try Run(arguments)
+    func usageErrors(_ arguments: [String], stderr: String) async throws {
+        let run = try await Run(arguments)
         #expect(run.status == 64)
         #expect(run.stderr == stderr + "See 'notes-page decode --help' for more information.\n")
         #expect(run.stdout == "")
     }
 
     @Test("Help and unknown subcommands")
-    func help() throws {
-        let help = try Run(["decode", "--help"])
+    func help() async throws {
+        let help = try await Run(["decode", "--help"])
         #expect(help.status == 0)
         #expect(help.stdout.hasPrefix("OVERVIEW: Decode one page"))
         for section in ["USAGE: notes-page decode [<file>] [<options>]", "ARGUMENTS:", "OPTIONS:", "  -h, --help"] {
             #expect(help.stdout.contains(section))
         }
-        let root = try Run(["--help"])
+        let root = try await Run(["--help"])
         #expect(root.status == 0)
         #expect(
             root.stdout.hasSuffix(
@@ -162,14 +196,14 @@ struct DecodeCommandTests {
                   See 'notes-page help <subcommand>' for detailed help.
 
                 """))
-        let unknown = try Run(["nope"])
+        let unknown = try await Run(["nope"])
         #expect(unknown.status == 64)
         #expect(unknown.stderr == "Error: Unknown subcommand 'nope'\nSee 'notes-page --help' for more information.\n")
     }
 
     @Test("A missing file exits 66")
-    func missingFile() throws {
-        let run = try Run(["decode", "no-such-page.json"])
+    func missingFile() async throws {
+        let run = try await Run(["decode", "no-such-page.json"])
         #expect(run.status == 66)
         #expect(run.stderr == "Error: cannot open 'no-such-page.json': No such file or directory\n")
     }

@@ -12,10 +12,10 @@ struct FetchCommandTests {
     static let loggedNotes = Array(notes.dropLast())
 
     /// The notes of a clean run, as NDJSON: what every recovered run must end up with.
-    static func cleanRun() throws -> String {
+    static func cleanRun() async throws -> String {
         let server = try FixtureServer(notes)
         defer { server.stop() }
-        let run = try Run(["fetch", "--all", "--quiet", server.url])
+        let run = try await Run(["fetch", "--all", "--quiet", server.url])
         #expect(run.status == 0)
         return run.stdout
     }
@@ -34,14 +34,14 @@ struct FetchCommandTests {
     }
 
     @Test("Every page of every style gives the same notes, each once")
-    func styles() throws {
-        let expected = try Self.cleanRun()
+    func styles() async throws {
+        let expected = try await Self.cleanRun()
         let ids = Self.ids(expected)
         #expect(ids.count == 250 && Set(ids).count == 250)
         for (style, paths) in [("drf", ["--items-path", "results", "--next-path", "next"]), ("link", [])] {
             let server = try FixtureServer(Self.notes + ["--style", style])
             defer { server.stop() }
-            let run = try Run(["fetch", "--all", server.url] + paths)
+            let run = try await Run(["fetch", "--all", server.url] + paths)
             #expect(run.status == 0, "\(style): \(run.stderr)")
             #expect(run.stdout == expected, "\(style)")
             #expect(run.messages.hasPrefix("250 notes, 3 pages, "), "\(style)")
@@ -49,22 +49,22 @@ struct FetchCommandTests {
     }
 
     @Test("Without --all one page; --max-pages bounds the walk and says how to go on")
-    func bounds() throws {
+    func bounds() async throws {
         let server = try FixtureServer(Self.notes)
         defer { server.stop() }
-        let one = try Run(["fetch", server.url, "--format", "ids"])
+        let one = try await Run(["fetch", server.url, "--format", "ids"])
         #expect(one.status == 0)
         #expect(one.stdout.split(separator: "\n").count == 100)
         #expect(one.stderr.contains("More pages remain: the next is cursor "))
-        let two = try Run(["fetch", "--all", "--max-pages", "2", server.url, "--format", "none"])
+        let two = try await Run(["fetch", "--all", "--max-pages", "2", server.url, "--format", "none"])
         #expect(two.status == 0 && two.messages.hasPrefix("200 notes, 2 pages, "))
     }
 
     @Test("An empty endpoint says No notes and succeeds")
-    func empty() throws {
+    func empty() async throws {
         let server = try FixtureServer(["--count", "0", "--quiet"])
         defer { server.stop() }
-        let run = try Run(["fetch", "--all", server.url])
+        let run = try await Run(["fetch", "--all", server.url])
         #expect(run.status == 0)
         #expect(run.stdout == "")
         #expect(run.messages.hasPrefix("No notes, 1 page, "))
@@ -74,11 +74,11 @@ struct FetchCommandTests {
         "Faults the client survives: retried, and the output is whole",
         arguments: ["500@2x2", "502x1", "503:0@3x1", "429:0x1", "truncate@2x1", "reset@3x1", "redirect", "delay:50@2"]
     )
-    func survived(_ fault: String) throws {
-        let expected = try Self.cleanRun()
+    func survived(_ fault: String) async throws {
+        let expected = try await Self.cleanRun()
         let server = try FixtureServer(Self.notes + ["--fault", fault])
         defer { server.stop() }
-        let run = try Run(["fetch", "--all", "--quiet", server.url])
+        let run = try await Run(["fetch", "--all", "--quiet", server.url])
         #expect(run.status == 0, "\(fault): \(run.stderr)")
         #expect(run.stdout == expected, "\(fault)")
     }
@@ -99,7 +99,9 @@ struct FetchCommandTests {
             ("number-id", 65, #"page 1 \(the first page\): id is a number, not a string \(note 0, byte \d+\)"#),
             (
                 "duplicate-id@3", 65,
-                #"page 3 \(\#(cursor)\): duplicate id "n0", seen on page 1 \(note 49, byte \d+\)"#
+                // The byte, unless the page was requested early (its next value guessed off the bytes of the
+                // page before, which depends on where the network cut the chunks).
+                #"page 3 \(\#(cursor)\): duplicate id "n0", seen on page 1 \(note 49(, byte \d+)?\)"#
             ),
             (
                 "cycle@3", 65,
@@ -113,31 +115,32 @@ struct FetchCommandTests {
             ("404", 65, #"page 1 \(the first page\): the server answered HTTP 404"#),
         ] as [(String, Int32, String)]
     )
-    func fatal(_ fault: String, status: Int32, pattern: String) throws {
+    func fatal(_ fault: String, status: Int32, pattern: String) async throws {
         let server = try FixtureServer(Self.notes + ["--fault", fault])
         defer { server.stop() }
-        let run = try Run(["fetch", "--all", "--retries", "2", server.url, "-o", "/dev/null"])
+        let run = try await Run(["fetch", "--all", "--retries", "2", server.url, "-o", "/dev/null"])
         #expect(run.status == status, "\(fault): \(run.stderr)")
         let line = run.messages.split(separator: "\n").first.map(String.init) ?? ""
         #expect(try Regex("Error: " + pattern).wholeMatch(in: line) != nil, "\(fault): \(line)")
     }
 
     @Test("401 is never retried: one request")
-    func sessionExpiredOnce() throws {
+    func sessionExpiredOnce() async throws {
         let server = try FixtureServer(["--count", "10", "--fault", "401"])
-        let run = try Run(["fetch", "--all", server.url])
+        let run = try await Run(["fetch", "--all", server.url])
         let log = server.stop()
         #expect(run.status == 77)
         #expect(log.split(separator: "\n").filter { $0.contains("GET /notes") }.count == 1)
     }
 
     @Test("A bearer token is sent, never printed, and dropped on a cross-origin redirect")
-    func token() throws {
+    func token() async throws {
         let token = "tok-\(UUID().uuidString)"
         let environment = ["NOTES_SERVER_TOKEN": token]
         let server = try FixtureServer(Self.loggedNotes + ["--fault", "auth"], environment: environment)
-        let denied = try Run(["fetch", "--all", server.url])
-        let allowed = try Run(["fetch", "--all", server.url, "--format", "ids"], environment: ["NOTES_TOKEN": token])
+        let denied = try await Run(["fetch", "--all", server.url])
+        let allowed = try await Run(
+            ["fetch", "--all", server.url, "--format", "ids"], environment: ["NOTES_TOKEN": token])
         let log = server.stop()
         #expect(denied.status == 77)
         #expect(allowed.status == 0)
@@ -150,7 +153,8 @@ struct FetchCommandTests {
             Self.loggedNotes + ["--fault", "auth", "--fault", "redirect"],
             environment: environment
         )
-        let run = try Run(["fetch", "--all", redirected.url, "--format", "ids"], environment: ["NOTES_TOKEN": token])
+        let run = try await Run(
+            ["fetch", "--all", redirected.url, "--format", "ids"], environment: ["NOTES_TOKEN": token])
         let redirectLog = redirected.stop()
         #expect(run.status == 0, "\(run.stderr)")
         #expect(run.stdout.split(separator: "\n").count == 250)
@@ -159,8 +163,8 @@ struct FetchCommandTests {
     }
 
     @Test("Credentials over plain http to a host that is not loopback are refused before connecting")
-    func plainHTTP() throws {
-        let run = try Run(["fetch", "http://example.com/notes"], environment: ["NOTES_TOKEN": "secret-value"])
+    func plainHTTP() async throws {
+        let run = try await Run(["fetch", "http://example.com/notes"], environment: ["NOTES_TOKEN": "secret-value"])
         #expect(run.status == 64)
         #expect(
             run.messages.hasPrefix("Error: Refusing to send credentials over plain http to 'example.com': use https\n"))
@@ -200,8 +204,8 @@ struct FetchCommandTests {
         "SIGINT or SIGTERM during a slow drip stops within a second, keeps what is committed; the resumed run goes on from there",
         arguments: [SIGINT, SIGTERM]
     )
-    func interrupt(signal: Int32) throws {
-        let expected = try Self.cleanRun()
+    func interrupt(signal: Int32) async throws {
+        let expected = try await Self.cleanRun()
         let server = try FixtureServer(Self.loggedNotes + ["--fault", "drip:64/20@2x1"])
         defer { server.stop() }
         let directory = try temporaryDirectory()
@@ -235,7 +239,7 @@ struct FetchCommandTests {
         #expect(written == String(expected.split(separator: "\n").prefix(100).map { $0 + "\n" }.joined()))
 
         // Resumed: page 2 and page 3 are fetched, page 1 is not fetched again.
-        let resumed = try Run(["fetch", "--all", "--quiet", server.url, "-o", output, "--state", state])
+        let resumed = try await Run(["fetch", "--all", "--quiet", server.url, "-o", output, "--state", state])
         let log = server.stop()
         #expect(resumed.status == 0, "\(resumed.stderr)")
         #expect(try String(contentsOfFile: output, encoding: .utf8) == expected)
@@ -276,8 +280,8 @@ struct FetchCommandTests {
     }
 
     @Test("kill -9 at random moments, then resume: every note exactly once (NOTES_TEST_SEED replays the kill times)")
-    func killAndResume() throws {
-        let expected = try Self.cleanRun()
+    func killAndResume() async throws {
+        let expected = try await Self.cleanRun()
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let output = directory.appendingPathComponent("out.ndjson").path
@@ -288,20 +292,20 @@ struct FetchCommandTests {
         let arguments = ["fetch", "--all", "--quiet", server.url, "-o", output, "--state", state]
         let (finished, kills, replay) = try KillLoop.run(arguments, rounds: 8, delays: 20_000...600_000)
         if !finished {
-            let run = try Run(["fetch", "--all", "--quiet", server.url, "-o", output, "--state", state])
+            let run = try await Run(["fetch", "--all", "--quiet", server.url, "-o", output, "--state", state])
             #expect(run.status == 0, "\(replay): \(run.stderr)")
         }
         #expect(!kills.isEmpty, "\(replay)")
         #expect(try String(contentsOfFile: output, encoding: .utf8) == expected, "\(replay)")
         // Run again: the state says the run is complete, and nothing is fetched or written twice.
-        let again = try Run(["fetch", "--all", server.url, "-o", output, "--state", state])
+        let again = try await Run(["fetch", "--all", server.url, "-o", output, "--state", state])
         #expect(again.status == 0)
         #expect(again.messages == "Already complete: 250 notes in 3 pages.\n")
         #expect(try String(contentsOfFile: output, encoding: .utf8) == expected)
     }
 
     @Test("A local write that fails exits 74 and names the file", arguments: ["-o", "--state"])
-    func localWriteFails(option: String) throws {
+    func localWriteFails(option: String) async throws {
         let server = try FixtureServer(Self.notes)
         defer { server.stop() }
         let directory = try temporaryDirectory()
@@ -309,13 +313,13 @@ struct FetchCommandTests {
         let run: Run
         if option == "-o" {
             try #require(FileManager.default.isWritableFile(atPath: "/dev/full"), "/dev/full is missing")
-            run = try Run(["fetch", "--all", server.url, "-o", "/dev/full"])
+            run = try await Run(["fetch", "--all", server.url, "-o", "/dev/full"])
             #expect(
                 run.messages.hasPrefix(
                     "Error: page 1 (the first page): cannot write output: No space left on device\n"), "\(run.stderr)")
         } else {
             let missing = directory.appendingPathComponent("no/such/dir/state.json").path
-            run = try Run(["fetch", "--all", server.url, "-o", "/dev/null", "--state", missing])
+            run = try await Run(["fetch", "--all", server.url, "-o", "/dev/null", "--state", missing])
             #expect(
                 run.messages == "Error: cannot open '\(missing).journal' for writing: No such file or directory\n")
         }
@@ -323,7 +327,7 @@ struct FetchCommandTests {
     }
 
     @Test("--token-file: the token is read from the file (trimmed), sent, and never printed")
-    func tokenFile() throws {
+    func tokenFile() async throws {
         let token = "tok-\(UUID().uuidString)"
         let server = try FixtureServer(
             Self.loggedNotes + ["--fault", "auth"], environment: ["NOTES_SERVER_TOKEN": token])
@@ -332,16 +336,18 @@ struct FetchCommandTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         let file = directory.appendingPathComponent("token").path
         try "  \(token)\n".write(toFile: file, atomically: true, encoding: .utf8)
-        let run = try Run(["fetch", "--all", server.url, "--format", "ids", "--token-file", file])
+        let run = try await Run(["fetch", "--all", server.url, "--format", "ids", "--token-file", file])
         #expect(run.status == 0, "\(run.stderr)")
         #expect(run.stdout.split(separator: "\n").count == 250)
         #expect(!run.stderr.contains(token))
         // The token file wins over NOTES_TOKEN.
-        let wrong = try Run(
+        let wrong = try await Run(
             ["fetch", "--all", server.url, "--format", "ids", "--token-file", file],
             environment: ["NOTES_TOKEN": "wrong"])
         #expect(wrong.status == 0)
-        let missing = try Run(["fetch", server.url, "--token-file", directory.appendingPathComponent("none").path])
+        let missing = try await Run([
+            "fetch", server.url, "--token-file", directory.appendingPathComponent("none").path,
+        ])
         #expect(missing.status == 64)
         #expect(missing.messages.hasPrefix("Error: Cannot read the token file '\(directory.path)/none'\n"))
         let log = server.stop()
@@ -349,29 +355,28 @@ struct FetchCommandTests {
     }
 
     @Test("An Authorization header over plain http is refused like a token, whatever its case")
-    func authorizationHeader() throws {
+    func authorizationHeader() async throws {
         for name in ["Authorization", "authorization", "AUTHORIZATION"] {
-            let run = try Run(["fetch", "http://example.com/notes", "--header", "\(name): Bearer secret-value"])
+            let run = try await Run(["fetch", "http://example.com/notes", "--header", "\(name): Bearer secret-value"])
             #expect(run.status == 64)
             #expect(
                 run.messages.hasPrefix(
                     "Error: Refusing to send credentials over plain http to 'example.com': use https\n"))
             #expect(!run.stderr.contains("secret-value"))
         }
-        let https = try Run([
+        let https = try await Run([
             "fetch", "https://127.0.0.1:1/notes", "--header", "Authorization: Bearer x", "--retries", "0",
         ])
         #expect(https.status == 69, "\(https.stderr)")
     }
 
     @Test("Retry-After from a real server is waited out before the retry")
-    func retryAfter() throws {
-        let expected = try Self.cleanRun()
+    func retryAfter() async throws {
+        let expected = try await Self.cleanRun()
         let server = try FixtureServer(Self.loggedNotes + ["--fault", "503:2@2x1"])
         defer { server.stop() }
-        let started = Date()
-        let run = try Run(["fetch", "--all", "--quiet", server.url])
-        let elapsed = Date().timeIntervalSince(started)
+        let run = try await Run(["fetch", "--all", "--quiet", server.url])
+        let elapsed = run.seconds
         #expect(run.status == 0, "\(run.stderr)")
         #expect(run.stdout == expected)
         // A lower bound only: backoff without Retry-After waits at most 0.5 s before the first retry.
@@ -381,17 +386,17 @@ struct FetchCommandTests {
     }
 
     @Test("notes-page --help lists every subcommand; help fetch and fetch --help agree")
-    func help() throws {
-        let top = try Run(["--help"])
+    func help() async throws {
+        let top = try await Run(["--help"])
         #expect(top.status == 0)
         #expect(top.stdout.contains("SUBCOMMANDS:\n  fetch "))
         #expect(top.stdout.contains("\n  decode "))
-        let helpFetch = try Run(["help", "fetch"])
-        let fetchHelp = try Run(["fetch", "--help"])
+        let helpFetch = try await Run(["help", "fetch"])
+        let fetchHelp = try await Run(["fetch", "--help"])
         #expect(helpFetch.status == 0 && fetchHelp.status == 0)
         #expect(helpFetch.stdout == fetchHelp.stdout)
         #expect(fetchHelp.stdout.hasPrefix("OVERVIEW: Fetch notes from a cursor-paginated endpoint"))
-        let none = try Run([])
+        let none = try await Run([])
         #expect(none.status == 64)
         #expect(none.messages == top.stdout)
     }

@@ -33,18 +33,18 @@ struct PaginationEndToEndTests {
         ("header", ["--paginate", "header", "--next-header", "X-Next-Cursor"], nil),
     ]
 
-    static func cleanRun() throws -> String {
+    static func cleanRun() async throws -> String {
         let server = try FixtureServer(notes + ["--quiet"])
         defer { server.stop() }
-        return try Run(["fetch", "--all", "--quiet", server.url]).stdout
+        return try await Run(["fetch", "--all", "--quiet", server.url]).stdout
     }
 
     @Test("Each scheme gives the contract style's 250 notes, each once, in order; a failing middle page is retried")
-    func walks() throws {
-        let expected = try Self.cleanRun()
+    func walks() async throws {
+        let expected = try await Self.cleanRun()
         for (style, client, recognition) in Self.styles {
             let server = try FixtureServer(Self.notes + ["--style", style, "--fault", "503:0@2x1"])
-            let run = try Run(["fetch", "--all", server.url] + client)
+            let run = try await Run(["fetch", "--all", server.url] + client)
             let log = server.stop()
             #expect(run.status == 0, "\(style) \(client): \(run.stderr)")
             #expect(run.stdout == expected, "\(style) \(client)")
@@ -59,8 +59,8 @@ struct PaginationEndToEndTests {
     }
 
     @Test("Each scheme resumes where it stopped: page 1 is never fetched again")
-    func resumes() throws {
-        let expected = try Self.cleanRun()
+    func resumes() async throws {
+        let expected = try await Self.cleanRun()
         for (style, client, _) in Self.styles {
             let scratch = try Scratch()
             defer { scratch.remove() }
@@ -69,8 +69,8 @@ struct PaginationEndToEndTests {
                 scratch.path("state"),
             ]
             let server = try FixtureServer(Self.notes + ["--style", style])
-            let first = try Run(["fetch", "--all", "--quiet", "--max-pages", "1", server.url] + files + client)
-            let second = try Run(["fetch", "--all", "--quiet", server.url] + files + client)
+            let first = try await Run(["fetch", "--all", "--quiet", "--max-pages", "1", server.url] + files + client)
+            let second = try await Run(["fetch", "--all", "--quiet", server.url] + files + client)
             let log = server.stop()
             #expect(first.status == 0 && second.status == 0, "\(style) \(client): \(first.stderr) \(second.stderr)")
             #expect(
@@ -82,19 +82,19 @@ struct PaginationEndToEndTests {
     }
 
     @Test("A total that disagrees with what arrived is reported")
-    func totalDisagrees() throws {
+    func totalDisagrees() async throws {
         let server = try FixtureServer(Self.notes + ["--quiet", "--style", "offset", "--total-lie", "5"])
         defer { server.stop() }
-        let run = try Run(["fetch", "--all", server.url, "-o", "/dev/null"] + Self.styles[0].client)
+        let run = try await Run(["fetch", "--all", server.url, "-o", "/dev/null"] + Self.styles[0].client)
         #expect(run.status == 0)
         #expect(run.stderr.hasSuffix(" MB/s\nThe server announced 255 notes; 250 arrived.\n"), "\(run.stderr)")
     }
 
     @Test("Offsets over a dataset that shifts: fail names the duplicate; skip writes each id once and counts the rest")
-    func shiftingDataset() throws {
+    func shiftingDataset() async throws {
         let client = Self.styles[0].client + ["--format", "ids", "--parallel", "1"]
         let failing = try FixtureServer(Self.notes + ["--quiet", "--style", "offset", "--fault", "shift:3@2"])
-        let failed = try Run(["fetch", "--all", failing.url] + client)
+        let failed = try await Run(["fetch", "--all", failing.url] + client)
         failing.stop()
         #expect(failed.status == 65)
         #expect(
@@ -102,7 +102,7 @@ struct PaginationEndToEndTests {
             "\(failed.stderr)")
 
         let skipping = try FixtureServer(Self.notes + ["--quiet", "--style", "offset", "--fault", "shift:3@2"])
-        let skipped = try Run(["fetch", "--all", skipping.url, "--on-duplicate", "skip"] + client)
+        let skipped = try await Run(["fetch", "--all", skipping.url, "--on-duplicate", "skip"] + client)
         skipping.stop()
         #expect(skipped.status == 0, "\(skipped.stderr)")
         let ids = skipped.stdout.split(separator: "\n").map(String.init)
@@ -117,10 +117,10 @@ struct PaginationEndToEndTests {
     ]
 
     @Test("In parallel: kill -9 at random moments, then resume: every note exactly once (NOTES_TEST_SEED replays)")
-    func parallelKillAndResume() throws {
+    func parallelKillAndResume() async throws {
         let notes = ["--count", "1000", "--page-size", "100", "--seed", "7"]
         let clean = try FixtureServer(notes + ["--quiet"])
-        let expected = try Run(["fetch", "--all", "--quiet", clean.url]).stdout
+        let expected = try await Run(["fetch", "--all", "--quiet", clean.url]).stdout
         clean.stop()
         let scratch = try Scratch()
         defer { scratch.remove() }
@@ -132,7 +132,7 @@ struct PaginationEndToEndTests {
         defer { server.stop() }
         let (_, kills, replay) = try KillLoop.run(
             ["fetch", "--all", "--quiet", server.url] + files + Self.parallel, rounds: 6, delays: 50_000...700_000)
-        let last = try Run(["fetch", "--all", "--quiet", server.url] + files + Self.parallel)
+        let last = try await Run(["fetch", "--all", "--quiet", server.url] + files + Self.parallel)
         #expect(last.status == 0, "\(replay): \(last.stderr)")
         #expect(!kills.isEmpty, "\(replay)")
         #expect(
@@ -140,10 +140,10 @@ struct PaginationEndToEndTests {
     }
 
     @Test("In parallel: a 401 on a page in flight ends the run with 77 after the pages before it")
-    func parallelSessionExpired() throws {
+    func parallelSessionExpired() async throws {
         let server = try FixtureServer(Self.notes + ["--quiet", "--style", "offset", "--fault", "401@3"])
         defer { server.stop() }
-        let run = try Run(["fetch", "--all", server.url, "--format", "ids"] + Self.parallel)
+        let run = try await Run(["fetch", "--all", server.url, "--format", "ids"] + Self.parallel)
         #expect(run.status == 77, "\(run.stderr)")
         #expect(run.stdout.split(separator: "\n").count == 200)
         #expect(run.messages.hasPrefix("Error: page 3 (offset 200): session expired (HTTP 401)"), "\(run.stderr)")
@@ -176,8 +176,8 @@ struct PaginationEndToEndTests {
     }
 
     @Test("In parallel: Ctrl-C stops every page in flight within a second; the committed prefix resumes exactly")
-    func parallelInterrupt() throws {
-        let expected = try Self.cleanRun()
+    func parallelInterrupt() async throws {
+        let expected = try await Self.cleanRun()
         let server = try FixtureServer(Self.notes + ["--quiet", "--style", "offset", "--fault", "drip:64/20@3x1"])
         defer { server.stop() }
         let scratch = try Scratch()
@@ -203,7 +203,7 @@ struct PaginationEndToEndTests {
         #expect(process.terminationStatus == 130)
         let prefix = expected.split(separator: "\n").prefix(200).map { $0 + "\n" }.joined()
         #expect(try scratch.read("out") == prefix)
-        let resumed = try Run(["fetch", "--all", "--quiet", server.url] + files + Self.parallel)
+        let resumed = try await Run(["fetch", "--all", "--quiet", server.url] + files + Self.parallel)
         #expect(resumed.status == 0, "\(resumed.stderr)")
         #expect(try scratch.read("out") == expected)
     }

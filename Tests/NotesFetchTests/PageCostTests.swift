@@ -1,0 +1,75 @@
+import Foundation
+import NotesPage
+import Testing
+
+@testable import NotesFetch
+
+/// The shortcuts that keep a page's cost low must give exactly what the general way gives.
+@Suite("A page's cost: shortcuts that agree with the general way")
+struct PageCostTests {
+    /// `URLComponents`' answer, which the shortcut must match wherever it answers at all.
+    func general(_ parameters: [(String, String)], _ url: String) -> String {
+        var components = URLComponents(string: url)!
+        var items = components.percentEncodedQueryItems ?? []
+        for (name, value) in parameters {
+            let item = URLQueryItem(name: name, value: PageLocator.percentEncode(value))
+            if let first = items.firstIndex(where: { $0.name == name }) {
+                items[first] = item
+                items = items.enumerated().filter { $0.offset <= first || $0.element.name != name }.map(\.element)
+            } else {
+                items.append(item)
+            }
+        }
+        components.percentEncodedQueryItems = items
+        return components.string!
+    }
+
+    @Test(
+        "Setting query parameters without URLComponents gives URLComponents' URL, or leaves the URL to it",
+        arguments: [
+            "http://127.0.0.1:8080/notes", "http://127.0.0.1:8080/notes?limit=2",
+            "https://api.example/v1/notes?cursor=old&limit=2", "https://api.example/notes?a=1&cursor=x&b=2&cursor=y",
+            "https://api.example/notes?flag&cursor", "https://api.example/n%20otes?q=a%2Bb",
+            "http://user@host:9/notes?limit=10#top", "http://host/notes?", "http://host/notes?a=1&&b=2",
+        ])
+    func quickSetting(url: String) {
+        for parameters in [[("cursor", "q+/=x y")], [("offset", "20"), ("limit", "10")], [("cursor", "ünï")]] {
+            let quick = PageLocator.quickSetting(parameters, on: url)
+            if let quick { #expect(quick == general(parameters, url), "\(url) \(parameters)") }
+            #expect(PageLocator.setting(parameters, on: URL(string: url)!) == general(parameters, url))
+        }
+        // The shortcut answers the common shapes; the rest go the general way.
+        let common = !url.contains("#") && !url.hasSuffix("?") && !url.contains("&&")
+        #expect((PageLocator.quickSetting([("cursor", "c")], on: url) != nil) == common, "\(url)")
+    }
+
+    @Test("Field names are compared without case, and only ASCII letters fold")
+    func fieldNames() {
+        let head = HTTPResponseHead(status: 200, headers: [HTTPHeader("content-TYPE", "a"), HTTPHeader("X-[", "b")])
+        #expect(head.value(of: "Content-Type") == "a")
+        #expect(head.value(of: "content-typ") == nil)
+        #expect(head.value(of: "X-{") == nil, "'[' and '{' differ only in the bit that folds letters")
+        #expect(head.values(of: "x-[") == ["b"])
+    }
+
+    @Test("The next value is guessed from a chunk's last bytes, and only when it can be read whole")
+    func guesses() {
+        let key = Array(#""next_cursor""#.utf8)
+        func guess(_ text: String) -> String?? {
+            Array(text.utf8).withUnsafeBytes { SpeculativeNext.value(after: key, in: $0) }
+        }
+        #expect(guess(#"{"notes":[],"next_cursor":"abc"}"#) == .some("abc"))
+        #expect(guess(#"{"notes":[],"next_cursor" : 42}"#) == .some("42"))
+        #expect(guess(#"{"notes":[],"next_cursor":-1.5e3,"x":1}"#) == .some("-1.5e3"))
+        #expect(guess(#"{"notes":[],"next_cursor":null}"#) == .some(nil))
+        #expect(guess(#"{"next_cursor":"old","notes":[],"next_cursor":"new"}"#) == .some("new"), "the last one")
+        #expect(guess(#"{"notes":[],"next_cursor":"ab"#) == nil, "cut by the chunk's end")
+        #expect(guess(#"{"notes":[],"next_cursor":"a\"b"}"#) == nil, "escapes are the decoder's")
+        #expect(guess(#"{"notes":[],"next_cursor""#) == nil)
+        #expect(guess(#"{"notes":[],"next_cursor":true}"#) == nil)
+        #expect(guess(#"{"notes":[],"next":"abc"}"#) == nil)
+        // Only the chunk's last bytes are looked at: a next value ends the body.
+        let early = #"{"next_cursor":"abc","notes":["# + String(repeating: " ", count: SpeculativeNext.window) + "]}"
+        #expect(guess(early) == nil)
+    }
+}
