@@ -17,8 +17,9 @@ public struct FetchConfiguration: Sendable {
     public var idleTimeout: Double
     /// Extra request headers.
     public var headers: [HTTPHeader]
-    /// A bearer token, sent as `Authorization: Bearer …` to the endpoint's origin only.
-    public var token: Secret?
+    /// The bearer token, sent as `Authorization: Bearer …` to the endpoint's origin only: a ``Secret``, or
+    /// a provider asked before every request (``EnvironmentToken``, ``FileToken``, an app's sign-in).
+    public var token: (any TokenProvider)?
     /// Redirects followed in a row for one page.
     public var maxRedirects: Int
     /// Seconds one attempt at a page may take in all, however steadily its bytes arrive.
@@ -48,7 +49,7 @@ public struct FetchConfiguration: Sendable {
         backoff: Backoff = Backoff(),
         idleTimeout: Double = 30,
         headers: [HTTPHeader] = [],
-        token: Secret? = nil,
+        token: (any TokenProvider)? = nil,
         maxRedirects: Int = FetchLimits.maxRedirects
     ) {
         self.page = page

@@ -360,7 +360,7 @@ public final class NotesFetcher: Sendable {
             // Credentials go to the endpoint's origin only: the token, and headers that carry credentials.
             let sameOrigin = isSameOrigin(url)
             var headers = configuration.headers.filter { sameOrigin || !FetchConfiguration.isCredential($0) }
-            if let token = configuration.token, sameOrigin {
+            if sameOrigin, let token = configuration.token?.currentToken() {
                 headers.append(HTTPHeader("Authorization", "Bearer \(token.value)"))
             }
             // Only the first request of an attempt counts its sends (redirects are not attempts); the page's

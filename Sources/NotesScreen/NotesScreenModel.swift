@@ -27,6 +27,11 @@ public final class NotesScreenModel {
     /// The client: endpoint, configuration, transport.
     @ObservationIgnored public let fetcher: NotesFetcher
 
+    /// The app's sign-in, run by ``signIn()`` after the session expired: it shows whatever the app
+    /// needs, puts the new token where the fetcher's ``TokenProvider`` reads it, and returns whether it
+    /// did. The model never sees the token.
+    @ObservationIgnored public let signInHook: (@MainActor () async -> Bool)?
+
     @ObservationIgnored private var session: PageSession
     @ObservationIgnored private var generation = 0
     /// The last load started; a new one waits for it to end.
@@ -47,9 +52,13 @@ public final class NotesScreenModel {
         let fetcher: NotesFetcher
     }
 
-    /// - Parameter fetcher: The client: its locator is the endpoint.
-    public init(fetcher: NotesFetcher) {
+    /// - Parameters:
+    ///   - fetcher: The client: its locator is the endpoint; its configuration's ``TokenProvider`` is
+    ///     asked for the token before every request.
+    ///   - signIn: The app's sign-in, for ``signIn()``; without one, an expired session stays expired.
+    public init(fetcher: NotesFetcher, signIn: (@MainActor () async -> Bool)? = nil) {
         self.fetcher = fetcher
+        self.signInHook = signIn
         session = PageSession(locator: fetcher.locator)
     }
 
@@ -59,17 +68,20 @@ public final class NotesScreenModel {
     ///   - configuration: Limits, retries, headers, credentials; defaults to ``FetchConfiguration``'s defaults.
     ///   - transport: Defaults to ``CurlTransport``.
     ///   - environment: Clock, sleep and random source; defaults to ``FetchEnvironment/live``.
+    ///   - signIn: The app's sign-in, for ``signIn()``.
     public convenience init(
         endpoint: URL,
         cursorParameter: String = "cursor",
         configuration: FetchConfiguration = FetchConfiguration(),
         transport: any HTTPTransport = CurlTransport(),
-        environment: FetchEnvironment = .live
+        environment: FetchEnvironment = .live,
+        signIn: (@MainActor () async -> Bool)? = nil
     ) {
         let locator = PageLocator(endpoint: endpoint, cursorParameter: cursorParameter)
         self.init(
             fetcher: NotesFetcher(
-                locator: locator, configuration: configuration, transport: transport, environment: environment))
+                locator: locator, configuration: configuration, transport: transport, environment: environment),
+            signIn: signIn)
     }
 
     deinit {
@@ -99,12 +111,16 @@ public final class NotesScreenModel {
     }
 
     /// After a failure that offers it: fetches the failed page again, keeping the pages before it (or
-    /// starts over when the first page failed). Otherwise does nothing.
+    /// starts over when the first page failed). After the session expired (the app has signed in again):
+    /// starts over, with the token the provider gives now. Otherwise does nothing.
     /// - Returns: The load, or the last one started.
     @discardableResult
     public func retry() -> Task<Void, Never> {
         switch phase {
         case .failed(let failure) where failure.canRetry:
+            session = PageSession(locator: fetcher.locator)
+            show(.loading)
+        case .sessionExpired:
             session = PageSession(locator: fetcher.locator)
             show(.loading)
         case .loaded(let rows, .failed(let failure)) where failure.canRetry:
@@ -113,6 +129,26 @@ public final class NotesScreenModel {
             return lastTask
         }
         return start()
+    }
+
+    /// Whether ``signIn()`` can do anything: the session expired and the app gave a sign-in.
+    public var canSignIn: Bool {
+        guard case .sessionExpired = phase else { return false }
+        return signInHook != nil
+    }
+
+    /// After the session expired: runs the app's sign-in, and when it says it signed in, ``retry()``.
+    /// Otherwise does nothing.
+    /// - Returns: The sign-in and the load after it.
+    @discardableResult
+    public func signIn() -> Task<Void, Never> {
+        guard canSignIn, let signInHook else { return lastTask }
+        let task = Task { @MainActor [weak self] in
+            guard await signInHook() else { return }
+            guard let self, case .sessionExpired = self.phase else { return }
+            await self.retry().value
+        }
+        return task
     }
 
     /// Starts over from the first page with a new id set, cancelling whatever was loading.

@@ -16,9 +16,26 @@ public enum NotesScreenPhase: Sendable, Hashable {
     case empty
     /// The first page failed; nothing to show but the reason.
     case failed(LoadFailure)
-    /// 401 or 403: the credentials are missing or no longer valid. Never retried: the app must sign in
-    /// again and start a new model.
+    /// 401 or 403: the credentials are missing or no longer valid. Never retried on its own: the app
+    /// signs in again (``NotesScreenModel/signIn()``), then the model starts over.
     case sessionExpired
+
+    /// What assistive technologies say for the phase: the state in words, and the action it offers.
+    public var accessibilityLabel: String {
+        switch self {
+        case .idle, .loading: return "Loading notes"
+        case .empty: return "No notes yet"
+        case .loaded(let rows, let next):
+            let count = rows.count == 1 ? "1 note" : "\(rows.count) notes"
+            switch next {
+            case .end: return count
+            case .available, .loading: return "\(count), loading more"
+            case .failed(let failure): return "\(count). \(failure.accessibilityLabel)"
+            }
+        case .failed(let failure): return failure.accessibilityLabel
+        case .sessionExpired: return "Your session has expired. Sign in again to see your notes."
+        }
+    }
 }
 
 /// The page after the notes shown.
@@ -114,6 +131,9 @@ public struct LoadFailure: Sendable, Hashable, CustomStringConvertible {
             (reason, canRetry) = ("This app will not send your credentials over an unencrypted connection.", false)
         }
     }
+
+    /// The reason and the action it offers, for assistive technologies.
+    public var accessibilityLabel: String { canRetry ? "\(reason) Try again." : reason }
 
     /// The reason and the fetcher's technical account, for logs.
     public var description: String { "\(reason) (\(error))" }

@@ -24,6 +24,7 @@
             switch model.phase {
             case .idle, .loading:
                 ProgressView()
+                    .accessibilityLabel(model.phase.accessibilityLabel)
             case .empty:
                 Text("No notes yet")
             case .loaded(let rows, let next):
@@ -37,7 +38,14 @@
             case .failed(let failure):
                 failed(failure)
             case .sessionExpired:
-                Text("Your session has expired. Sign in again to see your notes.")
+                VStack(spacing: 12) {
+                    Text("Your session has expired. Sign in again to see your notes.")
+                    if model.canSignIn {
+                        Button("Sign in") { model.signIn() }
+                    }
+                }
+                .accessibilityElement(children: .contain)
+                .accessibilityLabel(model.phase.accessibilityLabel)
             }
         }
 
@@ -54,6 +62,7 @@
                     .onAppear { model.loadMore() }
             case .loading:
                 ProgressView()
+                    .accessibilityLabel("Loading more notes")
             case .failed(let failure):
                 failed(failure)
             }
@@ -66,6 +75,8 @@
                     Button("Try again") { model.retry() }
                 }
             }
+            .accessibilityElement(children: .contain)
+            .accessibilityLabel(failure.accessibilityLabel)
         }
     }
 #endif

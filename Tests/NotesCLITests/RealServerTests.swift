@@ -99,10 +99,10 @@ struct RealServerTests {
         #expect(run.status == 0, "\(run.stderr)")
         let times = Self.arrivals(log).map(\.time).sorted()
         #expect(times.count == 6, "\(log)")
-        // The client spaces the starts by 200 ms; what the server logs also carries each request's own way
-        // there (a new connection's set-up, a busy machine), so one gap may look shorter by that much, while
-        // over the run the spacing adds up.
-        for (earlier, later) in zip(times, times.dropFirst()) { #expect(later - earlier >= 150, "\(times)") }
+        // The client spaces the starts by 200 ms (tested exactly in process, FetchPageTests); what the server
+        // logs also carries each request's own way there (a new connection's set-up, a busy machine), so one
+        // gap may look shorter by that much, while over the run the spacing adds up.
+        for (earlier, later) in zip(times, times.dropFirst()) { #expect(later - earlier >= 100, "\(times)") }
         #expect(times.last! - times.first! >= 5 * 200 - 20, "\(times)")
     }
 

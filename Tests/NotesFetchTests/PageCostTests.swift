@@ -73,3 +73,35 @@ struct PageCostTests {
         #expect(guess(early) == nil)
     }
 }
+
+/// Tokens read where they live, at every request.
+@Suite("Token providers")
+struct TokenProviderTests {
+    @Test("A token file is read at every request: its first line, trimmed; none while it cannot be read")
+    func file() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "token-\(UInt64.random(in: 0...UInt64.max))"
+        ).path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let provider = FileToken(path: path)
+        #expect(provider.currentToken() == nil)
+        try "first \n second\n".write(toFile: path, atomically: true, encoding: .utf8)
+        #expect(provider.currentToken()?.value == "first")
+        try "rotated".write(toFile: path, atomically: true, encoding: .utf8)
+        #expect(provider.currentToken()?.value == "rotated")
+        try String(repeating: "x", count: FetchLimits.maxTokenFileBytes + 1).write(
+            toFile: path, atomically: true, encoding: .utf8)
+        #expect(provider.currentToken() == nil, "a file over the limit gives no token")
+    }
+
+    @Test("An environment variable is read at every request")
+    func environment() {
+        let name = "NOTES_TEST_TOKEN_\(UInt32.random(in: 0...UInt32.max))"
+        let provider = EnvironmentToken(variable: name)
+        #expect(provider.currentToken() == nil)
+        setenv(name, " abc\n", 1)
+        #expect(provider.currentToken()?.value == "abc")
+        unsetenv(name)
+        #expect(provider.currentToken() == nil)
+    }
+}

@@ -74,16 +74,19 @@ struct FirstPageTests {
         #expect(server.requested.count == 3)
     }
 
-    @Test("401 and 403 end in session expired after exactly one request; retry() does nothing", arguments: [401, 403])
+    @Test(
+        "401 and 403 end in session expired after exactly one request, never retried on their own; loadMore() does nothing",
+        arguments: [401, 403])
     func sessionExpired(_ status: Int) async {
         let server = Server([endpoint: .status(status)])
         let (model, log) = model(server.transport, retries: 4)
         await model.load().value
         #expect(model.phase == .sessionExpired)
         #expect(server.transport.requests.count == 1)
+        #expect(!model.canSignIn, "no sign-in was given")
 
-        await model.retry().value
         await model.loadMore().value
+        await model.signIn().value
         #expect(log.summaries == ["loading", "session expired"])
         #expect(server.transport.requests.count == 1)
     }

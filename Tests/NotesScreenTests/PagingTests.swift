@@ -124,16 +124,19 @@ struct PagingTests {
         #expect(server.requested == [endpoint, page("p2"), endpoint])
     }
 
-    @Test("A session that expires on page 2 ends in session expired: no retry loop")
+    @Test("A session that expires on page 2 ends in session expired: no retry loop; retry() after it starts over")
     func sessionExpiresLater() async {
         let server = Self.threePages()
         server[page("p2")] = .status(401)
         let (model, log) = model(server.transport, retries: 4)
         await model.load().value
         await model.loadMore().value
-        await model.retry().value
         #expect(log.summaries == ["loading", "[a b] more", "[a b] loading more", "session expired"])
         #expect(server.requested == [endpoint, page("p2")])
+        // The app signed in again: the walk starts over from the first page, not from page 2.
+        await model.retry().value
+        #expect(log.summaries.suffix(2) == ["loading", "[a b] more"])
+        #expect(server.requested == [endpoint, page("p2"), endpoint])
     }
 
     @Test("An empty first page with a next cursor is not the empty state: there is more to load")

@@ -1,0 +1,94 @@
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// Supplies the bearer token, asked before every request to the endpoint's origin: a token renewed by a
+/// sign-in is sent from the next request on, and neither the fetcher nor the notes screen keeps it.
+public protocol TokenProvider: Sendable {
+    /// The token to send now, or `nil` to send none.
+    func currentToken() -> Secret?
+}
+
+/// A token fixed for the walk (the command line's `NOTES_TOKEN` or `--token-file`, read once).
+extension Secret: TokenProvider {
+    public func currentToken() -> Secret? { self }
+}
+
+/// The token in an environment variable, read at every request.
+public struct EnvironmentToken: TokenProvider {
+    public var variable: String
+
+    public init(variable: String = "NOTES_TOKEN") {
+        self.variable = variable
+    }
+
+    public func currentToken() -> Secret? {
+        guard let value = getenv(variable) else { return nil }
+        return Self.firstLine(Array(String(cString: value).utf8))
+    }
+
+    /// The first line of `bytes` without the spaces, tabs and carriage return around it, or `nil` when
+    /// that is empty.
+    static func firstLine(_ bytes: [UInt8]) -> Secret? {
+        let line = bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).first ?? []
+        let blank: Set<UInt8> = [0x20, 0x09, 0x0D]
+        let token = line.drop { blank.contains($0) }.reversed().drop { blank.contains($0) }.reversed()
+        return token.isEmpty ? nil : Secret(String(decoding: token, as: UTF8.self))
+    }
+}
+
+/// The token in a file (its first line, at most ``FetchLimits/maxTokenFileBytes``), read at every request,
+/// so that a token rotated on disk is used from the next request on. No token while the file cannot be
+/// read.
+public struct FileToken: TokenProvider {
+    public var path: String
+
+    public init(path: String) {
+        self.path = path
+    }
+
+    public func currentToken() -> Secret? {
+        guard let file = fopen(path, "r") else { return nil }
+        defer { fclose(file) }
+        var bytes = [UInt8](repeating: 0, count: FetchLimits.maxTokenFileBytes + 1)
+        let count = fread(&bytes, 1, bytes.count, file)
+        guard count <= FetchLimits.maxTokenFileBytes else { return nil }
+        return EnvironmentToken.firstLine(Array(bytes[..<count]))
+    }
+}
+
+#if canImport(Security)
+    import Security
+
+    /// A generic password in the Keychain (service and account), read at every request. Not verified
+    /// here: nothing on Linux can build it.
+    public struct KeychainToken: TokenProvider {
+        public var service: String
+        public var account: String
+
+        public init(service: String, account: String) {
+            self.service = service
+            self.account = account
+        }
+
+        public func currentToken() -> Secret? {
+            let query: [String: Any] = [
+                kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: service,
+                kSecAttrAccount as String: account, kSecReturnData as String: true,
+                kSecMatchLimit as String: kSecMatchLimitOne,
+            ]
+            var item: CFTypeRef?
+            guard SecItemCopyMatching(query as CFDictionary, &item) == errSecSuccess, let data = item as? Data,
+                let token = String(data: data, encoding: .utf8), !token.isEmpty
+            else { return nil }
+            return Secret(token)
+        }
+    }
+#endif
