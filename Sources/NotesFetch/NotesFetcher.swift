@@ -444,13 +444,10 @@ private final class PageReception: HTTPResponseReceiver {
     var problem: FetchError.Code?
     /// Told the head and then the next value once read, until it returns `true` (the next page is known).
     var early: ((HTTPResponseHead, String??) -> Bool)?
-    /// `"key"` of the next path's last key, looked for in each chunk before it is decoded.
-    private let nextKey: [UInt8]
 
     init(configuration: PageConfiguration, ids: IDSet) {
         decoder = PageDecoder(configuration: configuration, ids: ids, commitsIDs: false)
         limit = configuration.limits.maxDocumentBytes
-        nextKey = [UInt8(ascii: "\"")] + (configuration.nextPath.components.last ?? []) + [UInt8(ascii: "\"")]
     }
 
     func receive(head: HTTPResponseHead) -> Bool {
@@ -470,14 +467,6 @@ private final class PageReception: HTTPResponseReceiver {
     }
 
     func receive(body chunk: UnsafeRawBufferPointer) -> Bool {
-        // A next value after the notes is read only once they are decoded; the chunk may already hold it,
-        // so it is guessed from the bytes first and the next request goes out while this page decodes.
-        // A wrong guess costs a request: the walk takes an early page only where the page's decoded next
-        // value says it is.
-        if let early, let head, let guess = SpeculativeNext.value(after: nextKey, in: chunk) {
-            self.early = nil
-            _ = early(head, .some(guess))
-        }
         do {
             try decoder.feed(chunk, into: &notes)
             if let early, decoder.hasReadNextBeforeItems, let head {
@@ -514,76 +503,4 @@ private final class PageReception: HTTPResponseReceiver {
 struct UnsafeTransfer<Value>: @unchecked Sendable {
     let value: Value
     init(_ value: Value) { self.value = value }
-}
-
-/// Finds a page's next value in its raw bytes, before the decoder reaches it: the value after the last
-/// `"key":` in the last ``window`` bytes of a chunk (a next value after the notes ends the body). A guess
-/// (the key might be a note's field; a value cut off by the end of the chunk gives none); the decoder's
-/// reading is what counts.
-enum SpeculativeNext {
-    /// Bytes at the end of each chunk looked at.
-    static let window = 4096
-
-    /// The string (without escapes), number or `null` (`.some(nil)`) after the last `key` (quoted)
-    /// followed by a colon in the chunk's last ``window`` bytes; `nil` when there is none or it cannot be
-    /// read whole.
-    static func value(after key: [UInt8], in chunk: UnsafeRawBufferPointer) -> String?? {
-        guard key.count > 2, chunk.count > key.count else { return nil }
-        let bytes = chunk.bindMemory(to: UInt8.self)
-        var start: Int?
-        var candidate = bytes.count - key.count
-        let lowest = max(0, bytes.count - window)
-        while candidate >= lowest {
-            if bytes[candidate] == key[0], bytes[candidate + key.count - 1] == key[key.count - 1],
-                bytes[candidate..<candidate + key.count].elementsEqual(key)
-            {
-                start = candidate
-                break
-            }
-            candidate -= 1
-        }
-        guard let start else { return nil }
-        func isSpace(_ byte: UInt8) -> Bool {
-            byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D
-        }
-        var index = start + key.count
-        while index < bytes.count, isSpace(bytes[index]) { index += 1 }
-        guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { return nil }
-        index += 1
-        while index < bytes.count, isSpace(bytes[index]) { index += 1 }
-        guard index < bytes.count else { return nil }
-        switch bytes[index] {
-        case UInt8(ascii: "\""):
-            let begin = index + 1
-            var end = begin
-            while end < bytes.count, bytes[end] != UInt8(ascii: "\"") {
-                guard bytes[end] != UInt8(ascii: "\\"), bytes[end] >= 0x20 else { return nil }
-                end += 1
-            }
-            guard end < bytes.count,
-                let text = String(validating: UnsafeBufferPointer(rebasing: bytes[begin..<end]), as: UTF8.self)
-            else { return nil }
-            return .some(text)
-        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
-            var end = index + 1
-            while end < bytes.count, Self.isNumberByte(bytes[end]) { end += 1 }
-            guard end < bytes.count else { return nil }
-            return .some(String(decoding: UnsafeBufferPointer(rebasing: bytes[index..<end]), as: UTF8.self))
-        case UInt8(ascii: "n"):
-            guard bytes.count - index >= 4, bytes[index..<index + 4].elementsEqual("null".utf8) else { return nil }
-            return .some(nil)
-        default:
-            return nil
-        }
-    }
-
-    private static func isNumberByte(_ byte: UInt8) -> Bool {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "."), UInt8(ascii: "e"), UInt8(ascii: "E"),
-            UInt8(ascii: "+"), UInt8(ascii: "-"):
-            return true
-        default:
-            return false
-        }
-    }
 }

@@ -54,7 +54,7 @@ struct FetchOptionTests {
         let pages = (limit + 3) / 4
         let run = try await InProcessRun(["--all", "--max-notes", "\(limit)", "--format", "ids"], transport: transport)
         #expect(run.status == .success)
-        #expect(FakeAPI.walked(transport, to: pages))
+        #expect(transport.requests.map(\.url) == (1...pages).map(FakeAPI.url))
         #expect(
             run.stderr.hasSuffix(
                 "More pages remain: the next is cursor c\(pages + 1). Continue with --cursor or --state.\n"))

@@ -47,14 +47,6 @@ struct FakeAPI: Sendable {
     }
 
     /// Serves the pages; anything else is a 404.
-    /// Whether `transport` was asked for pages 1 to `last` in order, then at most for the page after, which
-    /// the walk may request early (its cursor read off the last page's bytes) before it stops.
-    static func walked(_ transport: MemoryTransport, to last: Int) -> Bool {
-        let urls = transport.requests.map(\.url)
-        return urls.prefix(last).elementsEqual((1...last).map(url)) && urls.count <= last + 1
-            && urls.dropFirst(last).allSatisfy { $0 == url(page: last + 1) }
-    }
-
     func transport() -> MemoryTransport {
         MemoryTransport { request, _ in
             guard let page = (1...pages.count).first(where: { Self.url(page: $0) == request.url }) else {

@@ -51,27 +51,6 @@ struct PageCostTests {
         #expect(head.value(of: "X-{") == nil, "'[' and '{' differ only in the bit that folds letters")
         #expect(head.values(of: "x-[") == ["b"])
     }
-
-    @Test("The next value is guessed from a chunk's last bytes, and only when it can be read whole")
-    func guesses() {
-        let key = Array(#""next_cursor""#.utf8)
-        func guess(_ text: String) -> String?? {
-            Array(text.utf8).withUnsafeBytes { SpeculativeNext.value(after: key, in: $0) }
-        }
-        #expect(guess(#"{"notes":[],"next_cursor":"abc"}"#) == .some("abc"))
-        #expect(guess(#"{"notes":[],"next_cursor" : 42}"#) == .some("42"))
-        #expect(guess(#"{"notes":[],"next_cursor":-1.5e3,"x":1}"#) == .some("-1.5e3"))
-        #expect(guess(#"{"notes":[],"next_cursor":null}"#) == .some(nil))
-        #expect(guess(#"{"next_cursor":"old","notes":[],"next_cursor":"new"}"#) == .some("new"), "the last one")
-        #expect(guess(#"{"notes":[],"next_cursor":"ab"#) == nil, "cut by the chunk's end")
-        #expect(guess(#"{"notes":[],"next_cursor":"a\"b"}"#) == nil, "escapes are the decoder's")
-        #expect(guess(#"{"notes":[],"next_cursor""#) == nil)
-        #expect(guess(#"{"notes":[],"next_cursor":true}"#) == nil)
-        #expect(guess(#"{"notes":[],"next":"abc"}"#) == nil)
-        // Only the chunk's last bytes are looked at: a next value ends the body.
-        let early = #"{"next_cursor":"abc","notes":["# + String(repeating: " ", count: SpeculativeNext.window) + "]}"
-        #expect(guess(early) == nil)
-    }
 }
 
 /// Tokens read where they live, at every request.
