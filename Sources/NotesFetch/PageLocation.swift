@@ -70,8 +70,11 @@ public struct PageLocator: Sendable {
     /// `endpoint` with each of `parameters` set (percent-encoded): one already in its query is replaced,
     /// never repeated; the others keep their place.
     static func setting(_ parameters: [(name: String, value: String)], on endpoint: URL) -> String {
-        let text = endpoint.absoluteString
-        if let quick = quickSetting(parameters, on: text) { return quick }
+        quickSetting(parameters, on: endpoint.absoluteString) ?? generalSetting(parameters, on: endpoint)
+    }
+
+    /// ``setting(_:on:)`` through `URLComponents`, for any URL.
+    static func generalSetting(_ parameters: [(name: String, value: String)], on endpoint: URL) -> String {
         guard var components = URLComponents(url: endpoint, resolvingAgainstBaseURL: false) else {
             return endpoint.absoluteString
         }

@@ -9,19 +9,7 @@ import Testing
 struct PageCostTests {
     /// `URLComponents`' answer, which the shortcut must match wherever it answers at all.
     func general(_ parameters: [(String, String)], _ url: String) -> String {
-        var components = URLComponents(string: url)!
-        var items = components.percentEncodedQueryItems ?? []
-        for (name, value) in parameters {
-            let item = URLQueryItem(name: name, value: PageLocator.percentEncode(value))
-            if let first = items.firstIndex(where: { $0.name == name }) {
-                items[first] = item
-                items = items.enumerated().filter { $0.offset <= first || $0.element.name != name }.map(\.element)
-            } else {
-                items.append(item)
-            }
-        }
-        components.percentEncodedQueryItems = items
-        return components.string!
+        PageLocator.generalSetting(parameters.map { (name: $0.0, value: $0.1) }, on: URL(string: url)!)
     }
 
     @Test(
