@@ -84,6 +84,9 @@ package struct PipelinedJSONParser: ~Copyable {
         try core.finish()
     }
 
+    /// The state shared with the parsing thread: it lives as long as that thread does.
+    package var sharedState: AnyObject { core }
+
     /// The most ring blocks in use at once so far (copied in, parsed or being replayed): never more than
     /// ``JSONPipelineOptions/blocks``.
     package var peakBlocksInUse: Int { core.peakBlocksInUse }

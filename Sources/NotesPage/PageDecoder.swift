@@ -91,6 +91,9 @@ public struct PageDecoder: ~Copyable {
     /// Whether the page is being decoded on two threads (it passed the pipeline's threshold).
     package var isPipelined: Bool { parser.isPipelined }
 
+    /// What the second thread shares with this decoder: it lives as long as that thread does.
+    package var pipelineState: AnyObject { parser.sharedState }
+
     /// The most blocks of the two threads' ring in use at once so far.
     package var peakBlocksInUse: Int { parser.peakBlocksInUse }
 

@@ -238,18 +238,21 @@ struct PipelineTests {
         let renamed = Array(
             String(decoding: body, as: UTF8.self).replacingOccurrences(of: #""id":"n"#, with: #""id":"m"#).utf8)
         for stopAt in [renamed.count / 3, renamed.count * 2 / 3] {
+            weak var shared: AnyObject?
             do {
                 var decoder = PageDecoder(ids: ids, pipeline: JSONPipelineOptions(threshold: 0, blocks: 2))
                 var notes: [Note] = []
                 for chunk in chunks(Array(renamed[..<stopAt]), size: 64 << 10) {
                     try? decoder.feed(chunk, into: &notes)
                 }
+                shared = decoder.pipelineState
                 let pipelined = decoder.isPipelined
                 let nextFirst = decoder.hasReadNextBeforeItems
                 #expect(pipelined && !nextFirst)
                 #expect(!notes.isEmpty)
             }  // dropped here: the thread stops, the page's ids go
             #expect(ids.count == 500 && ids.committedPages == 1, "dropped after \(stopAt) bytes")
+            #expect(shared == nil, "the thread ended with the decoder")
         }
         // A page that failed mid-way also leaves the set as it was, and says so at once on every call.
         var again = PageDecoder(ids: ids, pipeline: JSONPipelineOptions(threshold: 0, blocks: 2))
