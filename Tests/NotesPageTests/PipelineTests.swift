@@ -44,8 +44,10 @@ private func trace(
         do {
             for chunk in chunks {
                 try decoder.feed(chunk, into: &notes)
-                result.steps.append(
-                    "\(decoder.offset) \(decoder.hasReadNextBeforeItems) \(decoder.nextCursorRead ?? "nil")")
+                // The next value first: `offset` waits for the decoding to catch up, which would hide a lag.
+                let nextFirst = decoder.hasReadNextBeforeItems
+                let next = decoder.nextCursorRead ?? "nil"
+                result.steps.append("\(nextFirst) \(next) \(decoder.offset)")
             }
             result.summary = try decoder.finish(into: &notes)
         } catch {
