@@ -46,7 +46,8 @@ public struct JSONStreamParser: ~Copyable {
         try feedPiece(rest)
     }
 
-    private static let pieceBytes = 64 << 10
+    /// The most bytes handed to the scanner and yajl at once.
+    static let pieceBytes = 64 << 10
 
     private mutating func feedPiece(_ chunk: UnsafeRawBufferPointer) throws(JSONError) {
         if let failure { throw failure }
@@ -108,6 +109,7 @@ public struct JSONStreamParser: ~Copyable {
     }
 
     private mutating func parse(_ bytes: UnsafeRawBufferPointer) throws(JSONError) {
+        context.position.pointee.base = yajlOffset
         switch yajl.parse(bytes) {
         case .ok:
             yajlOffset += bytes.count
@@ -133,6 +135,8 @@ public struct JSONStreamParser: ~Copyable {
         if let failure { throw failure }
         precondition(!finished, "finish() called twice")
         try parseCarry()
+        context.position.pointee.base = offset
+        context.position.pointee.isCompleting = true
         switch yajl.complete() {
         case .ok where scanner.isInsideString:
             // yajl ends happily on a string left open after a complete value (`{} "`): not JSON.
@@ -153,4 +157,8 @@ public struct JSONStreamParser: ~Copyable {
         failure = error
         throw error
     }
+
+    /// The object yajl calls back: its handler can be replaced between calls, and it knows where the
+    /// event being delivered ends.
+    var callbackContext: JSONCallbackContext { context }
 }

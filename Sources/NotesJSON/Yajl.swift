@@ -30,6 +30,7 @@ struct YajlHandle: ~Copyable {
             fatalError("yajl_alloc failed: out of memory")
         }
         self.handle = handle
+        context.position.pointee.handle = handle
         notes_yajl_config(handle, yajl_dont_validate_strings, 1)
     }
 
@@ -83,19 +84,55 @@ extension String {
 
 // MARK: - Callbacks
 
-/// The object yajl's `ctx` pointer names: it forwards each callback to the handler as a ``JSONEvent``.
+/// The object yajl's `ctx` pointer names: it forwards each callback to the handler as a ``JSONEvent``, or,
+/// once a recorder is set (``PipelinedJSONParser``), to the recorder.
 final class JSONCallbackContext {
     let handler: any JSONEventHandler
+    /// Where yajl is in the document, and the recorder if any. Behind a pointer, not in stored `var`s: a
+    /// class's stored `var` costs a dynamic exclusivity check on every access, and this is read on every
+    /// event.
+    let position: UnsafeMutablePointer<YajlPosition>
 
     init(handler: any JSONEventHandler) {
         self.handler = handler
+        position = .allocate(capacity: 1)
+        position.initialize(to: YajlPosition())
+    }
+
+    deinit {
+        position.deinitialize(count: 1)
+        position.deallocate()
+    }
+}
+
+/// Where the buffer yajl is parsing lies in the document.
+struct YajlPosition {
+    /// Document offset of the first byte of the buffer yajl is parsing; while ``isCompleting``, the
+    /// document's length.
+    var base = 0
+    /// Whether yajl is completing the document (`yajl_complete_parse` parses a buffer of its own).
+    var isCompleting = false
+    /// The handle that calls back, set by ``YajlHandle``.
+    fileprivate var handle: yajl_handle?
+    /// Receives the events instead of the handler when set; kept alive by its owner.
+    var recorder: Unmanaged<EventRecorder>?
+
+    /// The document offset just past the token being delivered (`yajl_get_bytes_consumed` counts from the
+    /// start of the buffer): where a stop at this event is reported. Only meaningful inside a callback.
+    var eventEnd: Int {
+        isCompleting ? base : base + yajl_get_bytes_consumed(handle)
     }
 }
 
 @inline(__always)
 private func deliver(_ ctx: UnsafeMutableRawPointer?, _ event: JSONEvent) -> Int32 {
     // The parser owns the context for as long as yajl may call back: no retain needed.
-    Unmanaged<JSONCallbackContext>.fromOpaque(ctx!)._withUnsafeGuaranteedRef { $0.handler.handle(event) } ? 1 : 0
+    Unmanaged<JSONCallbackContext>.fromOpaque(ctx!)._withUnsafeGuaranteedRef { context in
+        if let recorder = context.position.pointee.recorder {
+            return recorder._withUnsafeGuaranteedRef { $0.handle(event) }
+        }
+        return context.handler.handle(event)
+    } ? 1 : 0
 }
 
 @inline(__always)

@@ -1,4 +1,4 @@
-import NotesJSON
+package import NotesJSON
 
 /// Decodes one page incrementally: feed the body chunk by chunk as it arrives; notes come out as soon as
 /// their closing brace is parsed; ``finish()`` checks the page is complete and returns its next cursor.
@@ -35,7 +35,7 @@ public struct PageDecoder: ~Copyable {
 
     public let configuration: PageConfiguration
     private let assembler: PageAssembler
-    private var parser: JSONStreamParser
+    private var parser: PipelinedJSONParser
     private let commitsIDs: Bool
     /// Whether the page's ids are no longer the decoder's to take back: finished, or failed.
     private var settled = false
@@ -47,11 +47,19 @@ public struct PageDecoder: ~Copyable {
     ///   - commitsIDs: Whether ``finish(into:)`` commits the page's ids; when `false` they stay the set's
     ///     open page, for the caller to commit when it takes the page or roll back when it drops it.
     public init(configuration: PageConfiguration = PageConfiguration(), ids: IDSet = IDSet(), commitsIDs: Bool = true) {
+        self.init(configuration: configuration, ids: ids, commitsIDs: commitsIDs, pipeline: JSONPipelineOptions())
+    }
+
+    /// - Parameter pipeline: When the page's parse moves to a second thread, and the ring it uses then.
+    package init(
+        configuration: PageConfiguration = PageConfiguration(), ids: IDSet = IDSet(), commitsIDs: Bool = true,
+        pipeline: JSONPipelineOptions
+    ) {
         precondition(configuration.pathProblem == nil, configuration.pathProblem ?? "")
         self.configuration = configuration
         self.commitsIDs = commitsIDs
         self.assembler = PageAssembler(configuration: configuration, ids: ids)
-        self.parser = JSONStreamParser(limits: configuration.limits, handler: assembler)
+        self.parser = PipelinedJSONParser(limits: configuration.limits, handler: assembler, options: pipeline)
     }
 
     deinit {
@@ -63,12 +71,31 @@ public struct PageDecoder: ~Copyable {
 
     /// Whether the next value has been read before the notes (as Django REST framework writes it), so
     /// that the next page can be requested while this one streams; ``nextCursorRead`` is then what it was.
-    public var hasReadNextBeforeItems: Bool { assembler.state.pointee.nextBeforeItems }
-
-    /// The next value read so far: `nil` for `null` or `""`, or before it is read.
-    public var nextCursorRead: String? {
-        assembler.state.pointee.nextCursor.map { String(decoding: $0, as: UTF8.self) }
+    ///
+    /// As of every chunk fed: when the page is decoded on two threads and the answer could still change,
+    /// this waits until the decoding has caught up with the chunks.
+    public var hasReadNextBeforeItems: Bool {
+        // Once the items have started, or the next value came first, the answer is final.
+        let state = assembler.state
+        if !state.pointee.foundItems && !state.pointee.nextBeforeItems { parser.synchronize() }
+        return state.pointee.nextBeforeItems
     }
+
+    /// The next value read so far: `nil` for `null` or `""`, or before it is read. As of every chunk fed
+    /// (see ``hasReadNextBeforeItems``).
+    public var nextCursorRead: String? {
+        if !assembler.state.pointee.foundNext { parser.synchronize() }
+        return assembler.state.pointee.nextCursor.map { String(decoding: $0, as: UTF8.self) }
+    }
+
+    /// Whether the page is being decoded on two threads (it passed the pipeline's threshold).
+    package var isPipelined: Bool { parser.isPipelined }
+
+    /// What the second thread shares with this decoder: it lives as long as that thread does.
+    package var pipelineState: AnyObject { parser.sharedState }
+
+    /// The most blocks of the two threads' ring in use at once so far.
+    package var peakBlocksInUse: Int { parser.peakBlocksInUse }
 
     /// Decodes the next chunk of the body, appending the notes it completes to `notes`.
     /// - Throws: ``PageError`` for invalid JSON, a limit, or a contract violation.

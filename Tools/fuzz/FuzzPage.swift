@@ -12,7 +12,9 @@
 //   1. one chunk;
 //   2. two chunks, cut at `hash % (count + 1)`;
 //   3. random chunks of 0 to `1 + (hash >> 16) % 64` bytes, empty chunks included;
-//   4. one byte at a time, for inputs of at most 256 bytes.
+//   4. one byte at a time, for inputs of at most 256 bytes;
+//   and 1. and 3. again on two threads (`JSONPipelineOptions`: a threshold and a ring of 1 to 97-byte
+//   blocks the input picks), which must agree with one thread.
 // Every chunk is copied into a heap block of exactly its size and freed right after `feed`, so that
 // AddressSanitizer catches a read past a chunk or a pointer kept into one.
 //
@@ -104,9 +106,10 @@ private func chunkings(count: Int, hash: UInt64) -> [(name: String, ranges: [Ran
 
 /// Decodes `body` fed as `ranges`, each chunk in a heap block of its own exact size.
 private func decode(
-    _ body: UnsafeRawBufferPointer, _ ranges: [Range<Int>], configuration: PageConfiguration, ids: IDSet
+    _ body: UnsafeRawBufferPointer, _ ranges: [Range<Int>], configuration: PageConfiguration, ids: IDSet,
+    pipeline: JSONPipelineOptions = .singleThreaded
 ) -> Outcome {
-    var decoder = PageDecoder(configuration: configuration, ids: ids)
+    var decoder = PageDecoder(configuration: configuration, ids: ids, pipeline: pipeline)
     var notes: [Note] = []
     var outcome = Outcome(notes: [], next: nil, error: nil, counts: [])
     do {
@@ -383,6 +386,19 @@ public func fuzzPage(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
         if outcome != whole {
             finding(
                 "\(way.name)\(reused ? " (id set reused)" : ""): \(describe(outcome)); one chunk: \(describe(whole))")
+        }
+    }
+
+    // On two threads (the parse in a ring of tiny blocks, from a threshold the input picks), the same.
+    let pipeline = JSONPipelineOptions(
+        threshold: Int((hash >> 24) % UInt64(size + 1)), blockBytes: 1 + Int((hash >> 32) % 97),
+        blocks: 1 + Int((hash >> 40) % 3))
+    for way in [ways[0], ways[2]] {
+        let set = IDSet(capacity: 1)
+        let outcome = decode(body, way.ranges, configuration: configuration, ids: set, pipeline: pipeline)
+        check(outcome, count: size, ids: set, configuration: configuration, way.name + " on two threads")
+        if outcome != whole {
+            finding("\(way.name) on two threads (\(pipeline)): \(describe(outcome)); one thread: \(describe(whole))")
         }
     }
 

@@ -29,7 +29,7 @@ fi
 # Build: NotesJSON and NotesPage as the modules they are (so their imports hold as written), then the
 # target, each with -sanitize=fuzzer,address (coverage and ASan in every module); lld links quietly.
 mkdir -p "$build"
-flags=(-swift-version 6 -enable-upcoming-feature ExistentialAny -enable-upcoming-feature InternalImportsByDefault
+flags=(-swift-version 6 -package-name notes_page -enable-upcoming-feature ExistentialAny -enable-upcoming-feature InternalImportsByDefault
     -parse-as-library -O -g -sanitize=fuzzer,address -I Sources/CYajl -I Sources/CJSONBlocks/include -I "$build")
 echo "fuzz: building $build/fuzz-page"
 swiftc "${flags[@]}" -module-name NotesJSON -wmo -emit-module -emit-module-path "$build/NotesJSON.swiftmodule" \

@@ -1,0 +1,213 @@
+/// One block of ``PipelinedJSONParser``'s ring: a stretch of the document's bytes, then the events the
+/// parsing thread recorded from them, for the caller's thread to replay.
+///
+/// A block belongs to one thread at a time, handed over under the ring's lock: the caller copies input
+/// in, the parsing thread records events, the caller replays them and empties the block. Token bytes that
+/// lie in the block's own input are referenced, not copied; the rest (a string yajl unescaped into its own
+/// buffer, a token carried over from an earlier block) are copied into the block's arena.
+///
+/// Memory: `inputCapacity` bytes of input; at most one record (24 bytes) per byte of input, plus one per
+/// piece and two more; an arena no larger than the input plus one carried token (`maxTokenBytes`).
+struct EventBlock {
+    let input: UnsafeMutableRawPointer
+    let inputCapacity: Int
+    var inputCount = 0
+    /// Where each piece of the input ends: the parser is fed piece by piece, as the caller fed it.
+    var pieceEnds: [Int] = []
+    /// Whether the document ends after this block's input.
+    var isLast = false
+
+    private(set) var records: UnsafeMutablePointer<EventRecord>
+    private(set) var recordCount = 0
+    private var recordCapacity: Int
+    private var arena: UnsafeMutableRawPointer
+    private var arenaCount = 0
+    private var arenaCapacity: Int
+    /// The document's error, after the recorded events: nothing follows it.
+    var failure: JSONError?
+
+    static let initialRecords = 4096
+    static let initialArena = 16 << 10
+
+    init(inputCapacity: Int) {
+        self.inputCapacity = inputCapacity
+        input = .allocate(byteCount: inputCapacity, alignment: 16)
+        recordCapacity = Self.initialRecords
+        records = .allocate(capacity: recordCapacity)
+        arenaCapacity = Self.initialArena
+        arena = .allocate(byteCount: arenaCapacity, alignment: 1)
+    }
+
+    /// Frees the block's memory; the block is not used after.
+    func deallocate() {
+        input.deallocate()
+        records.deallocate()
+        arena.deallocate()
+    }
+
+    var room: Int { inputCapacity - inputCount }
+
+    /// Bytes the block holds now (its input, records and arena as allocated).
+    var allocatedBytes: Int {
+        inputCapacity + recordCapacity * MemoryLayout<EventRecord>.stride + arenaCapacity
+    }
+
+    /// Empties the block for the next input. A record table or arena grown far past its usual size by
+    /// an unusual stretch of input goes back to it, so the ring's resident size stays small.
+    mutating func reset() {
+        inputCount = 0
+        pieceEnds.removeAll(keepingCapacity: true)
+        isLast = false
+        recordCount = 0
+        arenaCount = 0
+        failure = nil
+        if recordCapacity > 4 * Self.initialRecords {
+            records.deallocate()
+            recordCapacity = Self.initialRecords
+            records = .allocate(capacity: recordCapacity)
+        }
+        if arenaCapacity > 4 * Self.initialArena {
+            arena.deallocate()
+            arenaCapacity = Self.initialArena
+            arena = .allocate(byteCount: arenaCapacity, alignment: 1)
+        }
+    }
+
+    /// Copies `bytes` in as the next piece; the caller checked ``room``.
+    mutating func append(piece bytes: UnsafeRawBufferPointer) {
+        precondition(bytes.count <= room)
+        if let base = bytes.baseAddress, bytes.count > 0 {
+            (input + inputCount).copyMemory(from: base, byteCount: bytes.count)
+        }
+        inputCount += bytes.count
+        pieceEnds.append(inputCount)
+    }
+
+    // MARK: - Recording (the parsing thread)
+
+    @inline(__always)
+    mutating func record(_ kind: EventRecord.Kind, end: Int) {
+        if recordCount == recordCapacity { growRecords() }
+        (records + recordCount).initialize(to: EventRecord(end: end, location: 0, kind: kind, count: 0))
+        recordCount += 1
+    }
+
+    @inline(__always)
+    mutating func record(_ kind: EventRecord.Kind, _ bytes: UnsafeRawBufferPointer, end: Int) {
+        if recordCount == recordCapacity { growRecords() }
+        var location = 0
+        if let start = bytes.baseAddress, bytes.count > 0 {
+            let inputStart = UnsafeRawPointer(input)
+            if start >= inputStart && start + bytes.count <= inputStart + inputCount {
+                location = start - inputStart
+            } else {
+                location = ~copyToArena(bytes)
+            }
+        }
+        (records + recordCount).initialize(
+            to: EventRecord(end: end, location: location, kind: kind, count: bytes.count))
+        recordCount += 1
+    }
+
+    /// Copies `bytes` into the arena. - Returns: their offset there.
+    private mutating func copyToArena(_ bytes: UnsafeRawBufferPointer) -> Int {
+        if arenaCapacity - arenaCount < bytes.count {
+            var capacity = arenaCapacity * 2
+            while capacity - arenaCount < bytes.count { capacity *= 2 }
+            let grown = UnsafeMutableRawPointer.allocate(byteCount: capacity, alignment: 1)
+            grown.copyMemory(from: arena, byteCount: arenaCount)
+            arena.deallocate()
+            arena = grown
+            arenaCapacity = capacity
+        }
+        let offset = arenaCount
+        (arena + offset).copyMemory(from: bytes.baseAddress!, byteCount: bytes.count)
+        arenaCount += bytes.count
+        return offset
+    }
+
+    private mutating func growRecords() {
+        let capacity = recordCapacity * 2
+        let grown = UnsafeMutablePointer<EventRecord>.allocate(capacity: capacity)
+        grown.moveInitialize(from: records, count: recordCount)
+        records.deallocate()
+        records = grown
+        recordCapacity = capacity
+    }
+
+    // MARK: - Replaying (the caller's thread)
+
+    /// The bytes of a key, string or number record.
+    @inline(__always)
+    func bytes(of record: EventRecord) -> UnsafeRawBufferPointer {
+        let count = record.count
+        guard count > 0 else { return UnsafeRawBufferPointer(start: nil, count: 0) }
+        let start = record.location >= 0 ? input + record.location : arena + ~record.location
+        return UnsafeRawBufferPointer(start: start, count: count)
+    }
+}
+
+/// One recorded event: 24 bytes.
+struct EventRecord {
+    enum Kind: UInt8 {
+        case startObject, endObject, startArray, endArray, key, string, number, isFalse, isTrue, null
+        /// Not an event: the parser's ``JSONStreamParser/offset`` after a piece of the input (in `end`).
+        case pieceEnd
+    }
+
+    /// The document offset just past the token (for ``Kind/pieceEnd``, the parser's offset).
+    let end: Int
+    /// The token's bytes: an offset into the block's input, or (negative) the complement of an offset into
+    /// its arena.
+    let location: Int
+    /// The kind in the top byte, the token's byte count below.
+    private let packed: UInt64
+
+    init(end: Int, location: Int, kind: Kind, count: Int) {
+        self.end = end
+        self.location = location
+        packed = UInt64(kind.rawValue) << 56 | UInt64(count)
+    }
+
+    var kind: Kind { Kind(rawValue: UInt8(truncatingIfNeeded: packed >> 56))! }
+    var count: Int { Int(packed & 0x00FF_FFFF_FFFF_FFFF) }
+}
+
+/// The handler the parsing thread's ``JSONStreamParser`` calls: it records every event into the block
+/// being parsed, with the offset just past its token, and never stops the parse.
+final class EventRecorder: JSONEventHandler {
+    /// The block being parsed (set by the parsing thread before each block), and where yajl is.
+    let state: UnsafeMutablePointer<State>
+
+    struct State {
+        var block: UnsafeMutablePointer<EventBlock>?
+        let position: UnsafeMutablePointer<YajlPosition>
+    }
+
+    init(position: UnsafeMutablePointer<YajlPosition>) {
+        state = .allocate(capacity: 1)
+        state.initialize(to: State(block: nil, position: position))
+    }
+
+    deinit {
+        state.deinitialize(count: 1)
+        state.deallocate()
+    }
+
+    func handle(_ event: JSONEvent) -> Bool {
+        let end = state.pointee.position.pointee.eventEnd
+        let block = state.pointee.block!
+        switch event {
+        case .startObject: block.pointee.record(.startObject, end: end)
+        case .endObject: block.pointee.record(.endObject, end: end)
+        case .startArray: block.pointee.record(.startArray, end: end)
+        case .endArray: block.pointee.record(.endArray, end: end)
+        case .key(let bytes): block.pointee.record(.key, bytes, end: end)
+        case .string(let bytes): block.pointee.record(.string, bytes, end: end)
+        case .number(let bytes): block.pointee.record(.number, bytes, end: end)
+        case .bool(let value): block.pointee.record(value ? .isTrue : .isFalse, end: end)
+        case .null: block.pointee.record(.null, end: end)
+        }
+        return true
+    }
+}

@@ -1,0 +1,461 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// How ``PipelinedJSONParser`` shares a document between two threads.
+package struct JSONPipelineOptions: Sendable, Hashable {
+    /// Bytes of a document parsed on the caller's thread before the parse moves to a thread of its own;
+    /// `Int.max` keeps the whole document on the caller's thread.
+    package var threshold: Int
+    /// Bytes of input one block of the ring holds.
+    package var blockBytes: Int
+    /// Blocks in the ring: how far the parsing thread may run ahead of the caller's.
+    package var blocks: Int
+
+    /// - Parameters:
+    ///   - threshold: Defaults to 256 KiB: a smaller page costs less on one thread than starting another.
+    ///   - blockBytes: Defaults to 64 KiB (``JSONStreamParser``'s piece).
+    ///   - blocks: Defaults to 4.
+    package init(threshold: Int = 256 << 10, blockBytes: Int = JSONStreamParser.pieceBytes, blocks: Int = 4) {
+        precondition(threshold >= 0 && blockBytes > 0 && blocks > 0, "a threshold, and a ring of some blocks")
+        self.threshold = threshold
+        self.blockBytes = blockBytes
+        self.blocks = blocks
+    }
+
+    /// Every document on the caller's thread.
+    package static let singleThreaded = JSONPipelineOptions(threshold: .max)
+}
+
+/// A ``JSONStreamParser`` whose work moves to a second thread once a document is past
+/// ``JSONPipelineOptions/threshold``: that thread runs the scanner and yajl and records the events into a
+/// bounded ring of blocks; the caller's thread copies the input in and replays the events into the handler.
+///
+/// Everything the handler sees, every error and its offset, is what ``JSONStreamParser`` gives for the
+/// same input: the parsing thread runs one, fed the same pieces. What differs is when: ``feed(_:)``
+/// returns once its bytes are in the ring, so the handler may not have seen all their events yet (nor
+/// the error among them, which a later call throws). ``synchronize()`` waits until it has. The first error
+/// in the document's order wins: the parsing thread's is the last record of its block, so a handler that
+/// stops at an earlier event reports that one, at the offset just past its token; and a stop makes the
+/// parsing thread stop too.
+///
+/// Memory: the ring's `blocks × (blockBytes + records + arena)` (``EventBlock``), allocated when the
+/// document passes the threshold, besides ``JSONStreamParser``'s.
+package struct PipelinedJSONParser: ~Copyable {
+    private let core: PipelineCore
+
+    /// - Parameters:
+    ///   - limits: The bounds to enforce.
+    ///   - handler: Receives every event, on the caller's thread.
+    ///   - options: Defaults to ``JSONPipelineOptions/init(threshold:blockBytes:blocks:)``'s.
+    package init(limits: JSONLimits, handler: some JSONEventHandler, options: JSONPipelineOptions = .init()) {
+        core = PipelineCore(limits: limits, handler: handler, options: options)
+    }
+
+    deinit {
+        core.stop()
+    }
+
+    /// Bytes of the document accepted so far, once the handler has seen their events (this waits for
+    /// that); after an error, as ``JSONStreamParser/offset`` would be.
+    package var offset: Int { core.offset }
+
+    /// Whether the parse has moved to the second thread.
+    package var isPipelined: Bool { core.ring != nil }
+
+    /// Parses the next chunk; the handler may see some of its events only on a later call.
+    /// - Throws: ``JSONError``: the first error of the document the handler has reached; then again on
+    ///   every call.
+    package mutating func feed(_ chunk: UnsafeRawBufferPointer) throws(JSONError) {
+        try core.feed(chunk)
+    }
+
+    /// Waits until the handler has seen every event of the bytes fed so far. An error met meanwhile is
+    /// kept, and thrown by the next ``feed(_:)`` or ``finish()``.
+    package func synchronize() {
+        core.catchUp()
+    }
+
+    /// Ends the document: waits for every event, then for the parse's end.
+    /// - Throws: ``JSONError``, as ``JSONStreamParser/finish()``.
+    package mutating func finish() throws(JSONError) {
+        try core.finish()
+    }
+
+    /// The state shared with the parsing thread: it lives as long as that thread does.
+    package var sharedState: AnyObject { core }
+
+    /// The most ring blocks in use at once so far (copied in, parsed or being replayed): never more than
+    /// ``JSONPipelineOptions/blocks``.
+    package var peakBlocksInUse: Int { core.peakBlocksInUse }
+}
+
+/// The state behind a ``PipelinedJSONParser``, shared with its parsing thread.
+///
+/// The caller's thread owns everything but the ring's counters, which sit behind the ring's mutex, and the
+/// ring's blocks, each owned by one thread at a time, handed over under that mutex. While the parsing
+/// thread runs it alone uses ``parser``.
+private final class PipelineCore: @unchecked Sendable {
+    let options: JSONPipelineOptions
+    var parser: JSONStreamParser
+    /// The handler the document's events go to, on the caller's thread.
+    let handler: any JSONEventHandler
+    /// Set once the document passes the threshold.
+    var ring: EventRing?
+    private var thread: PipelineThread?
+    private var recorder: EventRecorder?
+
+    // The caller's side.
+    /// Bytes fed so far.
+    private var fed = 0
+    private var failure: JSONError?
+    private var finished = false
+    /// The parser's offset after the last piece replayed.
+    private var replayedOffset = 0
+    /// The block being filled, if any: the one after the last published.
+    private var filling: UnsafeMutablePointer<EventBlock>?
+    /// Blocks replayed and emptied (the caller's count; `ring.filled` and `ring.parsed` are shared).
+    private var replayed = 0
+    private(set) var peakBlocksInUse = 0
+
+    /// The document byte cap: a chunk past it is refused in the call that feeds it, as on one thread.
+    private let maxDocumentBytes: Int
+
+    init(limits: JSONLimits, handler: some JSONEventHandler, options: JSONPipelineOptions) {
+        self.options = options
+        maxDocumentBytes = limits.maxDocumentBytes
+        self.handler = handler
+        parser = JSONStreamParser(limits: limits, handler: handler)
+    }
+
+    deinit {
+        ring?.deallocate()
+    }
+
+    var offset: Int {
+        guard ring != nil else { return parser.offset }
+        catchUp()
+        return replayedOffset
+    }
+
+    func feed(_ chunk: UnsafeRawBufferPointer) throws(JSONError) {
+        if let failure { throw failure }
+        precondition(!finished, "feed(_:) after finish()")
+        var rest = chunk
+        if ring == nil {
+            if rest.count <= options.threshold - fed {
+                fed += rest.count
+                return try parser.feed(rest)
+            }
+            // Up to the threshold here, rounded up to whole pieces so the pieces stay those of one thread.
+            let piece = JSONStreamParser.pieceBytes
+            let head = min(rest.count, (max(0, options.threshold - fed) + piece - 1) / piece * piece)
+            fed += head
+            try parser.feed(UnsafeRawBufferPointer(rebasing: rest[..<head]))
+            rest = UnsafeRawBufferPointer(rebasing: rest[head...])
+            if rest.isEmpty { return }
+            start()
+        }
+        let piece = min(JSONStreamParser.pieceBytes, options.blockBytes)
+        fed += rest.count
+        while !rest.isEmpty {
+            let count = min(rest.count, piece)
+            if let block = filling, block.pointee.room < count { publish() }
+            if filling == nil { try take() }
+            filling!.pointee.append(piece: UnsafeRawBufferPointer(rebasing: rest[..<count]))
+            if filling!.pointee.room == 0 { publish() }
+            rest = UnsafeRawBufferPointer(rebasing: rest[count...])
+        }
+        if fed > maxDocumentBytes {
+            // The parse stops at the cap, if not before: say which in this call, as one thread would.
+            catchUp()
+            if let failure { throw failure }
+        }
+        // Keep the notes coming: whatever the parsing thread has finished, without waiting for more.
+        while try replayNext(waiting: false) {}
+    }
+
+    func catchUp() {
+        guard ring != nil, failure == nil else { return }
+        do {
+            if filling != nil { publish() }
+            while replayed < ring!.filled { _ = try replayNext(waiting: true) }
+        } catch {
+            // Kept in `failure`: the next feed or finish throws it.
+        }
+    }
+
+    func finish() throws(JSONError) {
+        if let failure { throw failure }
+        precondition(!finished, "finish() called twice")
+        finished = true
+        guard let ring else { return try parser.finish() }
+        if filling == nil { try take() }
+        filling!.pointee.isLast = true
+        publish()
+        while replayed < ring.filled { _ = try replayNext(waiting: true) }
+        thread?.join()
+        thread = nil
+    }
+
+    /// Stops the parsing thread, if there is one, and waits for it to end.
+    func stop() {
+        guard let ring, let thread else { return }
+        ring.stop()
+        thread.join()
+        self.thread = nil
+    }
+
+    // MARK: - The caller's side of the ring
+
+    /// Moves the parse to a thread of its own: from now on the parser's events are recorded into the ring.
+    private func start() {
+        let ring = EventRing(blocks: options.blocks, blockBytes: options.blockBytes)
+        self.ring = ring
+        let context = parser.callbackContext
+        let recorder = EventRecorder(position: context.position)
+        self.recorder = recorder
+        context.position.pointee.recorder = Unmanaged.passUnretained(recorder)
+        replayedOffset = parser.offset
+        thread = PipelineThread { [self] in work() }
+    }
+
+    /// Waits for a free block to fill, replaying parsed ones meanwhile.
+    private func take() throws(JSONError) {
+        let ring = ring!
+        while ring.filled - replayed == ring.count { _ = try replayNext(waiting: true) }
+        filling = ring.block(ring.filled)
+        peakBlocksInUse = max(peakBlocksInUse, ring.filled + 1 - replayed)
+    }
+
+    /// Hands the block being filled to the parsing thread.
+    private func publish() {
+        filling = nil
+        ring!.publish()
+    }
+
+    /// Replays the next parsed block, if there is one (or, `waiting`, once there is).
+    /// - Returns: Whether a block was replayed.
+    /// - Throws: The first error of the document, the handler's stop or the parser's error.
+    private func replayNext(waiting: Bool) throws(JSONError) -> Bool {
+        let ring = ring!
+        guard replayed < ring.filled, ring.waitParsed(beyond: replayed, waiting: waiting) else { return false }
+        let block = ring.block(replayed)
+        defer {
+            block.pointee.reset()
+            replayed += 1
+        }
+        let records = block.pointee.records
+        for index in 0..<block.pointee.recordCount {
+            let record = records[index]
+            let event: JSONEvent
+            switch record.kind {
+            case .startObject: event = .startObject
+            case .endObject: event = .endObject
+            case .startArray: event = .startArray
+            case .endArray: event = .endArray
+            case .key: event = .key(block.pointee.bytes(of: record))
+            case .string: event = .string(block.pointee.bytes(of: record))
+            case .number: event = .number(block.pointee.bytes(of: record))
+            case .isFalse: event = .bool(false)
+            case .isTrue: event = .bool(true)
+            case .null: event = .null
+            case .pieceEnd:
+                replayedOffset = record.end
+                continue
+            }
+            if !handler.handle(event) {
+                // The parser's offset is the end of the piece holding this event, as on one thread.
+                var after = index + 1
+                while after < block.pointee.recordCount && records[after].kind != .pieceEnd { after += 1 }
+                if after < block.pointee.recordCount { replayedOffset = records[after].end }
+                try fail(JSONError(.stopped, offset: record.end, message: "stopped by the handler"))
+            }
+        }
+        if let error = block.pointee.failure { try fail(error) }
+        return true
+    }
+
+    private func fail(_ error: JSONError) throws(JSONError) -> Never {
+        failure = error
+        ring!.stop()
+        throw error
+    }
+
+    // MARK: - The parsing thread
+
+    private func work() {
+        let ring = ring!
+        var index = 0
+        while ring.waitFilled(beyond: index) {
+            let block = ring.block(index)
+            recorder!.state.pointee.block = block
+            let ended = parse(block)
+            ring.parsed(index + 1)
+            if ended { return }
+            index += 1
+        }
+    }
+
+    /// Parses one block's pieces into its records. - Returns: Whether the document ended (an error, or
+    /// its last block).
+    private func parse(_ block: UnsafeMutablePointer<EventBlock>) -> Bool {
+        var start = 0
+        for end in block.pointee.pieceEnds {
+            do {
+                try parser.feed(UnsafeRawBufferPointer(start: block.pointee.input + start, count: end - start))
+            } catch {
+                block.pointee.failure = error
+                block.pointee.record(.pieceEnd, end: parser.offset)
+                return true
+            }
+            block.pointee.record(.pieceEnd, end: parser.offset)
+            start = end
+        }
+        guard block.pointee.isLast else { return false }
+        do {
+            try parser.finish()
+        } catch {
+            block.pointee.failure = error
+        }
+        block.pointee.record(.pieceEnd, end: parser.offset)
+        return true
+    }
+}
+
+/// The ring's blocks and the counters that hand them between the two threads, behind a pthread mutex
+/// (which ThreadSanitizer sees, unlike `Synchronization.Mutex`'s futex).
+///
+/// Block `i` (counted from the document's first) is `blocks[i % count]`. The caller fills blocks and
+/// publishes them (`filled`), the parsing thread parses them in order (`parsed`), the caller replays and
+/// empties them; it fills a block only once the one `count` before it is replayed, so the ring never
+/// holds more than `count` blocks.
+private final class EventRing: @unchecked Sendable {
+    let count: Int
+    private let blocks: UnsafeMutablePointer<EventBlock>
+    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
+    /// Signalled when a block is published or the ring stops; when a block is parsed.
+    private let published: UnsafeMutablePointer<pthread_cond_t>
+    private let parsedSignal: UnsafeMutablePointer<pthread_cond_t>
+    // Behind `mutex`.
+    private var filledCount = 0
+    private var parsedCount = 0
+    private var stopped = false
+
+    init(blocks count: Int, blockBytes: Int) {
+        self.count = count
+        blocks = .allocate(capacity: count)
+        for index in 0..<count { (blocks + index).initialize(to: EventBlock(inputCapacity: blockBytes)) }
+        mutex = .allocate(capacity: 1)
+        pthread_mutex_init(mutex, nil)
+        published = .allocate(capacity: 1)
+        pthread_cond_init(published, nil)
+        parsedSignal = .allocate(capacity: 1)
+        pthread_cond_init(parsedSignal, nil)
+    }
+
+    /// Frees the blocks; only once the parsing thread has ended.
+    func deallocate() {
+        for index in 0..<count { blocks[index].deallocate() }
+        blocks.deinitialize(count: count)
+        blocks.deallocate()
+        pthread_cond_destroy(published)
+        published.deallocate()
+        pthread_cond_destroy(parsedSignal)
+        parsedSignal.deallocate()
+        pthread_mutex_destroy(mutex)
+        mutex.deallocate()
+    }
+
+    func block(_ index: Int) -> UnsafeMutablePointer<EventBlock> { blocks + index % count }
+
+    /// Blocks published so far (the caller's own count: only the caller changes it).
+    var filled: Int {
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
+        return filledCount
+    }
+
+    /// The caller: the next block is ready to parse.
+    func publish() {
+        pthread_mutex_lock(mutex)
+        filledCount += 1
+        pthread_cond_signal(published)
+        pthread_mutex_unlock(mutex)
+    }
+
+    /// The caller: whether block `index` is parsed, waiting for it if `waiting`.
+    func waitParsed(beyond index: Int, waiting: Bool) -> Bool {
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
+        while parsedCount <= index {
+            guard waiting else { return false }
+            pthread_cond_wait(parsedSignal, mutex)
+        }
+        return true
+    }
+
+    /// The parsing thread: waits until block `index` is published. - Returns: `false` once stopped.
+    func waitFilled(beyond index: Int) -> Bool {
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
+        while filledCount <= index && !stopped { pthread_cond_wait(published, mutex) }
+        return !stopped
+    }
+
+    /// The parsing thread: blocks before `count` are parsed.
+    func parsed(_ count: Int) {
+        pthread_mutex_lock(mutex)
+        parsedCount = count
+        pthread_cond_signal(parsedSignal)
+        pthread_mutex_unlock(mutex)
+    }
+
+    /// Tells the parsing thread to stop at its next block.
+    func stop() {
+        pthread_mutex_lock(mutex)
+        stopped = true
+        pthread_cond_signal(published)
+        pthread_mutex_unlock(mutex)
+    }
+}
+
+/// A joinable pthread running one closure.
+private final class PipelineThread {
+    private var thread: pthread_t
+
+    init(_ body: @escaping () -> Void) {
+        final class Box {
+            let body: () -> Void
+            init(_ body: @escaping () -> Void) { self.body = body }
+        }
+        let box = Unmanaged.passRetained(Box(body)).toOpaque()
+        #if canImport(Glibc)
+            var thread = pthread_t()
+            let result = pthread_create(
+                &thread, nil,
+                { raw in
+                    Unmanaged<Box>.fromOpaque(raw!).takeRetainedValue().body()
+                    return nil
+                }, box)
+            precondition(result == 0, "pthread_create failed: \(result)")
+            self.thread = thread
+        #else
+            var thread: pthread_t?
+            let result = pthread_create(
+                &thread, nil,
+                { raw in
+                    Unmanaged<Box>.fromOpaque(raw).takeRetainedValue().body()
+                    return nil
+                }, box)
+            precondition(result == 0, "pthread_create failed: \(result)")
+            self.thread = thread!
+        #endif
+    }
+
+    func join() {
+        pthread_join(thread, nil)
+    }
+}

@@ -1,0 +1,291 @@
+import Foundation
+import NotesJSON
+import NotesPage
+import Testing
+
+/// What one decode of a page came to, down to what the caller can observe after each chunk.
+private struct Trace: CustomStringConvertible {
+    var notes: [String] = []
+    var error: PageError?
+    var summary: PageDecoder.Summary?
+    /// `offset`, `hasReadNextBeforeItems` and `nextCursorRead` after each chunk that did not fail.
+    var steps: [String] = []
+    /// `offset` after the end or the error.
+    var offset = 0
+    var idsAfter = 0
+
+    var description: String {
+        let outcome = error.map { "\($0.code.name) at \($0.offset) note \($0.noteIndex ?? -1): \($0.message)" } ?? "ok"
+        return "\(notes.count) notes, \(outcome), \(steps.count) steps, offset \(offset), ids \(idsAfter)"
+    }
+
+    /// Whether a decode on two threads (`self`, with `ring`) agrees with one on one thread: the same in
+    /// every way, except that the error may be thrown by a later call (two threads lag), so the steps of
+    /// one thread need only be the first steps of two. After an error, `offset` is the end of the piece
+    /// the parse stopped in: the same only when the ring's blocks hold whole pieces (64 KiB).
+    func agrees(with one: Trace, ring: JSONPipelineOptions = .init()) -> Bool {
+        let samePieces = error == nil || ring.blockBytes >= JSONPipelineOptions().blockBytes
+        return notes == one.notes && error == one.error && summary == one.summary
+            && (!samePieces || offset == one.offset) && idsAfter == one.idsAfter
+            && (error == nil ? steps == one.steps : steps.starts(with: one.steps))
+    }
+}
+
+/// Decodes `chunks` with the given pipeline, into a fresh id set.
+private func trace(
+    _ chunks: [ArraySlice<UInt8>], configuration: PageConfiguration, pipeline: JSONPipelineOptions,
+    expectPipelined: Bool? = nil
+) -> Trace {
+    let ids = IDSet()
+    var result = Trace()
+    do {
+        var decoder = PageDecoder(configuration: configuration, ids: ids, pipeline: pipeline)
+        var notes: [Note] = []
+        do {
+            for chunk in chunks {
+                try decoder.feed(chunk, into: &notes)
+                // The next value first: `offset` waits for the decoding to catch up, which would hide a lag.
+                let nextFirst = decoder.hasReadNextBeforeItems
+                let next = decoder.nextCursorRead ?? "nil"
+                result.steps.append("\(nextFirst) \(next) \(decoder.offset)")
+            }
+            result.summary = try decoder.finish(into: &notes)
+        } catch {
+            result.error = error
+        }
+        result.offset = decoder.offset
+        let pipelined = decoder.isPipelined
+        let peak = decoder.peakBlocksInUse
+        if let expectPipelined { #expect(pipelined == expectPipelined) }
+        #expect(peak <= pipeline.blocks)
+        result.notes = notes.map { String(decoding: $0.json ?? $0.idBytes, as: UTF8.self) }
+    }
+    result.idsAfter = ids.count
+    return result
+}
+
+/// A page of `count` notes with every kind of value: escapes (which yajl unescapes into its own buffer),
+/// non-ASCII text, numbers, nested values; `next` before or after the notes.
+private func page(count: Int, nextFirst: Bool = false, seed: UInt64 = 1, items: String = "notes") -> [UInt8] {
+    var random = SplitMix64(state: seed)
+    var notes: [String] = []
+    for index in 0..<count {
+        let pick = random.next() % 6
+        var fields = [#""id":"n\#(index)""#, #""title":"t\#(index) \u00e9\n\"é漢字🙂""#]
+        switch pick {
+        case 0: fields.append(#""tags":["a","b\\c",{"x":[1,2.5e3,-0]}]"#)
+        case 1: fields.append(#""n":123456789012345678901234567890,"t":true,"f":false,"z":null"#)
+        case 2: fields.insert(#""body":"\#(String(repeating: "lorem ipsum ", count: Int(random.next() % 40)))""#, at: 0)
+        case 3:
+            fields.append(
+                #""esc":"\ud83d\ude00\t\u0000 \#(String(repeating: "\\\\", count: Int(random.next() % 30)))""#)
+        default: break
+        }
+        if random.next() % 2 == 0 { fields.reverse() }
+        notes.append("{" + fields.joined(separator: random.next() % 3 == 0 ? " , " : ",") + "}")
+    }
+    let list = "\"\(items)\": [\n" + notes.joined(separator: ",\n") + "\n]"
+    let next = #""next_cursor": "c\u00e9-\#(count)""#
+    return Array(("{" + (nextFirst ? next + ", " + list : list + ", " + next) + ", \"more\": {\"a\": [1]}}\n").utf8)
+}
+
+/// `body` cut into chunks of `size` bytes.
+private func chunks(_ body: [UInt8], size: Int) -> [ArraySlice<UInt8>] {
+    stride(from: 0, to: max(body.count, 1), by: size).map { body[$0..<min(body.count, $0 + size)] }
+}
+
+/// Rings small enough that a page of a few hundred KiB crosses many blocks, waits for free ones, and
+/// packs several chunks into one.
+private let rings: [JSONPipelineOptions] = [
+    JSONPipelineOptions(threshold: 0, blockBytes: 64 << 10, blocks: 4),
+    JSONPipelineOptions(threshold: 0, blockBytes: 1000, blocks: 1),
+    JSONPipelineOptions(threshold: 3000, blockBytes: 4096, blocks: 2),
+    JSONPipelineOptions(threshold: 100_000, blockBytes: 333, blocks: 3),
+]
+
+@Suite("Two threads decode as one")
+struct PipelineTests {
+    @Test("A page past the threshold goes to two threads; one under it stays on one")
+    func threshold() {
+        let body = page(count: 3000)
+        #expect(body.count > 256 << 10)
+        let configuration = PageConfiguration()
+        let one = trace(chunks(body, size: 64 << 10), configuration: configuration, pipeline: .singleThreaded)
+        let two = trace(
+            chunks(body, size: 64 << 10), configuration: configuration, pipeline: .init(), expectPipelined: true)
+        #expect(one.error == nil && one.notes.count == 3000)
+        #expect(two.agrees(with: one))
+        let small = page(count: 100)
+        _ = trace(
+            chunks(small, size: 64 << 10), configuration: configuration, pipeline: .init(), expectPipelined: false)
+        // One chunk of the whole page moves to two threads too, past the threshold.
+        let whole = trace([body[...]], configuration: configuration, pipeline: .init(), expectPipelined: true)
+        #expect(whole.notes == one.notes && whole.summary == one.summary)
+    }
+
+    @Test("Same notes, offsets, next values and summary, whatever the chunking and ring", arguments: [false, true])
+    func agreement(nextFirst: Bool) {
+        let body = page(count: 1500, nextFirst: nextFirst, seed: nextFirst ? 7 : 8)
+        for keepsJSON in [true, false] {
+            var configuration = PageConfiguration()
+            configuration.keepsJSON = keepsJSON
+            for size in [1 << 10, 7777, 64 << 10, body.count] {
+                let pieces = chunks(body, size: size)
+                let one = trace(pieces, configuration: configuration, pipeline: .singleThreaded)
+                #expect(one.error == nil)
+                for ring in rings {
+                    let two = trace(pieces, configuration: configuration, pipeline: ring)
+                    #expect(two.agrees(with: one, ring: ring), "chunks of \(size), ring \(ring): \(two) vs \(one)")
+                }
+            }
+        }
+    }
+
+    /// Faults planted near one another: whichever comes first in the body must win, with its offset and
+    /// message, and the notes before it must come out, as on one thread.
+    @Test(
+        "The first error in the body wins, whichever thread finds it",
+        arguments: [
+            ("invalid UTF-8 (the scanner)", #""title":"t1"#, #""title":"t\#u{FFFD}"#),
+            ("syntax (yajl)", #""id":"n1"#, #""id":"n1"]"#),
+            ("duplicate id (the page)", #""id":"n1""#, #""id":"n0""#),
+            ("missing title (the page)", #""title":"t1"#, #""titre":"t1"#),
+            ("a string over the cap (the scanner)", #""id":"n1""#, #""id":"n1\#(String(repeating: "x", count: 700))""#),
+            ("too deep (the scanner)", #""id":"n1""#, #""id":"n1","d":[[[[[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]]]"#),
+        ]
+    )
+    func firstErrorWins(what: String, find: String, replace: String) {
+        var configuration = PageConfiguration()
+        configuration.limits.maxTokenBytes = 600
+        configuration.limits.maxDepth = 16
+        let clean = page(count: 2500, seed: 3)
+        let text = String(decoding: clean, as: UTF8.self)
+        // The fault at several places, some two faults close together (the later one must lose).
+        let places = [1, 400, 401, 2498]
+        for (index, place) in places.enumerated() {
+            var body = text.replacingOccurrences(of: find.replacingOccurrences(of: "1", with: "\(place)"), with: "@@")
+            let planted = replace.replacingOccurrences(of: "1", with: "\(place)")
+            body = body.replacingOccurrences(of: "@@", with: planted)
+            if index == 2 {  // and, a note later, an invalid byte the scanner finds
+                body = body.replacingOccurrences(of: #""id":"n402""#, with: "\"id\":\"n402\u{1}\"")
+            }
+            var bytes = Array(body.utf8)
+            if what.hasPrefix("invalid UTF-8") {  // U+FFFD's bytes become a lone continuation byte
+                if let at = bytes.firstIndex(of: 0xEF) { bytes.replaceSubrange(at..<at + 3, with: [0x80]) }
+            }
+            for size in [1000, 64 << 10, bytes.count] {
+                let pieces = chunks(bytes, size: size)
+                let one = trace(pieces, configuration: configuration, pipeline: .singleThreaded)
+                #expect(one.error != nil, "\(what) at note \(place)")
+                for ring in rings {
+                    let two = trace(pieces, configuration: configuration, pipeline: ring)
+                    #expect(
+                        two.agrees(with: one, ring: ring),
+                        "\(what) at note \(place), chunks of \(size), ring \(ring): \(two) vs \(one)")
+                }
+            }
+        }
+    }
+
+    @Test("The notes cap and the page byte cap hold on two threads")
+    func limits() {
+        let body = page(count: 2000, seed: 5)
+        for (notes, bytes) in [(1999, Int.max), (2000, Int.max), (100_000, body.count - 10), (100_000, 300_000)] {
+            var configuration = PageConfiguration(maxPageNotes: notes)
+            configuration.limits.maxDocumentBytes = bytes
+            for size in [4096, 64 << 10] {
+                let pieces = chunks(body, size: size)
+                let one = trace(pieces, configuration: configuration, pipeline: .singleThreaded)
+                for ring in rings {
+                    let two = trace(pieces, configuration: configuration, pipeline: ring)
+                    #expect(two.agrees(with: one, ring: ring), "\(notes), \(bytes): \(two) vs \(one)")
+                }
+            }
+        }
+    }
+
+    @Test("Every split point of a small page, with a ring of one tiny block")
+    func everySplit() {
+        let bodies = [
+            Array(
+                #"{"notes":[{"id":"a","title":"\u00e9\n"},{"title":"x","id":"b","n":[1e5,{}]}],"next_cursor":12}"#.utf8),
+            Array(#"[{"id":"a","title":"b"},{"id":"a","title":"c"}]"#.utf8),
+            Array(#"{"next_cursor":"x","notes":[{"id":"a","title":"b"}] "#.utf8),
+            Array(#"{"notes":[{"id":"a","title":"b"}]} ""#.utf8),
+            Array("{\"notes\":[{\"id\":\"a\",\"title\":\"b\u{7}\"}]}".utf8),
+            Array("7".utf8),
+        ]
+        let ring = JSONPipelineOptions(threshold: 0, blockBytes: 16, blocks: 1)
+        for body in bodies {
+            for split in 0...body.count {
+                let pieces = [body[..<split], body[split...]]
+                let one = trace(pieces, configuration: PageConfiguration(), pipeline: .singleThreaded)
+                let two = trace(pieces, configuration: PageConfiguration(), pipeline: ring)
+                #expect(two.agrees(with: one, ring: ring), "\(String(decoding: body, as: UTF8.self)) split at \(split)")
+            }
+        }
+    }
+
+    @Test("A decoder dropped mid-page stops its thread and takes its ids back")
+    func dropMidPage() {
+        let ids = IDSet()
+        let first = page(count: 500, seed: 9).map { $0 }
+        var decoder = PageDecoder(ids: ids)
+        var notes: [Note] = []
+        try? decoder.feed(first, into: &notes)
+        _ = try? decoder.finish(into: &notes)
+        #expect(ids.count == 500 && ids.committedPages == 1)
+
+        let body = page(count: 4000, seed: 10).map { $0 }.map { $0 }
+        let renamed = Array(
+            String(decoding: body, as: UTF8.self).replacingOccurrences(of: #""id":"n"#, with: #""id":"m"#).utf8)
+        for stopAt in [renamed.count / 3, renamed.count * 2 / 3] {
+            weak var shared: AnyObject?
+            do {
+                var decoder = PageDecoder(ids: ids, pipeline: JSONPipelineOptions(threshold: 0, blocks: 2))
+                var notes: [Note] = []
+                for chunk in chunks(Array(renamed[..<stopAt]), size: 64 << 10) {
+                    try? decoder.feed(chunk, into: &notes)
+                }
+                shared = decoder.pipelineState
+                let pipelined = decoder.isPipelined
+                let nextFirst = decoder.hasReadNextBeforeItems
+                #expect(pipelined && !nextFirst)
+                #expect(!notes.isEmpty)
+            }  // dropped here: the thread stops, the page's ids go
+            #expect(ids.count == 500 && ids.committedPages == 1, "dropped after \(stopAt) bytes")
+            #expect(shared == nil, "the thread ended with the decoder")
+        }
+        // A page that failed mid-way also leaves the set as it was, and says so at once on every call.
+        var again = PageDecoder(ids: ids, pipeline: JSONPipelineOptions(threshold: 0, blocks: 2))
+        notes = []
+        let broken = Array(
+            String(decoding: renamed, as: UTF8.self).replacingOccurrences(of: "\"m300\"", with: "1").utf8)
+        var failure: PageError?
+        for chunk in chunks(broken, size: 64 << 10) {
+            do throws(PageError) { try again.feed(chunk, into: &notes) } catch {
+                failure = error
+                break
+            }
+        }
+        if failure == nil { #expect(throws: PageError.self) { _ = try again.finish(into: &notes) } }
+        #expect(notes.count == 300)
+        #expect(ids.count == 500)
+        #expect(throws: PageError.self) { _ = try again.finish(into: &notes) }
+    }
+
+    @Test("The ring never holds more blocks than its size, however far the decoder lags")
+    func ringBound() {
+        let body = page(count: 3000, seed: 11)
+        for blocks in [1, 2, 4] {
+            let ring = JSONPipelineOptions(threshold: 0, blockBytes: 4096, blocks: blocks)
+            var decoder = PageDecoder(pipeline: ring)
+            var notes: [Note] = []
+            try? decoder.feed(body, into: &notes)  // one chunk: the caller copies far ahead of the parse
+            _ = try? decoder.finish(into: &notes)
+            let peak = decoder.peakBlocksInUse
+            #expect(notes.count == 3000)
+            #expect(peak == blocks)
+        }
+    }
+}
