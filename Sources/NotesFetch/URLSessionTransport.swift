@@ -177,28 +177,15 @@ public final class URLSessionTransport: HTTPTransport, @unchecked Sendable {
                 continue
             }
             defer { handOff.release() }
+            // The flag and the clock are looked at before each event is handed on, as while waiting for one.
+            checkFlagAndClock()
             let delivered: Bool
             switch event {
             case .end:
                 // The delegate wrote the outcome before it queued the end.
-                // Inflated bytes are not the wire's: a compressed body whole is its Content-Length, which
-                // libcurl checks; URLSession counts nothing of it (FoundationNetworking leaves its counts at 0).
-                let whole = exchange.error == nil && exchange.failure == nil && !stopping
-                request.meter?.received(
-                    wireBytes: exchange.wireLength.map { whole ? $0 : 0 } ?? deliveredBytes)
-                if receiverStopped { return false }
-                if cancelled { throw TransportError(.cancelled, "cancelled") }
-                if let timedOut { throw TransportError(.timeout, timedOut) }
-                if let failure = exchange.failure { throw failure }
-                if let error = exchange.error { throw Self.transportError(error, afterHead: sawHead) }
-                guard sawHead else { throw TransportError(.broken, "the response had no head") }
-                return true
+                return try end()
             case _ where stopping:
                 continue  // draining what the delegate queued before it saw the stop
-            case _ where cancellation.isCancelled:
-                cancelled = true
-                stop()
-                continue
             case .head(let head):
                 sawHead = true
                 delivered = receiver.receive(head: head)
@@ -210,9 +197,21 @@ public final class URLSessionTransport: HTTPTransport, @unchecked Sendable {
             if !delivered {
                 receiverStopped = true
                 stop()
-            } else {
-                checkFlagAndClock()
             }
+        }
+
+        func end() throws(TransportError) -> Bool {
+            // Inflated bytes are not the wire's: a compressed body whole is its Content-Length, which libcurl
+            // checks; URLSession counts nothing of it (FoundationNetworking leaves its counts at 0).
+            let whole = exchange.error == nil && exchange.failure == nil && !stopping
+            request.meter?.received(wireBytes: exchange.wireLength.map { whole ? $0 : 0 } ?? deliveredBytes)
+            if receiverStopped { return false }
+            if cancelled { throw TransportError(.cancelled, "cancelled") }
+            if let timedOut { throw TransportError(.timeout, timedOut) }
+            if let failure = exchange.failure { throw failure }
+            if let error = exchange.error { throw Self.transportError(error, afterHead: sawHead) }
+            guard sawHead else { throw TransportError(.broken, "the response had no head") }
+            return true
         }
     }
 
@@ -329,7 +328,10 @@ private final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecke
     }
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
-        guard let exchange = exchange(dataTask), exchange.headSent, !exchange.handOff.isStopped else { return }
+        // Nothing before the head, nothing after a refused head or a stop: such bytes are dropped, not kept.
+        guard let exchange = exchange(dataTask), exchange.headSent, exchange.failure == nil,
+            !exchange.handOff.isStopped
+        else { return }
         for region in data.regions {
             let accepted = region.withUnsafeBytes { exchange.handOff.send(body: $0) }
             if !accepted {
