@@ -610,6 +610,11 @@ struct TransportTests {
         )
     }
 
+    @Test("The platform's default transport is libcurl on Linux, as fetch's --transport is")
+    func platformDefault() {
+        #expect(defaultTransport() is CurlTransport)
+    }
+
     @Test("fetch --help shows --transport and its choices")
     func help() throws {
         let run = try Run(["fetch", "--help"])
