@@ -341,9 +341,9 @@ struct TransportTests {
         DispatchQueue.global().asyncAfter(deadline: .now() + 0.3) { flag.cancel() }
         let start = Date()
         #expect(
-            perform(kind.make(), server.url, Recorder(), idle: 120, cancellation: flag)
+            perform(kind.make(), server.url, Recorder(), idle: 60, total: 60, cancellation: flag)
                 == .failed(TransportError(.cancelled, "cancelled")))
-        #expect(since(start) < 60)
+        #expect(since(start) < 30)
     }
 
     @Test(
@@ -354,7 +354,7 @@ struct TransportTests {
         defer { server.stop() }
         let start = Date()
         #expect(
-            perform(kind.make(), server.url, Recorder(), idle: 1)
+            perform(kind.make(), server.url, Recorder(), idle: 1, total: 20)
                 == .failed(TransportError(.timeout, "no data for 1 s")))
         #expect(since(start) >= 0.9 && since(start) < 30)
     }
@@ -368,7 +368,8 @@ struct TransportTests {
         let recorder = Recorder()
         let start = Date()
         #expect(
-            perform(kind.make(), server.url, recorder, idle: 2) == .failed(TransportError(.timeout, "no data for 2 s")))
+            perform(kind.make(), server.url, recorder, idle: 2, total: 20)
+                == .failed(TransportError(.timeout, "no data for 2 s")))
         #expect(since(start) >= 1.8 && since(start) < 30)
         #expect(recorder.head?.status == 200 && recorder.body.count == 10)
     }
