@@ -38,7 +38,10 @@ import Synchronization
 /// - **Backpressure.** FoundationNetworking reads the body ahead of a slow receiver without bound (it
 ///   queues every chunk for the delegate as libcurl reads it; suspending the task has no effect), so
 ///   memory is bounded by the receiver's stop, not by the hand-off: a receiver that stops at its page cap
-///   ends the exchange there, and the chunks read ahead are dropped.
+///   ends the exchange there, and the chunks read ahead are dropped. Not even that bounds a compressed
+///   body: libcurl reads and inflates in a loop inside one work item of URLSession's queue, which the
+///   cancellation waits for, so a gzip bomb may be inflated into memory whole (1.18 GB for 1 GiB) before
+///   the task ends. The caps bound what reaches the receiver, not what URLSession holds.
 /// - **Counting re-sends.** ``ExchangeMeter/sendCount`` counts one send per request: URLSession (libcurl
 ///   inside FoundationNetworking) may send a request a second time on its own when a kept-alive
 ///   connection turns out dead, and says nothing of it.

@@ -497,6 +497,32 @@ struct TransportTests {
         #expect(sent < length, "\(line)")
     }
 
+    /// libcurl's write callback stops the inflation at the cap. FoundationNetworking inflates whatever one read
+    /// of the socket brings (libcurl's read loop runs inside one work item of its queue, before the task's
+    /// cancellation can) and queues every inflated chunk for the delegate: a hostile server can make it allocate
+    /// past the caps. The bound that holds: the page is refused at the cap with the same error, and memory stays
+    /// under the bomb's inflated size.
+    @Test(
+        "A gzip bomb is refused at the cap by both; URLSession may inflate all of it in memory first, libcurl stays under 64 MB",
+        arguments: TransportKind.allCases)
+    func bomb(kind: TransportKind) throws {
+        let inflated = 256 << 20
+        let server = try FixtureServer(Self.notes + ["--quiet", "--fault", "bomb:\(inflated)"])
+        defer { server.stop() }
+        let run = try Run(
+            ["/usr/bin/time", "-f", "rss %M", "--"],
+            wrapping: [
+                "fetch", "--all", "--retries", "0", "--max-page-bytes", "8M", "--max-string-bytes", "128K",
+                "--transport", kind.rawValue, server.url, "-o", "/dev/null",
+            ])
+        #expect(run.status == 65, "\(run.stderr)")
+        #expect(run.stderr.contains("document longer than 8388608 bytes (byte 8388608)"), "\(run.stderr)")
+        let kilobytes = run.stderr.split(separator: "\n").last.flatMap { Int($0.dropFirst(4)) } ?? Int.max
+        if RealServerTests.sanitizer == nil {
+            #expect(kilobytes * 1024 < (kind == .curl ? 64 << 20 : inflated + (128 << 20)), "peak \(kilobytes) KB")
+        }
+    }
+
     // MARK: - HTTPS
 
     @Test(
