@@ -37,6 +37,7 @@ struct Benchmark {
         "gen/notes-gen": "notes-gen writing the fixture directory",
         "fetch/curl-floor": "curl downloading every page: the transfer floor",
         "fetch/notes-page": "notes-page fetch --all from the fixture server",
+        "fetch/notes-page-urlsession": "the same walk through URLSession (--transport urlsession), beside libcurl's",
         "fetch/peer-node": "Node fetch + JSON.parse, page after page",
         "fetch/peer-python": "Python urllib + json, page after page",
         "fetch/curl-gzip": "curl --compressed downloading the same pages gzip-compressed",
@@ -110,6 +111,18 @@ struct Benchmark {
                 name: "fetch/notes-page",
                 run: .command { [$0.notesPage, "fetch", "--all", "--quiet", $0.serverURL, "-o", "/dev/null"] },
                 ceiling: fetch,
+                size: { ($0.directoryBytes, $0.count) }
+            ),
+            // The same walk through URLSessionTransport (what iOS uses), its ratio to the libcurl walk's.
+            Benchmark(
+                name: "fetch/notes-page-urlsession",
+                run: .command {
+                    [
+                        $0.notesPage, "fetch", "--all", "--quiet", "--transport", "urlsession", $0.serverURL, "-o",
+                        "/dev/null",
+                    ]
+                },
+                ceiling: ["fetch/notes-page"],
                 size: { ($0.directoryBytes, $0.count) }
             ),
             // The same walk with every page gzip-compressed: inflating is part of the work.
