@@ -25,6 +25,7 @@ let package = Package(
             providers: [.apt(["libyajl-dev"])]
         ),
 
+        /// Linux only: Apple platforms have no libcurl to link (NotesFetch uses URLSession there).
         .systemLibrary(
             name: "CCurl",
             pkgConfig: "libcurl",
@@ -39,8 +40,12 @@ let package = Package(
         .target(name: "NotesJSON", dependencies: ["CYajl", "CJSONBlocks"], swiftSettings: swiftSettings),
         /// The page contract: notes, cursors, the id set.
         .target(name: "NotesPage", dependencies: ["NotesJSON"], swiftSettings: swiftSettings),
-        /// Walking a paginated endpoint: transport (libcurl on Linux), retries, cursors, the run's id set.
-        .target(name: "NotesFetch", dependencies: ["NotesPage", "CCurl"], swiftSettings: swiftSettings),
+        /// Walking a paginated endpoint: transport (libcurl on Linux, URLSession elsewhere), retries, cursors,
+        /// the run's id set.
+        .target(
+            name: "NotesFetch",
+            dependencies: ["NotesPage", .target(name: "CCurl", condition: .when(platforms: [.linux]))],
+            swiftSettings: swiftSettings),
         /// The notes screen: a platform-neutral view model (and a SwiftUI view where SwiftUI exists).
         .target(name: "NotesScreen", dependencies: ["NotesFetch"], swiftSettings: swiftSettings),
         /// Hand-written command-line parsing and help in the style of swift-argument-parser.

@@ -39,6 +39,7 @@ struct Benchmark {
         "fetch/notes-page": "notes-page fetch --all from the fixture server",
         "fetch/curl-floor-100": "curl downloading the same notes in 10,000 pages of 100 (a page's cost)",
         "fetch/notes-page-100": "notes-page fetch --all of those 10,000 pages",
+        "fetch/notes-page-urlsession": "the same walk through URLSession (--transport urlsession), beside libcurl's",
         "fetch/peer-node": "Node fetch + JSON.parse, page after page",
         "fetch/peer-python": "Python urllib + json, page after page",
         "fetch/curl-gzip": "curl --compressed downloading the same pages gzip-compressed",
@@ -126,6 +127,18 @@ struct Benchmark {
                 name: "fetch/notes-page-100",
                 run: .command { [$0.notesPage, "fetch", "--all", "--quiet", $0.smallPagesURL, "-o", "/dev/null"] },
                 ceiling: ["fetch/curl-floor-100"],
+                size: { ($0.directoryBytes, $0.count) }
+            ),
+            // The same walk through URLSessionTransport (what iOS uses), its ratio to the libcurl walk's.
+            Benchmark(
+                name: "fetch/notes-page-urlsession",
+                run: .command {
+                    [
+                        $0.notesPage, "fetch", "--all", "--quiet", "--transport", "urlsession", $0.serverURL, "-o",
+                        "/dev/null",
+                    ]
+                },
+                ceiling: ["fetch/notes-page"],
                 size: { ($0.directoryBytes, $0.count) }
             ),
             // The same walk with every page gzip-compressed: inflating is part of the work.

@@ -41,6 +41,10 @@ struct FetchCommand {
             .init("--rate", value: "n", help: "At most this many requests a second, parallel ones included."),
             .init(
                 "--cacert", value: "file", help: "Trust this PEM file of certificate authorities (a private server)."),
+            .init(
+                "--transport", value: "name",
+                help:
+                    "curl (libcurl) or urlsession (Foundation's URLSession, as on iOS). Default: \(Transport.default)."),
             .init("--header", value: "'Name: value'", help: "An extra request header (repeatable).", repeatable: true),
             .init("--token-file", value: "file", help: "Read the bearer token from this file. Default: $NOTES_TOKEN."),
             .init("--quiet", help: "No progress and no summary on standard error."),
@@ -61,6 +65,21 @@ struct FetchCommand {
     var pagination: any Pagination
     /// Certificate authorities to trust instead of the system's.
     var caFile: String?
+    /// The HTTP library.
+    var transport = Transport.default
+
+    /// The HTTP libraries `--transport` chooses from.
+    enum Transport: String {
+        case curl, urlsession
+
+        /// This platform's, the default first: libcurl only where NotesFetch is built with it (Linux).
+        #if canImport(CCurl)
+            static let available: [Transport] = [.curl, .urlsession]
+        #else
+            static let available: [Transport] = [.urlsession]
+        #endif
+        static var `default`: Transport { available[0] }
+    }
 
     /// Reads the options and the environment; refuses what cannot work before any connection.
     init(_ parsed: ParsedArguments, environment: [String: String]) throws(UsageError) {
@@ -109,6 +128,14 @@ struct FetchCommand {
             }
             self.caFile = caFile
         }
+        let transportName = try parsed.choice(
+            "--transport", default: Transport.default.rawValue, from: Transport.available.map(\.rawValue))
+        transport = Transport(rawValue: transportName)!
+        if transport == .urlsession, caFile != nil {
+            throw UsageError(
+                "--cacert works with --transport curl only: URLSession on Linux cannot trust a private certificate authority"
+            )
+        }
         for line in parsed.all("--header") {
             guard let colon = line.firstIndex(of: ":"), colon != line.startIndex else {
                 throw UsageError("Invalid header '\(line.prefix(40))': expected 'Name: value'")
@@ -136,7 +163,7 @@ struct FetchCommand {
         let cancellation = CancellationFlag()
         let signals = SignalTrap(cancellation: cancellation)
         defer { signals.release() }
-        let task = Task { await run(.live(caFile: caFile), cancellation: cancellation) }
+        let task = Task { await run(.live(caFile: caFile, transport: transport), cancellation: cancellation) }
         signals.onSignal { task.cancel() }
         return await task.value
     }
@@ -241,12 +268,18 @@ struct FetchRuntime: Sendable {
     /// `kill -9` at that point would: tests use it to crash a run at every step.
     var afterCommitStep: @Sendable (CommitStep) throws(SystemError) -> Void = { _ throws(SystemError) in }
 
-    /// libcurl, real time, the process's standard error.
-    static func live(caFile: String?) -> FetchRuntime {
-        let configuration = CurlTransport.Configuration(caFile: caFile)
+    /// libcurl (or URLSession), real time, the process's standard error.
+    static func live(caFile: String?, transport: FetchCommand.Transport = .default) -> FetchRuntime {
+        var make: @Sendable () -> any HTTPTransport = { URLSessionTransport() }
+        #if canImport(CCurl)
+            if transport == .curl {
+                let configuration = CurlTransport.Configuration(caFile: caFile)
+                make = { CurlTransport(configuration: configuration) }
+            }
+        #endif
         return FetchRuntime(
-            transport: CurlTransport(configuration: configuration),
-            moreTransports: { CurlTransport(configuration: configuration) },
+            transport: make(),
+            moreTransports: make,
             environment: .live,
             report: { printError($0) },
             showsProgress: isatty(STDERR_FILENO) == 1

@@ -52,14 +52,14 @@ public final class NotesFetcher: Sendable {
     /// - Parameters:
     ///   - locator: The endpoint and its cursor parameter.
     ///   - configuration: Limits, retries, headers, credentials.
-    ///   - transport: Defaults to ``CurlTransport``.
+    ///   - transport: Defaults to ``defaultTransport()``: libcurl on Linux, URLSession on Apple platforms.
     ///   - environment: Defaults to ``FetchEnvironment/live``.
     ///   - moreTransports: Makes the transport of each further page in flight (``FetchConfiguration/parallel``),
     ///     each with a connection of its own; by default they all share `transport`.
     public init(
         locator: PageLocator,
         configuration: FetchConfiguration = FetchConfiguration(),
-        transport: any HTTPTransport = CurlTransport(),
+        transport: any HTTPTransport = defaultTransport(),
         environment: FetchEnvironment = .live,
         moreTransports: (@Sendable () -> any HTTPTransport)? = nil
     ) {

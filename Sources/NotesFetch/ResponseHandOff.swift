@@ -103,6 +103,14 @@ final class ResponseHandOff: @unchecked Sendable {
         return event
     }
 
+    /// The next event, or `nil` when none comes within `seconds` (nothing is taken then).
+    func next(waitingAtMost seconds: Double) -> Event? {
+        guard filled.wait(timeout: .now() + max(0, seconds)) == .success else { return nil }
+        let event = events[consumerSlot]
+        consumerSlot = (consumerSlot + 1) % slots
+        return event
+    }
+
     /// Gives the slot of the event last taken back to the producer.
     func release() {
         free.signal()

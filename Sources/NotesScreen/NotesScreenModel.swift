@@ -66,14 +66,14 @@ public final class NotesScreenModel {
     ///   - endpoint: The first page, e.g. `https://api.example/notes?limit=50`.
     ///   - cursorParameter: The query parameter that carries an opaque cursor; defaults to `cursor`.
     ///   - configuration: Limits, retries, headers, credentials; defaults to ``FetchConfiguration``'s defaults.
-    ///   - transport: Defaults to ``CurlTransport``.
+    ///   - transport: Defaults to ``defaultTransport()``: libcurl on Linux, URLSession on Apple platforms.
     ///   - environment: Clock, sleep and random source; defaults to ``FetchEnvironment/live``.
     ///   - signIn: The app's sign-in, for ``signIn()``.
     public convenience init(
         endpoint: URL,
         cursorParameter: String = "cursor",
         configuration: FetchConfiguration = FetchConfiguration(),
-        transport: any HTTPTransport = CurlTransport(),
+        transport: any HTTPTransport = defaultTransport(),
         environment: FetchEnvironment = .live,
         signIn: (@MainActor () async -> Bool)? = nil
     ) {

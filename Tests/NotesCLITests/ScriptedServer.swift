@@ -1,0 +1,114 @@
+import Dispatch
+import Foundation
+import Synchronization
+
+/// A loopback HTTP server that answers each request by a script, for what the fixture server cannot do: a
+/// redirect to its own origin, a reset in the middle of a body, a head over the transports' limit.
+///
+/// Each connection runs on a thread of its own and may carry several requests (keep-alive) until an
+/// action ends it. Requests are recorded as their heads arrive.
+final class ScriptedServer: @unchecked Sendable {
+    enum Action {
+        /// Writes these bytes.
+        case send(String)
+        /// Closes the connection with a TCP reset (SO_LINGER 0).
+        case reset
+        /// Closes the connection normally (FIN).
+        case close
+        /// Keeps the connection open, silent, until the server is closed.
+        case hold
+    }
+
+    let port: Int
+    var origin: String { "http://127.0.0.1:\(port)" }
+    private let listener: Int32
+    private let closed = DispatchSemaphore(value: 0)
+    private let heads = Mutex<[String]>([])
+
+    /// Every request head the server read, in order (request line and fields, without the blank line).
+    var requests: [String] { heads.withLock { $0 } }
+
+    /// - Parameter script: The actions answering a request, given its head.
+    init(_ script: @escaping @Sendable (String) -> [Action]) throws {
+        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        self.listener = listener
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { generic in
+                bind(listener, generic, length) == 0 && listen(listener, 8) == 0
+                    && getsockname(listener, generic, &length) == 0
+            }
+        }
+        guard bound else { throw POSIXError(.EADDRINUSE) }
+        port = Int(UInt16(bigEndian: address.sin_port))
+        Thread.detachNewThread { [self] in
+            while true {
+                let connection = accept(listener, nil, nil)
+                guard connection >= 0 else { return }
+                Thread.detachNewThread { [self] in serve(connection, script) }
+            }
+        }
+    }
+
+    private func serve(_ connection: Int32, _ script: (String) -> [Action]) {
+        var pending: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        let blank = Array("\r\n\r\n".utf8)
+        while true {
+            while pending.firstRange(of: blank) == nil {
+                let count = read(connection, &buffer, buffer.count)
+                if count <= 0 {
+                    Glibc.close(connection)
+                    return
+                }
+                pending += buffer[..<count]
+            }
+            let end = pending.firstRange(of: blank)!
+            let head = String(decoding: pending[..<end.lowerBound], as: UTF8.self)
+            pending.removeSubrange(..<end.upperBound)
+            heads.withLock { $0.append(head) }
+            for action in script(head) {
+                switch action {
+                case .send(let text):
+                    let bytes = Array(text.utf8)
+                    var written = 0
+                    while written < bytes.count {
+                        let count = bytes[written...].withUnsafeBytes { write(connection, $0.baseAddress, $0.count) }
+                        if count <= 0 { break }
+                        written += count
+                    }
+                case .reset:
+                    var linger = Glibc.linger(l_onoff: 1, l_linger: 0)
+                    setsockopt(connection, SOL_SOCKET, SO_LINGER, &linger, socklen_t(MemoryLayout<Glibc.linger>.size))
+                    Glibc.close(connection)
+                    return
+                case .close:
+                    Glibc.close(connection)
+                    return
+                case .hold:
+                    closed.wait()
+                    closed.signal()
+                    Glibc.close(connection)
+                    return
+                }
+            }
+        }
+    }
+
+    /// Stops listening and ends held connections.
+    func close() {
+        closed.signal()
+        shutdown(listener, Int32(SHUT_RDWR))
+        Glibc.close(listener)
+    }
+
+    /// A response with a JSON body and its Content-Length.
+    static func json(_ body: String, status: String = "200 OK", headers: [String] = []) -> String {
+        let fields = ["Content-Type: application/json", "Content-Length: \(body.utf8.count)"] + headers
+        return "HTTP/1.1 \(status)\r\n" + fields.map { $0 + "\r\n" }.joined() + "\r\n" + body
+    }
+}
