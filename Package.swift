@@ -11,8 +11,9 @@ let package = Package(
     // Linux is the home platform; on Apple platforms Synchronization's Mutex and Atomic need these.
     platforms: [.macOS(.v15), .iOS(.v18)],
     products: [
-        .library(name: "NotesPage", targets: ["NotesPage", "NotesFetch", "NotesScreen"]),
+        .library(name: "NotesPage", targets: ["NotesPage", "NotesFetch", "NotesURLSession", "NotesScreen"]),
         .executable(name: "notes-page", targets: ["notes-page"]),
+        .executable(name: "notes-page-urlsession", targets: ["notes-page-urlsession"]),
         .executable(name: "notes-gen", targets: ["notes-gen"]),
         .executable(name: "benchmarks", targets: ["benchmarks"]),
     ],
@@ -25,7 +26,7 @@ let package = Package(
             providers: [.apt(["libyajl-dev"])]
         ),
 
-        /// Linux only: Apple platforms have no libcurl to link (NotesFetch uses URLSession there).
+        /// Linux only: Apple platforms have no libcurl to link (they use NotesURLSession).
         .systemLibrary(
             name: "CCurl",
             pkgConfig: "libcurl",
@@ -40,14 +41,18 @@ let package = Package(
         .target(name: "NotesJSON", dependencies: ["CYajl", "CJSONBlocks"], swiftSettings: swiftSettings),
         /// The page contract: notes, cursors, the id set.
         .target(name: "NotesPage", dependencies: ["NotesJSON"], swiftSettings: swiftSettings),
-        /// Walking a paginated endpoint: transport (libcurl on Linux, URLSession elsewhere), retries, cursors,
-        /// the run's id set.
+        /// Walking a paginated endpoint: the transport protocol and libcurl's (Linux), retries, cursors, the
+        /// run's id set. No Foundation networking: a program that links it maps no more than it uses.
         .target(
             name: "NotesFetch",
             dependencies: ["NotesPage", .target(name: "CCurl", condition: .when(platforms: [.linux]))],
             swiftSettings: swiftSettings),
+        /// The transport on Foundation's URLSession (Apple platforms' default; on Linux for comparison), and
+        /// `defaultTransport()`. A module of its own: on Linux, Foundation and FoundationNetworking cost
+        /// 7.6 MB resident in every process that links them.
+        .target(name: "NotesURLSession", dependencies: ["NotesFetch"], swiftSettings: swiftSettings),
         /// The notes screen: a platform-neutral view model (and a SwiftUI view where SwiftUI exists).
-        .target(name: "NotesScreen", dependencies: ["NotesFetch"], swiftSettings: swiftSettings),
+        .target(name: "NotesScreen", dependencies: ["NotesFetch", "NotesURLSession"], swiftSettings: swiftSettings),
         /// Hand-written command-line parsing and help in the style of swift-argument-parser.
         .target(name: "ArgumentParsing", swiftSettings: swiftSettings),
         /// Deterministic fixture pages for tests and benchmarks.
@@ -59,7 +64,18 @@ let package = Package(
 
         // MARK: - Executables
 
-        .executableTarget(name: "notes-page", dependencies: ["NotesCLI"], swiftSettings: swiftSettings),
+        .executableTarget(
+            name: "notes-page",
+            dependencies: [
+                "NotesCLI",
+                .target(
+                    name: "NotesURLSession", condition: .when(platforms: [.macOS, .iOS, .tvOS, .watchOS, .visionOS])),
+            ],
+            swiftSettings: swiftSettings),
+        /// `notes-page` with URLSession linked in: `notes-page fetch --transport urlsession` runs it, so
+        /// that every other run stays free of Foundation networking.
+        .executableTarget(
+            name: "notes-page-urlsession", dependencies: ["NotesCLI", "NotesURLSession"], swiftSettings: swiftSettings),
         .executableTarget(name: "notes-gen", dependencies: ["NotesGen"], swiftSettings: swiftSettings),
 
         // MARK: - Benchmarks
@@ -83,7 +99,8 @@ let package = Package(
         .testTarget(name: "NotesFetchTests", dependencies: ["NotesFetch"], swiftSettings: swiftSettings),
         .testTarget(name: "NotesScreenTests", dependencies: ["NotesScreen"], swiftSettings: swiftSettings),
         .testTarget(
-            name: "NotesCLITests", dependencies: ["NotesCLI", "NotesFetch", "NotesPage", "ArgumentParsing"],
+            name: "NotesCLITests",
+            dependencies: ["NotesCLI", "NotesFetch", "NotesURLSession", "NotesPage", "ArgumentParsing"],
             swiftSettings: swiftSettings),
         .testTarget(name: "NotesGenTests", dependencies: ["NotesGen", "NotesPage"], swiftSettings: swiftSettings),
         /// Runs the built `benchmarks --report --from-baselines` and checks the page against the JSON.

@@ -159,11 +159,13 @@ struct FetchCommand {
 
     /// Runs the walk over the network, with SIGINT and SIGTERM stopping it at the next chunk.
     /// - Returns: 0 done; 65 contract; 69 unavailable; 74 output; 77 session expired; 130 interrupted.
-    func run() async -> ExitStatus {
+    /// - Parameter urlSession: Makes the URLSession transport, for `--transport urlsession`.
+    func run(urlSession: (@Sendable () -> any HTTPTransport)?) async -> ExitStatus {
         let cancellation = CancellationFlag()
         let signals = SignalTrap(cancellation: cancellation)
         defer { signals.release() }
-        let task = Task { await run(.live(caFile: caFile, transport: transport), cancellation: cancellation) }
+        let runtime = FetchRuntime.live(caFile: caFile, transport: transport, urlSession: urlSession)
+        let task = Task { await run(runtime, cancellation: cancellation) }
         signals.onSignal { task.cancel() }
         return await task.value
     }
@@ -268,9 +270,15 @@ struct FetchRuntime: Sendable {
     /// `kill -9` at that point would: tests use it to crash a run at every step.
     var afterCommitStep: @Sendable (CommitStep) throws(SystemError) -> Void = { _ throws(SystemError) in }
 
-    /// libcurl (or URLSession), real time, the process's standard error.
-    static func live(caFile: String?, transport: FetchCommand.Transport = .default) -> FetchRuntime {
-        var make: @Sendable () -> any HTTPTransport = { URLSessionTransport() }
+    /// libcurl (or URLSession, made by `urlSession`), real time, the process's standard error.
+    static func live(
+        caFile: String?, transport: FetchCommand.Transport = .default,
+        urlSession: (@Sendable () -> any HTTPTransport)?
+    ) -> FetchRuntime {
+        var make: @Sendable () -> any HTTPTransport = {
+            guard let urlSession else { preconditionFailure("no URLSession transport in this program") }
+            return urlSession()
+        }
         #if canImport(CCurl)
             if transport == .curl {
                 let configuration = CurlTransport.Configuration(caFile: caFile)

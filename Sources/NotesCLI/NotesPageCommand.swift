@@ -1,5 +1,6 @@
 import ArgumentParsing
 import Dispatch
+public import NotesFetch
 
 #if canImport(FoundationEssentials)
     import FoundationEssentials
@@ -24,8 +25,13 @@ public enum NotesPageCommand {
     )
 
     /// Runs the command line `arguments` (without the program name).
+    /// - Parameter urlSession: Makes a URLSession transport, in a program that links one
+    ///   (`notes-page-urlsession`, and `notes-page` on Apple platforms). Without it, `fetch --transport
+    ///   urlsession` runs `notes-page-urlsession` from beside this program in its place.
     /// - Returns: The exit status.
-    public static func main(_ arguments: [String]) -> Int32 {
+    public static func main(
+        _ arguments: [String], urlSession: (@Sendable () -> any HTTPTransport)? = nil
+    ) -> Int32 {
         guard let first = arguments.first else {
             printError(spec.help)
             return ExitStatus.usage.rawValue
@@ -55,11 +61,34 @@ public enum NotesPageCommand {
                 printError(FetchCommand.spec.errorText(error))
                 return ExitStatus.usage.rawValue
             }
-            return waitFor { await command.run() }.rawValue
+            if command.transport == .urlsession, urlSession == nil {
+                return runURLSessionBuild(arguments)
+            }
+            return waitFor { await command.run(urlSession: urlSession) }.rawValue
         default:
             printError(spec.errorText(UsageError("Unknown subcommand '\(first)'")))
             return ExitStatus.usage.rawValue
         }
+    }
+
+    /// Replaces this process with `notes-page-urlsession` from the same directory, given `arguments`; says
+    /// why and returns 69 when it cannot.
+    private static func runURLSessionBuild(_ arguments: [String]) -> Int32 {
+        let program = "notes-page-urlsession"
+        var path = [CChar](repeating: 0, count: 4096)
+        let length = readlink("/proc/self/exe", &path, path.count - 1)
+        if length > 0 {
+            let executable = String(decoding: path[..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            let directory = executable.split(separator: "/", omittingEmptySubsequences: false).dropLast()
+                .joined(separator: "/")
+            let sibling = directory + "/" + program
+            let argv = ([sibling] + arguments).map { strdup($0) } + [nil]
+            execv(sibling, argv)  // returns only on failure
+        }
+        printError(
+            "Error: --transport urlsession runs \(program), which is not beside this program (swift build --product \(program))"
+        )
+        return ExitStatus.unavailable.rawValue
     }
 
     /// Parses `arguments` against `spec`: prints help for `-h`, an error for bad usage, else runs `body`.

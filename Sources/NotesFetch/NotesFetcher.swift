@@ -52,14 +52,15 @@ public final class NotesFetcher: Sendable {
     /// - Parameters:
     ///   - locator: The endpoint and its cursor parameter.
     ///   - configuration: Limits, retries, headers, credentials.
-    ///   - transport: Defaults to ``defaultTransport()``: libcurl on Linux, URLSession on Apple platforms.
+    ///   - transport: ``CurlTransport`` (Linux), `URLSessionTransport`, or NotesURLSession's
+    ///     `defaultTransport()`, which picks the platform's.
     ///   - environment: Defaults to ``FetchEnvironment/live``.
     ///   - moreTransports: Makes the transport of each further page in flight (``FetchConfiguration/parallel``),
     ///     each with a connection of its own; by default they all share `transport`.
     public init(
         locator: PageLocator,
         configuration: FetchConfiguration = FetchConfiguration(),
-        transport: any HTTPTransport = defaultTransport(),
+        transport: any HTTPTransport,
         environment: FetchEnvironment = .live,
         moreTransports: (@Sendable () -> any HTTPTransport)? = nil
     ) {

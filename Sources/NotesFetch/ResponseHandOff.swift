@@ -11,8 +11,8 @@ import Synchronization
 ///
 /// The consumer must take events until ``Event/end``, and release each one after use; after
 /// ``stop()`` the producer refuses further data, and the consumer only drains what is queued.
-final class ResponseHandOff: @unchecked Sendable {
-    enum Event {
+package final class ResponseHandOff: @unchecked Sendable {
+    package enum Event {
         case head(HTTPResponseHead)
         /// Bytes in a slot: valid until ``release()``.
         case body(UnsafeRawBufferPointer)
@@ -35,7 +35,7 @@ final class ResponseHandOff: @unchecked Sendable {
     /// The slot the consumer takes next (consumer only).
     private var consumerSlot = 0
 
-    init(slots: Int = 8, slotBytes: Int = 64 << 10) {
+    package init(slots: Int = 8, slotBytes: Int = 64 << 10) {
         precondition(slots > 0 && slotBytes > 0)
         self.slots = slots
         self.slotBytes = slotBytes
@@ -54,10 +54,10 @@ final class ResponseHandOff: @unchecked Sendable {
     // MARK: - Producer
 
     /// Whether the consumer still wants data.
-    var isStopped: Bool { stopped.load(ordering: .acquiring) }
+    package var isStopped: Bool { stopped.load(ordering: .acquiring) }
 
     /// Queues the head. - Returns: `false` if the consumer has stopped.
-    func send(head: HTTPResponseHead) -> Bool {
+    package func send(head: HTTPResponseHead) -> Bool {
         guard !isStopped else { return false }
         free.wait()
         push(.head(head))
@@ -66,7 +66,7 @@ final class ResponseHandOff: @unchecked Sendable {
 
     /// Copies `chunk` into free slots (several if it is larger than one), waiting for slots as needed.
     /// - Returns: `false` if the consumer has stopped.
-    func send(body chunk: UnsafeRawBufferPointer) -> Bool {
+    package func send(body chunk: UnsafeRawBufferPointer) -> Bool {
         var rest = chunk
         while !rest.isEmpty {
             guard !isStopped else { return false }
@@ -82,7 +82,7 @@ final class ResponseHandOff: @unchecked Sendable {
     }
 
     /// Ends the response. Call exactly once, last.
-    func finish() {
+    package func finish() {
         free.wait()
         push(.end)
     }
@@ -96,7 +96,7 @@ final class ResponseHandOff: @unchecked Sendable {
     // MARK: - Consumer
 
     /// The next event, waiting for it.
-    func next() -> Event {
+    package func next() -> Event {
         filled.wait()
         let event = events[consumerSlot]
         consumerSlot = (consumerSlot + 1) % slots
@@ -104,7 +104,7 @@ final class ResponseHandOff: @unchecked Sendable {
     }
 
     /// The next event, or `nil` when none comes within `seconds` (nothing is taken then).
-    func next(waitingAtMost seconds: Double) -> Event? {
+    package func next(waitingAtMost seconds: Double) -> Event? {
         guard filled.wait(timeout: .now() + max(0, seconds)) == .success else { return nil }
         let event = events[consumerSlot]
         consumerSlot = (consumerSlot + 1) % slots
@@ -112,18 +112,18 @@ final class ResponseHandOff: @unchecked Sendable {
     }
 
     /// Gives the slot of the event last taken back to the producer.
-    func release() {
+    package func release() {
         free.signal()
     }
 
     /// Tells the producer to send nothing more; queued events still arrive and must be drained.
-    func stop() {
+    package func stop() {
         stopped.store(true, ordering: .releasing)
     }
 
     /// Readies the hand-off for the next response. Only between responses: after the consumer took and
     /// released ``Event/end``, every slot is free again and both sides stand at the same slot.
-    func reset() {
+    package func reset() {
         stopped.store(false, ordering: .releasing)
     }
 }

@@ -1,6 +1,6 @@
 extension String {
     /// The string without the given characters at either end.
-    func trimming(_ characters: String) -> String {
+    package func trimming(_ characters: String) -> String {
         var text = Substring(self)
         while let first = text.first, characters.contains(first) { text.removeFirst() }
         while let last = text.last, characters.contains(last) { text.removeLast() }

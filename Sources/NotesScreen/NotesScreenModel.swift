@@ -1,5 +1,6 @@
 public import Foundation
 public import NotesFetch
+public import NotesURLSession
 public import Observation
 
 /// The notes screen without the drawing: which phase it is in, and the actions its view may take.

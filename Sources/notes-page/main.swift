@@ -6,4 +6,12 @@ import NotesCLI
     import Darwin
 #endif
 
-exit(NotesPageCommand.main(Array(CommandLine.arguments.dropFirst())))
+// On Linux this program links no Foundation networking (7.6 MB resident in every run);
+// `fetch --transport urlsession` runs notes-page-urlsession instead. Elsewhere URLSession is the transport.
+#if os(Linux)
+    exit(NotesPageCommand.main(Array(CommandLine.arguments.dropFirst())))
+#else
+    import NotesURLSession
+
+    exit(NotesPageCommand.main(Array(CommandLine.arguments.dropFirst()), urlSession: { URLSessionTransport() }))
+#endif

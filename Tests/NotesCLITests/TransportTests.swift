@@ -3,6 +3,7 @@ import Dispatch
 import Foundation
 import NotesFetch
 import NotesPage
+import NotesURLSession
 import Synchronization
 import Testing
 
@@ -635,6 +636,29 @@ struct TransportTests {
             invalid.stderr
                 == "Error: Invalid value 'libcurl' for '--transport': expected one of curl, urlsession\nSee 'notes-page fetch --help' for more information.\n"
         )
+    }
+
+    @Test("notes-page maps no Foundation networking on Linux: only notes-page-urlsession links it")
+    func lean() async throws {
+        func libraries(_ program: URL) async throws -> String {
+            try await offPool {
+                let process = Process()
+                process.executableURL = URL(fileURLWithPath: "/usr/bin/ldd")
+                process.arguments = [program.path]
+                let out = Pipe()
+                process.standardOutput = out
+                try process.run()
+                let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+                process.waitUntilExit()
+                return text
+            }
+        }
+        let lean = try await libraries(Run.binary)
+        #expect(lean.contains("libcurl"), "\(lean)")
+        #expect(!lean.contains("libFoundationNetworking") && !lean.contains("libFoundation.so"), "\(lean)")
+        let full = try await libraries(
+            Run.binary.deletingLastPathComponent().appendingPathComponent("notes-page-urlsession"))
+        #expect(full.contains("libFoundationNetworking"), "\(full)")
     }
 
     @Test("The platform's default transport is libcurl on Linux, as fetch's --transport is")

@@ -1,8 +1,10 @@
-/// The platform's transport: ``CurlTransport`` where libcurl is (Linux), ``URLSessionTransport`` elsewhere
+public import NotesFetch
+
+/// The platform's transport: ``NotesFetch/CurlTransport`` on Linux, ``URLSessionTransport`` elsewhere
 /// (Apple platforms, where NotesFetch is built without libcurl).
 /// - Returns: A new transport, with a connection pool of its own.
 public func defaultTransport() -> any HTTPTransport {
-    #if canImport(CCurl)
+    #if os(Linux)
         CurlTransport()
     #else
         URLSessionTransport()

@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+public import NotesFetch
 import Synchronization
 
 #if canImport(FoundationNetworking)
