@@ -121,8 +121,11 @@ let location = BuildLocation.current()
 let binaries = URL(fileURLWithPath: location.executable).deletingLastPathComponent().path
 let build = spawn(location.releaseBuild("notes-page", root: root), captureOutput: false)
 let buildGen = spawn(location.releaseBuild("notes-gen", root: root), captureOutput: false)
-guard build.status == 0, buildGen.status == 0 else {
-    FileHandle.standardError.write(Data("cannot build notes-page and notes-gen in release\n".utf8))
+// `notes-page fetch --transport urlsession` runs it from beside notes-page.
+let buildURLSession = spawn(location.releaseBuild("notes-page-urlsession", root: root), captureOutput: false)
+guard build.status == 0, buildGen.status == 0, buildURLSession.status == 0 else {
+    FileHandle.standardError.write(
+        Data("cannot build notes-page, notes-page-urlsession and notes-gen in release\n".utf8))
     exit(1)
 }
 
