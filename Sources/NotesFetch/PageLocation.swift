@@ -80,13 +80,7 @@ public struct PageLocator: Sendable {
         }
         var items = components.percentEncodedQueryItems ?? []
         for (name, value) in parameters {
-            let item = URLQueryItem(name: name, value: percentEncode(value))
-            if let first = items.firstIndex(where: { $0.name == name }) {
-                items[first] = item
-                items = items.enumerated().filter { $0.offset <= first || $0.element.name != name }.map(\.element)
-            } else {
-                items.append(item)
-            }
+            setOnce(URLQueryItem(name: name, value: percentEncode(value)), in: &items) { $0.name == name }
         }
         components.percentEncodedQueryItems = items
         return components.string ?? endpoint.absoluteString
@@ -105,16 +99,17 @@ public struct PageLocator: Sendable {
         }
         for (name, value) in parameters {
             guard !name.isEmpty, percentEncode(name) == name else { return nil }
-            let item = Substring(name + "=" + percentEncode(value))
-            let named = { (item: Substring) in item == name || item.hasPrefix(name + "=") }
-            if let first = items.firstIndex(where: named) {
-                items[first] = item
-                items = items.enumerated().filter { $0.offset <= first || !named($0.element) }.map(\.element)
-            } else {
-                items.append(item)
-            }
+            setOnce(Substring(name + "=" + percentEncode(value)), in: &items) { $0 == name || $0.hasPrefix(name + "=") }
         }
         return parts[0] + "?" + items.joined(separator: "&")
+    }
+
+    /// Puts `item` in the place of the first of `items` that `matches` and drops the later ones that do,
+    /// or appends it: a query parameter is set once, never repeated, and the others keep their place.
+    private static func setOnce<Item>(_ item: Item, in items: inout [Item], where matches: (Item) -> Bool) {
+        guard let first = items.firstIndex(where: matches) else { return items.append(item) }
+        items[first] = item
+        items = items.enumerated().filter { $0.offset <= first || !matches($0.element) }.map(\.element)
     }
 
     /// The integer value of the query parameter `name` in `url`, if it has one.

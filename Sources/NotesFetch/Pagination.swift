@@ -67,7 +67,7 @@ extension Pagination {
         // endpoint): the walk is addressed from the first page whose URL says where it is.
         guard case .url(let next)? = try? self.next(after: page, endpoint: endpoint),
             let addressing = URLAddressing(from: page.url, to: next, noteCount: page.summary.noteCount),
-            addressing.value(in: page.url, template: page.url) != nil
+            let here = URLComponents(string: page.url), addressing.value(in: page.url, template: here) != nil
         else { return nil }
         return AddressedURLPagination(base: self, addressing: addressing, template: next)
     }
@@ -518,10 +518,10 @@ struct URLAddressing: Sendable, Hashable, CustomStringConvertible {
             ? "offset pages (\(parameter)\(limitParameter.map { ", \($0)" } ?? ""))" : "page numbers (\(parameter))"
     }
 
-    /// The value of the parameter in `url` when `url` is `template` with only that parameter changed.
-    func value(in url: String, template: String) -> Int? {
-        guard let candidate = URLComponents(string: url), let base = URLComponents(string: template),
-            candidate.path == base.path, candidate.host == base.host, candidate.port == base.port,
+    /// The value of the parameter in `url` when `url` is `base` with only that parameter changed.
+    func value(in url: String, template base: URLComponents) -> Int? {
+        guard let candidate = URLComponents(string: url), candidate.path == base.path, candidate.host == base.host,
+            candidate.port == base.port,
             candidate.scheme == base.scheme
         else { return nil }
         var query = Self.query(candidate)
@@ -542,10 +542,20 @@ struct URLAddressing: Sendable, Hashable, CustomStringConvertible {
 /// server's own next URL is still what ends the walk, and it must be the one predicted; no page size is
 /// assumed (a short page is not the last unless the server says so).
 struct AddressedURLPagination: Pagination {
-    var base: any Pagination
-    var addressing: URLAddressing
-    /// The first page addressed: the next URL the server gave.
-    var template: String
+    let base: any Pagination
+    let addressing: URLAddressing
+    /// The first page addressed (the next URL the server gave), parsed once: every page's URL is it with
+    /// the parameter changed.
+    private let template: URLComponents
+    private let templateURL: URL
+
+    init?(base: any Pagination, addressing: URLAddressing, template: String) {
+        guard let components = URLComponents(string: template), let url = URL(string: template) else { return nil }
+        self.base = base
+        self.addressing = addressing
+        self.template = components
+        templateURL = url
+    }
 
     var description: String { base.description }
     var fieldPaths: [FieldPath] { base.fieldPaths }
@@ -557,19 +567,19 @@ struct AddressedURLPagination: Pagination {
     func total(of page: PageFacts) -> Int? { base.total(of: page) }
 
     func location(_ index: Int, after start: PageLocation) -> PageLocation? {
-        guard case .url(let url) = start, let first = addressing.value(in: url, template: template),
-            let templateURL = URL(string: template)
-        else { return nil }
-        return .url(
-            PageLocator.setting([(addressing.parameter, "\(first + index * addressing.step)")], on: templateURL))
+        guard case .url(let url) = start, let first = addressing.value(in: url, template: template) else { return nil }
+        return addressedPage(first + index * addressing.step)
     }
 
     /// The server's next page, in the form ``location(_:after:)`` gives when it follows the walk.
     func next(after page: PageFacts, endpoint: URL) throws(PaginationError) -> PageLocation? {
         let next = try base.next(after: page, endpoint: endpoint)
-        guard case .url(let url)? = next, let value = addressing.value(in: url, template: template),
-            let templateURL = URL(string: template)
-        else { return next }
-        return .url(PageLocator.setting([(addressing.parameter, "\(value)")], on: templateURL))
+        guard case .url(let url)? = next, let value = addressing.value(in: url, template: template) else { return next }
+        return addressedPage(value)
+    }
+
+    /// The template's URL with the parameter at `value`.
+    private func addressedPage(_ value: Int) -> PageLocation {
+        .url(PageLocator.setting([(addressing.parameter, "\(value)")], on: templateURL))
     }
 }

@@ -21,6 +21,18 @@ extension Secret: TokenProvider {
     public func currentToken() -> Secret? { self }
 }
 
+extension Secret {
+    /// The first line of `bytes` without the spaces, tabs and carriage return around it; `nil` when that is
+    /// empty.
+    fileprivate init?(firstLineOf bytes: [UInt8]) {
+        let line = bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).first ?? []
+        let blank: Set<UInt8> = [0x20, 0x09, 0x0D]
+        let token = line.drop { blank.contains($0) }.reversed().drop { blank.contains($0) }.reversed()
+        guard !token.isEmpty else { return nil }
+        self.init(String(decoding: token, as: UTF8.self))
+    }
+}
+
 /// The token in an environment variable, read at every request.
 public struct EnvironmentToken: TokenProvider {
     public var variable: String
@@ -31,16 +43,7 @@ public struct EnvironmentToken: TokenProvider {
 
     public func currentToken() -> Secret? {
         guard let value = getenv(variable) else { return nil }
-        return Self.firstLine(Array(String(cString: value).utf8))
-    }
-
-    /// The first line of `bytes` without the spaces, tabs and carriage return around it, or `nil` when
-    /// that is empty.
-    static func firstLine(_ bytes: [UInt8]) -> Secret? {
-        let line = bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).first ?? []
-        let blank: Set<UInt8> = [0x20, 0x09, 0x0D]
-        let token = line.drop { blank.contains($0) }.reversed().drop { blank.contains($0) }.reversed()
-        return token.isEmpty ? nil : Secret(String(decoding: token, as: UTF8.self))
+        return Secret(firstLineOf: Array(String(cString: value).utf8))
     }
 }
 
@@ -60,7 +63,7 @@ public struct FileToken: TokenProvider {
         var bytes = [UInt8](repeating: 0, count: FetchLimits.maxTokenFileBytes + 1)
         let count = fread(&bytes, 1, bytes.count, file)
         guard count <= FetchLimits.maxTokenFileBytes else { return nil }
-        return EnvironmentToken.firstLine(Array(bytes[..<count]))
+        return Secret(firstLineOf: Array(bytes[..<count]))
     }
 }
 

@@ -74,9 +74,11 @@ struct ParallelTests {
         }
     }
 
+    /// The offset of every request, 0 for a URL with none (the bare endpoint).
     func offsets(_ transport: MemoryTransport) -> [Int] {
-        transport.requests.compactMap { request in
+        transport.requests.map { request in
             URLComponents(string: request.url)?.queryItems?.first { $0.name == "offset" }?.value.flatMap { Int($0) }
+                ?? 0
         }
     }
 
@@ -242,14 +244,6 @@ struct ParallelTests {
 
     static let auto = ["--all", "--items-path", "results", "--next-path", "next"]
 
-    /// The offset of every request, 0 for the first page's URL, which has none.
-    func pageOffsets(_ transport: MemoryTransport) -> [Int] {
-        transport.requests.map { request in
-            URLComponents(string: request.url)?.queryItems?.first { $0.name == "offset" }?.value.flatMap { Int($0) }
-                ?? 0
-        }
-    }
-
     @Test("auto: next URLs that walk offsets go in parallel from the first page that names its offset, in order")
     func autoOffsets() async throws {
         let memory = Self.drf(count: 95, slow: [20, 30, 40])
@@ -264,7 +258,7 @@ struct ParallelTests {
         #expect(probe.most >= 2, "pages went one at a time")
         #expect(probe.most <= 4)
         // Every page once; the probes past the end come back empty and write nothing.
-        let requested = pageOffsets(memory)
+        let requested = offsets(memory)
         #expect(requested.filter { $0 < 100 }.sorted() == Array(stride(from: 0, to: 100, by: 10)), "\(requested)")
         #expect(Set(requested).count == requested.count && requested.allSatisfy { $0 < 140 }, "\(requested)")
         #expect(run.messages.hasPrefix("95 notes, 10 pages, "), "\(run.stderr)")
@@ -274,7 +268,7 @@ struct ParallelTests {
             Self.auto + ["--parallel", "1", "-o", scratch.path("one")], transport: ConcurrencyProbe(one),
             endpoint: SchemeAPI.endpoint + "?limit=10")
         #expect(sequential.status == .success)
-        #expect(pageOffsets(one) == Array(stride(from: 0, to: 100, by: 10)))
+        #expect(offsets(one) == Array(stride(from: 0, to: 100, by: 10)))
         #expect(try scratch.read("one") == scratch.read("out"))
     }
 
@@ -351,8 +345,8 @@ struct ParallelTests {
         let probe = ConcurrencyProbe(second, pause: 0.05)
         let resumed = try await InProcessRun(arguments, transport: probe, endpoint: SchemeAPI.endpoint + "?limit=10")
         #expect(resumed.status == .success, "\(resumed.stderr)")
-        #expect(pageOffsets(second).first == 50)
-        #expect(pageOffsets(second).filter { $0 < 100 }.sorted() == Array(stride(from: 50, to: 100, by: 10)))
+        #expect(offsets(second).first == 50)
+        #expect(offsets(second).filter { $0 < 100 }.sorted() == Array(stride(from: 50, to: 100, by: 10)))
         #expect(probe.most >= 2, "the resumed walk went one page at a time")
         #expect(try scratch.read("out") == SchemeAPI.ndjson(0..<95))
     }
