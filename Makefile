@@ -16,6 +16,7 @@ deps:
 	command -v curl >/dev/null 2>&1 || missing="$$missing curl"; \
 	[ -x /usr/bin/time ] || missing="$$missing time"; \
 	command -v python3 >/dev/null 2>&1 || missing="$$missing python3"; \
+	command -v gdb >/dev/null 2>&1 || missing="$$missing gdb"; \
 	if [ -n "$$missing" ]; then \
 		echo "Installing:$$missing"; \
 		$(SUDO) apt-get update -qq && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; \
@@ -34,12 +35,15 @@ demo: release
 ## test: every test: formatting, Swift (unit and end to end), Node.
 test: deps lint test-swift test-node
 
+## A run takes under a minute here; a hang prints every thread's stack and fails instead of waiting forever.
+TEST_LIMIT ?= 900
+
 test-swift: deps
 	$(SWIFT) build --build-tests
-	$(SWIFT) test --skip-build
+	Tools/watchdog.sh $(TEST_LIMIT) $(SWIFT) test --skip-build
 
 test-node: deps
-	node --test Tools/
+	Tools/watchdog.sh $(TEST_LIMIT) node --test Tools/
 
 ## bench: the full benchmarks (1,000,000 notes); ARGS="--save NAME" or ARGS="--compare NAME" to track,
 ## ARGS="--report FILE.html" for the HTML report of the run beside the saved baselines.

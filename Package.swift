@@ -93,6 +93,8 @@ let package = Package(
 
         // MARK: - Tests
 
+        /// What the test modules share: starting child processes safely, and running one to its end.
+        .target(name: "TestSupport", path: "Tests/TestSupport", swiftSettings: swiftSettings),
         .testTarget(name: "ArgumentParsingTests", dependencies: ["ArgumentParsing"], swiftSettings: swiftSettings),
         .testTarget(name: "NotesJSONTests", dependencies: ["NotesJSON", "CJSONBlocks"], swiftSettings: swiftSettings),
         .testTarget(name: "NotesPageTests", dependencies: ["NotesPage"], swiftSettings: swiftSettings),
@@ -100,10 +102,11 @@ let package = Package(
         .testTarget(name: "NotesScreenTests", dependencies: ["NotesScreen"], swiftSettings: swiftSettings),
         .testTarget(
             name: "NotesCLITests",
-            dependencies: ["NotesCLI", "NotesFetch", "NotesURLSession", "NotesPage", "ArgumentParsing"],
+            dependencies: ["NotesCLI", "NotesFetch", "NotesURLSession", "NotesPage", "ArgumentParsing", "TestSupport"],
             swiftSettings: swiftSettings),
-        .testTarget(name: "NotesGenTests", dependencies: ["NotesGen", "NotesPage"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "NotesGenTests", dependencies: ["NotesGen", "NotesPage", "TestSupport"], swiftSettings: swiftSettings),
         /// Runs the built `benchmarks --report --from-baselines` and checks the page against the JSON.
-        .testTarget(name: "BenchmarkReportTests", swiftSettings: swiftSettings),
+        .testTarget(name: "BenchmarkReportTests", dependencies: ["TestSupport"], swiftSettings: swiftSettings),
     ]
 )

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 #if canImport(FoundationXML)
@@ -8,27 +9,12 @@ import Testing
 /// Runs the built `benchmarks` (beside the test bundle; `--report --from-baselines` runs nothing, so a debug
 /// build does it in place) and captures what it did.
 private func benchmarks(_ arguments: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-        .appendingPathComponent("benchmarks")
-    process.arguments = arguments
-    let output = Pipe()
-    let error = Pipe()
-    process.standardOutput = output
-    process.standardError = error
-    try process.run()
     // A bounded wait: a run that measured instead would take minutes (and a debug build would start a
     // release build, which waits for the lock `swift test` holds on the build directory).
-    let watchdog = DispatchWorkItem { if process.isRunning { process.terminate() } }
-    DispatchQueue.global().asyncAfter(deadline: .now() + 60, execute: watchdog)
-    defer { watchdog.cancel() }
-    let outputData = output.fileHandleForReading.readDataToEndOfFile()
-    let errorData = error.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    return (
-        process.terminationStatus, String(decoding: outputData, as: UTF8.self),
-        String(decoding: errorData, as: UTF8.self)
-    )
+    let run = try Finished(
+        URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("benchmarks"),
+        arguments, patience: 60)
+    return (run.status, run.stdout, run.stderr)
 }
 
 /// A fresh directory under the system's temporary directory, removed by ``remove()``.

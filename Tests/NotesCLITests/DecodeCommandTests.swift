@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// Runs the built `notes-page` binary and captures what it did.
@@ -36,31 +37,16 @@ struct Run: Sendable {
     private init(launching executable: URL, _ arguments: [String], stdin: Data?, environment: [String: String]) throws {
         Self.slots.wait()
         defer { Self.slots.signal() }
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = arguments
         var inherited = ProcessInfo.processInfo.environment
         inherited["NOTES_TOKEN"] = nil
         inherited["NOTES_URL"] = nil
-        process.environment = inherited.merging(environment) { $1 }
-        process.currentDirectoryURL = Self.fixtures
-        let out = Pipe()
-        let err = Pipe()
-        let input = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        process.standardInput = input
-        let started = Date()
-        try process.run()
-        if let stdin { input.fileHandleForWriting.write(stdin) }
-        try input.fileHandleForWriting.close()
-        let outData = out.fileHandleForReading.readDataToEndOfFile()
-        let errData = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        seconds = Date().timeIntervalSince(started)
-        status = process.terminationStatus
-        stdout = String(decoding: outData, as: UTF8.self)
-        stderr = String(decoding: errData, as: UTF8.self)
+        let finished = try Finished(
+            executable, arguments, directory: Self.fixtures, environment: inherited.merging(environment) { $1 },
+            stdin: stdin)
+        status = finished.status
+        stdout = finished.stdout
+        stderr = finished.stderr
+        seconds = finished.seconds
     }
 
     /// Standard error without the line `--paginate auto` writes after the first page.

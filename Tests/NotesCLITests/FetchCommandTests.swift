@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// `notes-page fetch` against `Tools/notes-server.mjs`: every style, every fault, resume and signals.
@@ -213,14 +214,15 @@ struct FetchCommandTests {
         let process = Process()
         process.executableURL = Run.binary
         process.arguments = ["fetch", "--all", server.url, "-o", output, "--state", state]
-        let errors = Pipe()
+        let errors = Spawning.pipe()
         process.standardError = errors
-        try process.run()
+        try Spawning.run(process)
         // Page 1 arrives at once; page 2 drips. Wait for page 1 to be committed.
         try #require(waitForFile(state), "page 1 was never committed")
         let sent = Date()
         kill(process.processIdentifier, signal)
-        process.waitUntilExit()
+        let hang = waitOrKill(process, within: 60)
+        try #require(hang == nil, "\(hang ?? "")")
         // ThreadSanitizer holds an asynchronous signal until a thread reaches a call it intercepts
         // (llvm-project #83561): `make tsan` sets NOTES_SANITIZER=thread and allows a second more.
         let bound = ProcessInfo.processInfo.environment["NOTES_SANITIZER"] == "thread" ? 2.0 : 1.0
@@ -260,10 +262,10 @@ struct FetchCommandTests {
         let process = Process()
         process.executableURL = Run.binary
         process.arguments = ["fetch", "--all", "--quiet", server.url]
-        let output = Pipe()
+        let output = Spawning.pipe()
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice
-        try process.run()
+        try Spawning.run(process)
         var poller = pollfd(fd: output.fileHandleForReading.fileDescriptor, events: Int16(POLLIN), revents: 0)
         try #require(poll(&poller, 1, 10_000) == 1, "nothing was written")
         kill(process.processIdentifier, first)
@@ -419,7 +421,7 @@ enum KillLoop {
             let process = Process()
             process.executableURL = Run.binary
             process.arguments = arguments
-            try process.run()
+            try Spawning.run(process)
             let delay = UInt32.random(in: delays, using: &random)
             usleep(delay)
             if process.isRunning {

@@ -55,6 +55,7 @@ struct FetchOptionTests {
         let run = try await InProcessRun(["--all", "--max-notes", "\(limit)", "--format", "ids"], transport: transport)
         #expect(run.status == .success)
         #expect(transport.requests.map(\.url) == (1...pages).map(FakeAPI.url))
+        #expect(run.stdout.split(separator: "\n").count == pages * 4)
         #expect(
             run.stderr.hasSuffix(
                 "More pages remain: the next is cursor c\(pages + 1). Continue with --cursor or --state.\n"))
@@ -78,6 +79,7 @@ struct FetchOptionTests {
             endpoint: "http://127.0.0.1:9/notes?limit=4&after=old")
         #expect(run.status == .success, "\(run.stderr)")
         #expect(run.messages.hasPrefix("2 notes, 2 pages, "))
+        #expect(run.stdout == "a\nb\n")
         #expect(transport.requests.count == 2)
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 @Suite("The fixture server's prerequisites")
@@ -32,9 +33,9 @@ struct FixtureServerTests {
             try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: file.path)
         }
         let all = folders.map(\.path).joined(separator: ":")
-        let found = FixtureServer.executable(named: "node", searchPath: all)
+        let found = TestSupport.executable(named: "node", searchPath: all)
         #expect(found?.path == folders[3].appendingPathComponent("node").path)
         let none = folders[..<3].map(\.path).joined(separator: ":")
-        #expect(FixtureServer.executable(named: "node", searchPath: none) == nil)
+        #expect(TestSupport.executable(named: "node", searchPath: none) == nil)
     }
 }

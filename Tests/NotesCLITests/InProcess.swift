@@ -95,6 +95,8 @@ struct SimulatedKill: Sendable {
 struct InProcessRun {
     var status: ExitStatus
     var stderr: String
+    /// The notes written, when `arguments` name no `-o`: they go to a file, not the test process's output.
+    var stdout = ""
 
     /// Runs `notes-page fetch` with `arguments` (the endpoint is added last) through `transport`, never
     /// sleeping for a retry.
@@ -105,7 +107,10 @@ struct InProcessRun {
         endpoint: String = FakeAPI.endpoint,
         terminal: Bool = false
     ) async throws {
-        let parsed = try ParsedArguments(arguments + [endpoint], spec: FetchCommand.spec)
+        let scratch = arguments.contains("-o") || arguments.contains("--output") ? nil : try Scratch()
+        defer { scratch?.remove() }
+        let output = scratch.map { ["-o", $0.path("out")] } ?? []
+        let parsed = try ParsedArguments(arguments + output + [endpoint], spec: FetchCommand.spec)
         let command = try FetchCommand(parsed, environment: [:])
         let console = Console()
         var runtime = FetchRuntime(
@@ -117,6 +122,7 @@ struct InProcessRun {
         if let kill { runtime.afterCommitStep = kill.hook() }
         status = await command.run(runtime, cancellation: CancellationFlag())
         stderr = console.output
+        if let scratch { stdout = (try? scratch.read("out")) ?? "" }
     }
 
     /// Standard error without the line `--paginate auto` writes after the first page.

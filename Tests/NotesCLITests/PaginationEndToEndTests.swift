@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// `notes-page fetch --paginate …` against `Tools/notes-server.mjs` in each of its styles: the same 250
@@ -162,13 +163,14 @@ struct PaginationEndToEndTests {
         process.arguments = [
             "fetch", "--all", "--quiet", "--paginate", "link", server.url, "-o", output, "--state", state,
         ]
-        try process.run()
+        try Spawning.run(process)
         let deadline = Date().addingTimeInterval(10)
         while (FileManager.default.contents(atPath: state)?.isEmpty ?? true) && Date() < deadline { usleep(10_000) }
         try #require(FileManager.default.contents(atPath: state)?.isEmpty == false, "page 1 was never committed")
         let sent = Date()
         process.interrupt()
-        process.waitUntilExit()
+        let hang = waitOrKill(process, within: 60)
+        try #require(hang == nil, "\(hang ?? "")")
         let bound = ProcessInfo.processInfo.environment["NOTES_SANITIZER"] == "thread" ? 2.0 : 1.0
         #expect(Date().timeIntervalSince(sent) < bound)
         #expect(process.terminationStatus == 130)
@@ -189,7 +191,7 @@ struct PaginationEndToEndTests {
         let process = Process()
         process.executableURL = Run.binary
         process.arguments = ["fetch", "--all", "--quiet", server.url] + files + Self.parallel
-        try process.run()
+        try Spawning.run(process)
         // Pages 1 and 2 are committed at once; page 3 drips, so page 4 waits for it.
         let state = scratch.path("state")
         let deadline = Date().addingTimeInterval(10)
@@ -197,7 +199,8 @@ struct PaginationEndToEndTests {
         try #require((try? RunStateProbe.pages(state)) == 2, "pages 1 and 2 were never committed")
         let sent = Date()
         process.interrupt()
-        process.waitUntilExit()
+        let hang = waitOrKill(process, within: 60)
+        try #require(hang == nil, "\(hang ?? "")")
         let bound = ProcessInfo.processInfo.environment["NOTES_SANITIZER"] == "thread" ? 2.0 : 1.0
         #expect(Date().timeIntervalSince(sent) < bound)
         #expect(process.terminationStatus == 130)

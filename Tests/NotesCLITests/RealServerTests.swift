@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// `notes-page fetch` against the fixture server behaving as real servers do: stalls, resets on kept-alive
@@ -183,7 +184,7 @@ struct TestCertificates {
         process.currentDirectoryURL = directory
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
-        try process.run()
+        try Spawning.run(process)
         process.waitUntilExit()
         guard process.terminationStatus == 0 else { throw CocoaError(.executableLoad) }
     }

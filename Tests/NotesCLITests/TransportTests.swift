@@ -5,6 +5,7 @@ import NotesFetch
 import NotesPage
 import NotesURLSession
 import Synchronization
+import TestSupport
 import Testing
 
 /// The HTTP transports, for tests that run against each.
@@ -645,9 +646,9 @@ struct TransportTests {
                 let process = Process()
                 process.executableURL = URL(fileURLWithPath: "/usr/bin/ldd")
                 process.arguments = [program.path]
-                let out = Pipe()
+                let out = Spawning.pipe()
                 process.standardOutput = out
-                try process.run()
+                try Spawning.run(process)
                 let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
                 process.waitUntilExit()
                 return text

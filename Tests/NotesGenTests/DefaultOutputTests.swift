@@ -1,6 +1,7 @@
 import Foundation
 import NotesGen
 import NotesPage
+import TestSupport
 import Testing
 
 /// Runs `notes-gen` in process with `context`, capturing its text.
@@ -132,22 +133,8 @@ struct DefaultOutputTests {
 
     /// Runs the built `notes-gen` in `directory`, standard output a pipe.
     private func runBinary(_ arguments: [String], in directory: TemporaryDirectory) throws -> (Int32, String, String) {
-        let process = Process()
-        process.executableURL = Self.binary
-        process.arguments = arguments
-        process.currentDirectoryURL = directory.url
-        let output = Pipe()
-        let error = Pipe()
-        process.standardOutput = output
-        process.standardError = error
-        try process.run()
-        let outputData = output.fileHandleForReading.readDataToEndOfFile()
-        let errorData = error.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (
-            process.terminationStatus, String(decoding: outputData, as: UTF8.self),
-            String(decoding: errorData, as: UTF8.self)
-        )
+        let run = try Finished(Self.binary, arguments, directory: directory.url)
+        return (run.status, run.stdout, run.stderr)
     }
 
     @Test("The built notes-gen, as typed: --count N makes ./notes-N/; --format ndjson still pipes notes")

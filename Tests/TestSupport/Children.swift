@@ -1,0 +1,159 @@
+public import Foundation
+
+/// Every child process of the tests starts here, and every pipe to one is made here, one at a time.
+///
+/// Foundation's `Process.run()` on Linux closes the descriptors a child should not have by listing the
+/// ones open at that moment; a pipe or socket another thread opens between that list and the start is
+/// handed to the child, and so is the socket by which Foundation learns that a child ended, when two
+/// children start at once. A fixture server that was handed a run's output pipe kept it open as long as it
+/// lived, so the run never saw its end and held a slot the server's own test waited for: the whole test
+/// process hung (CI, stop 19). A child handed another's socket hides that one's end until it ends itself.
+/// One lock over every start and every pipe (in all the test modules, hence this module) keeps the list
+/// and the start together.
+public enum Spawning {
+    private static let lock = NSLock()
+
+    /// A pipe for a child's standard stream.
+    public static func pipe() -> Pipe { lock.withLock { Pipe() } }
+
+    /// Starts `process`: it holds its standard streams and nothing else of this process.
+    public static func run(_ process: Process) throws {
+        try lock.withLock { try process.run() }
+    }
+}
+
+/// Reads a pipe to its end on a thread of its own, so that a child writing to two pipes never waits on the
+/// one nobody reads.
+public final class PipeReader: @unchecked Sendable {
+    private var data = Data()
+    private let done = DispatchSemaphore(value: 0)
+
+    public init(_ pipe: Pipe) {
+        let handle = pipe.fileHandleForReading
+        Thread { [self] in
+            data = handle.readDataToEndOfFile()
+            done.signal()
+        }.start()
+    }
+
+    /// Everything the pipe carried, once its writers have closed it; the semaphore orders the accesses.
+    public func text() -> String {
+        done.wait()
+        done.signal()
+        return String(decoding: data, as: UTF8.self)
+    }
+}
+
+/// Waits for `process` to end, for at most `seconds`. One still running then is taken for a hang: what its
+/// threads are doing is read (every stack, with gdb where it is installed) and it is killed.
+/// - Returns: `nil` once the process has ended in time, or what it was doing when it was killed.
+public func waitOrKill(_ process: Process, within seconds: Double) -> String? {
+    guard !ends(process, within: seconds) else { return nil }
+    let pid = process.processIdentifier
+    var report = "threads of \(pid):"
+    let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
+    for task in tasks.sorted() {
+        let channel = (try? String(contentsOfFile: "/proc/\(pid)/task/\(task)/wchan", encoding: .utf8)) ?? "?"
+        report += " \(task) waits in \(channel);"
+    }
+    if let gdb = executable(named: "gdb", searchPath: ProcessInfo.processInfo.environment["PATH"] ?? "") {
+        let debugger = Process()
+        debugger.executableURL = gdb
+        debugger.arguments = ["-p", "\(pid)", "-batch", "-nx", "-ex", "thread apply all bt 30"]
+        let out = Spawning.pipe()
+        debugger.standardOutput = out
+        debugger.standardError = out
+        let text = PipeReader(out)
+        if (try? Spawning.run(debugger)) != nil {
+            if !ends(debugger, within: 60) { kill(debugger.processIdentifier, SIGKILL) }
+            report +=
+                "\n"
+                + text.text().split(separator: "\n").filter { $0.hasPrefix("#") || $0.hasPrefix("Thread") }
+                .joined(separator: "\n")
+        }
+    }
+    kill(pid, SIGKILL)
+    process.waitUntilExit()
+    return report
+}
+
+/// Whether `process` ends within `seconds`.
+private func ends(_ process: Process, within seconds: Double) -> Bool {
+    let deadline = Date().addingTimeInterval(seconds)
+    while process.isRunning && Date() < deadline { usleep(5_000) }
+    return !process.isRunning
+}
+
+/// The first regular, executable file called `name` in the directories of `searchPath` (separated by `:`;
+/// an empty entry is the current directory), as `command -v` finds it, or `nil`.
+public func executable(named name: String, searchPath: String) -> URL? {
+    for entry in searchPath.split(separator: ":", omittingEmptySubsequences: false) {
+        let candidate = URL(fileURLWithPath: entry.isEmpty ? "." : String(entry)).appendingPathComponent(name)
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: candidate.path, isDirectory: &isDirectory),
+            !isDirectory.boolValue, FileManager.default.isExecutableFile(atPath: candidate.path)
+        {
+            return candidate.absoluteURL
+        }
+    }
+    return nil
+}
+
+/// A child process run to its end: what it wrote and how it ended.
+public struct Finished: Sendable {
+    public var status: Int32
+    public var reason: Process.TerminationReason
+    public var stdout: String
+    public var stderr: String
+    /// From the start of the process to its end.
+    public var seconds: Double
+
+    /// Runs `executable` with `arguments` to its end, both output streams read as they come, standard
+    /// input the bytes of `stdin` (then closed). A child still running after `patience` seconds is
+    /// killed and thrown as ``Hung``, with what it was doing.
+    public init(
+        _ executable: URL, _ arguments: [String], directory: URL? = nil, environment: [String: String]? = nil,
+        stdin: Data? = nil, patience: Double = 300
+    ) throws {
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = arguments
+        process.environment = environment
+        if let directory { process.currentDirectoryURL = directory }
+        let out = Spawning.pipe()
+        let err = Spawning.pipe()
+        let input = Spawning.pipe()
+        process.standardOutput = out
+        process.standardError = err
+        process.standardInput = input
+        let started = Date()
+        try Spawning.run(process)
+        let outText = PipeReader(out)
+        let errText = PipeReader(err)
+        if let stdin { input.fileHandleForWriting.write(stdin) }
+        try input.fileHandleForWriting.close()
+        if let stacks = waitOrKill(process, within: patience) {
+            throw Hung(
+                command: ([executable.lastPathComponent] + arguments).joined(separator: " "), seconds: patience,
+                stderr: errText.text(), stacks: stacks)
+        }
+        seconds = Date().timeIntervalSince(started)
+        status = process.terminationStatus
+        reason = process.terminationReason
+        stdout = outText.text()
+        stderr = errText.text()
+    }
+}
+
+/// A child process that did not end within its time: a hang, with what it was doing.
+public struct Hung: Error, CustomStringConvertible {
+    public var command: String
+    public var seconds: Double
+    public var stderr: String
+    public var stacks: String
+
+    public var description: String {
+        "\(command) still ran after \(Int(seconds)) s and was killed.\nIts standard error:\n\(stderr)\n"
+            + "What it was doing: \(stacks)"
+    }
+}
