@@ -29,8 +29,15 @@ static inline CURLcode notes_curl_set_progress_callback(CURL *handle, curl_xferi
     return curl_easy_setopt(handle, CURLOPT_XFERINFOFUNCTION, value);
 }
 
-static inline CURLcode notes_curl_set_debug_callback(CURL *handle, curl_debug_callback value) {
-    return curl_easy_setopt(handle, CURLOPT_DEBUGFUNCTION, value);
+#if LIBCURL_VERSION_NUM < 0x075000
+#error "notes-page needs libcurl 7.80 or later (CURLOPT_PREREQFUNCTION counts every request sent)"
+#endif
+
+/// libcurl calls it right before each request goes out, a re-send on a fresh connection included.
+static inline CURLcode notes_curl_set_prereq_callback(
+    CURL *handle, int (*value)(void *, char *, char *, int, int), void *data) {
+    CURLcode code = curl_easy_setopt(handle, CURLOPT_PREREQFUNCTION, value);
+    return code == CURLE_OK ? curl_easy_setopt(handle, CURLOPT_PREREQDATA, data) : code;
 }
 
 static inline CURLcode notes_curl_get_offset(CURL *handle, CURLINFO info, curl_off_t *value) {

@@ -195,10 +195,8 @@
             if let caFile = configuration.caFile { notes_curl_set_string(handle, CURLOPT_CAINFO, caFile) }
             notes_curl_set_long(handle, CURLOPT_SSL_VERIFYPEER, 1)
             notes_curl_set_long(handle, CURLOPT_SSL_VERIFYHOST, 2)
-            // The debug callback sees every request that goes out, a re-send on a dead connection included.
-            notes_curl_set_long(handle, CURLOPT_VERBOSE, request.meter == nil ? 0 : 1)
-            notes_curl_set_debug_callback(handle, request.meter == nil ? nil : debugCallback)
-            notes_curl_set_pointer(handle, CURLOPT_DEBUGDATA, context)
+            // Every request that goes out is counted, a re-send on a dead connection included.
+            notes_curl_set_prereq_callback(handle, request.meter == nil ? nil : prereqCallback, context)
             notes_curl_set_pointer(handle, CURLOPT_ERRORBUFFER, errorBuffer)
             notes_curl_set_data_callback(handle, CURLOPT_HEADERFUNCTION, headerCallback)
             notes_curl_set_pointer(handle, CURLOPT_HEADERDATA, context)
@@ -257,14 +255,15 @@
         return exchange(context).body(chunk) ? length : 0
     }
 
-    private let debugCallback: curl_debug_callback = { _, type, data, size, context in
-        // Each request's head goes out as one piece that starts with its request line.
-        if type == CURLINFO_HEADER_OUT, size >= 4, let data,
-            UnsafeRawBufferPointer(start: data, count: 4).elementsEqual("GET ".utf8)
-        {
-            exchange(context).meter?.sent()
-        }
-        return 0
+    /// `curl_prereq_callback`, spelled out: libcurl's headers before 7.80 do not name it.
+    private typealias PrereqCallback =
+        @convention(c) (
+            UnsafeMutableRawPointer?, UnsafeMutablePointer<CChar>?, UnsafeMutablePointer<CChar>?, Int32, Int32
+        ) -> Int32
+
+    private let prereqCallback: PrereqCallback = { context, _, _, _, _ in
+        exchange(context).meter?.sent()
+        return 0  // CURL_PREREQFUNC_OK
     }
 
     private let progressCallback: curl_xferinfo_callback = { context, _, _, _, _ in
