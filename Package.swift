@@ -98,7 +98,8 @@ let package = Package(
         .testTarget(name: "ArgumentParsingTests", dependencies: ["ArgumentParsing"], swiftSettings: swiftSettings),
         .testTarget(name: "NotesJSONTests", dependencies: ["NotesJSON", "CJSONBlocks"], swiftSettings: swiftSettings),
         .testTarget(name: "NotesPageTests", dependencies: ["NotesPage"], swiftSettings: swiftSettings),
-        .testTarget(name: "NotesFetchTests", dependencies: ["NotesFetch"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "NotesFetchTests", dependencies: ["NotesFetch", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "NotesScreenTests", dependencies: ["NotesScreen"], swiftSettings: swiftSettings),
         .testTarget(
             name: "NotesCLITests",

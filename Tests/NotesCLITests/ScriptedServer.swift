@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import Synchronization
+import TestSupport
 
 /// A loopback HTTP server that answers each request by a script, for what the fixture server cannot do: a
 /// redirect to its own origin, a reset in the middle of a body, a head over the transports' limit.
@@ -21,7 +22,7 @@ final class ScriptedServer: @unchecked Sendable {
 
     let port: Int
     var origin: String { "http://127.0.0.1:\(port)" }
-    private let listener: Int32
+    private let listener: LoopbackListener
     private let closed = DispatchSemaphore(value: 0)
     private let heads = Mutex<[String]>([])
 
@@ -30,21 +31,10 @@ final class ScriptedServer: @unchecked Sendable {
 
     /// - Parameter script: The actions answering a request, given its head.
     init(_ script: @escaping @Sendable (String) -> [Action]) throws {
-        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        self.listener = listener
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { generic in
-                bind(listener, generic, length) == 0 && listen(listener, 8) == 0
-                    && getsockname(listener, generic, &length) == 0
-            }
-        }
-        guard bound else { throw POSIXError(.EADDRINUSE) }
-        port = Int(UInt16(bigEndian: address.sin_port))
+        let loopback = try LoopbackListener(backlog: 8)
+        let listener = loopback.socket
+        self.listener = loopback
+        port = loopback.port
         Thread.detachNewThread { [self] in
             while true {
                 let connection = accept(listener, nil, nil)
@@ -102,8 +92,7 @@ final class ScriptedServer: @unchecked Sendable {
     /// Stops listening and ends held connections.
     func close() {
         closed.signal()
-        shutdown(listener, Int32(SHUT_RDWR))
-        Glibc.close(listener)
+        listener.close()
     }
 
     /// A response with a JSON body and its Content-Length.

@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import NotesFetch
+import TestSupport
 import Testing
 
 @Suite("CurlTransport against a server that stalls")
@@ -118,28 +119,17 @@ private final class Receiver: HTTPResponseReceiver {
 /// and keeps the connection open until closed.
 private final class StallingServer: @unchecked Sendable {
     let port: Int
-    private let listener: Int32
+    private let listener: LoopbackListener
     private let done = DispatchSemaphore(value: 0)
 
     /// - Parameters:
     ///   - head: Written at once after the request.
     ///   - drip: Then written a byte at a time, one every `every` seconds.
     init(head: String, drip: String = "", every: Double = 0) throws {
-        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        self.listener = listener
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { generic in
-                bind(listener, generic, length) == 0 && listen(listener, 1) == 0
-                    && getsockname(listener, generic, &length) == 0
-            }
-        }
-        guard bound else { throw POSIXError(.EADDRINUSE) }
-        port = Int(UInt16(bigEndian: address.sin_port))
+        let loopback = try LoopbackListener(backlog: 1)
+        let listener = loopback.socket
+        self.listener = loopback
+        port = loopback.port
         let done = self.done
         Thread.detachNewThread {
             let connection = accept(listener, nil, nil)
@@ -167,7 +157,7 @@ private final class StallingServer: @unchecked Sendable {
 
     func close() {
         done.signal()
-        Glibc.close(listener)
+        listener.close()
     }
 }
 

@@ -1,0 +1,37 @@
+public import Foundation
+
+/// A TCP socket listening on 127.0.0.1 at a port the system chose, for the tests' scripted servers.
+public struct LoopbackListener: Sendable {
+    /// The listening socket: `accept` on it; ``close()`` ends it.
+    public let socket: Int32
+    public let port: Int
+
+    /// - Parameter backlog: Connections the system queues before they are accepted.
+    public init(backlog: Int32 = 8) throws {
+        let listener = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard listener >= 0 else { throw POSIXError(.EMFILE) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { generic in
+                bind(listener, generic, length) == 0 && listen(listener, backlog) == 0
+                    && getsockname(listener, generic, &length) == 0
+            }
+        }
+        guard bound else {
+            Glibc.close(listener)
+            throw POSIXError(.EADDRINUSE)
+        }
+        socket = listener
+        port = Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    /// Stops listening: a thread blocked in `accept` returns.
+    public func close() {
+        shutdown(socket, Int32(SHUT_RDWR))
+        Glibc.close(socket)
+    }
+}
