@@ -116,9 +116,11 @@
             if headerBytes > FetchLimits.maxHeadBytes { return false }
             var end = line.count
             while end > 0 && (line[end - 1] == 0x0D || line[end - 1] == 0x0A) { end -= 1 }  // CR LF
-            let text = Substring(String(decoding: UnsafeRawBufferPointer(rebasing: line[..<end]), as: UTF8.self))
-            if text.hasPrefix("HTTP/") {
-                status = text.split(separator: " ").dropFirst().first.flatMap { Int($0) } ?? 0
+            // Bytes, not characters: the separators are ASCII, and this runs for every line of every head.
+            let text = UnsafeRawBufferPointer(rebasing: line[..<end])
+            if text.starts(with: "HTTP/".utf8) {
+                let words = text.split(separator: UInt8(ascii: " "))
+                status = words.count > 1 ? Int(String(decoding: words[1], as: UTF8.self)) ?? 0 : 0
                 headers = []
                 return true
             }
@@ -131,9 +133,14 @@
                 }
                 return true
             }
-            guard let colon = text.firstIndex(of: ":") else { return true }
-            let value = text[text.index(after: colon)...].drop { $0 == " " || $0 == "\t" }
-            headers.append(HTTPHeader(String(text[..<colon]), String(value)))
+            guard let colon = text.firstIndex(of: UInt8(ascii: ":")) else { return true }
+            var start = colon + 1
+            while start < text.count && (text[start] == UInt8(ascii: " ") || text[start] == UInt8(ascii: "\t")) {
+                start += 1
+            }
+            headers.append(
+                HTTPHeader(
+                    String(decoding: text[..<colon], as: UTF8.self), String(decoding: text[start...], as: UTF8.self)))
             return true
         }
 

@@ -90,18 +90,24 @@ public struct PageLocator: Sendable {
     /// for one): a URL without a fragment whose query, if any, is `name=value` pairs, and parameter
     /// names of unreserved characters. `nil` for anything else, which takes the general way.
     static func quickSetting(_ parameters: [(name: String, value: String)], on url: String) -> String? {
+        // Bytes, not characters: every separator here is ASCII, and walking characters cost more than the
+        // rest of the page's bookkeeping.
         guard !url.utf8.contains(UInt8(ascii: "#")) else { return nil }
-        let parts = url.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)
+        let question = url.utf8.firstIndex(of: UInt8(ascii: "?"))
         var items: [Substring] = []
-        if parts.count == 2 {
-            items = parts[1].split(separator: "&", omittingEmptySubsequences: false)
+        if let question {
+            items = url[url.utf8.index(after: question)...].utf8
+                .split(separator: UInt8(ascii: "&"), omittingEmptySubsequences: false).map { Substring($0) }
             guard items.allSatisfy({ !$0.isEmpty }) else { return nil }
         }
         for (name, value) in parameters {
             guard !name.isEmpty, percentEncode(name) == name else { return nil }
-            setOnce(Substring(name + "=" + percentEncode(value)), in: &items) { $0 == name || $0.hasPrefix(name + "=") }
+            let prefix = name + "="
+            setOnce(Substring(prefix + percentEncode(value)), in: &items) {
+                $0.utf8.elementsEqual(name.utf8) || $0.utf8.starts(with: prefix.utf8)
+            }
         }
-        return parts[0] + "?" + items.joined(separator: "&")
+        return url[..<(question ?? url.endIndex)] + "?" + items.joined(separator: "&")
     }
 
     /// Puts `item` in the place of the first of `items` that `matches` and drops the later ones that do,
@@ -170,7 +176,9 @@ public struct PageLocator: Sendable {
                 UInt8(ascii: "~"):
                 encoded.append(byte)
             default:
-                encoded += [UInt8(ascii: "%"), digits[Int(byte >> 4)], digits[Int(byte & 0xF)]]
+                encoded.append(UInt8(ascii: "%"))
+                encoded.append(digits[Int(byte >> 4)])
+                encoded.append(digits[Int(byte & 0xF)])
             }
         }
         return String(decoding: encoded, as: UTF8.self)
