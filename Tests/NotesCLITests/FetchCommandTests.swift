@@ -180,18 +180,6 @@ struct FetchCommandTests {
         return false
     }
 
-    /// Waits for `process` to end, for at most `seconds`; kills it if it does not.
-    func waitForExit(_ process: Process, seconds: Double) -> Bool {
-        let deadline = Date().addingTimeInterval(seconds)
-        while process.isRunning && Date() < deadline { usleep(5_000) }
-        if process.isRunning {
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-            return false
-        }
-        return true
-    }
-
     /// The request targets of `log` (the fixture server's), in order.
     static func requests(_ log: String) -> [String] {
         log.split(separator: "\n").compactMap { line in
@@ -273,8 +261,8 @@ struct FetchCommandTests {
         #expect(process.isRunning, "the write should still block")
         let sent = Date()
         kill(process.processIdentifier, SIGINT)
-        let exited = waitForExit(process, seconds: 5)
-        #expect(exited, "a second signal did not end the process")
+        let hang = waitOrKill(process, within: 5)
+        #expect(hang == nil, "a second signal did not end the process: \(hang ?? "")")
         #expect(Date().timeIntervalSince(sent) < 2)
         #expect(process.terminationReason == .exit && process.terminationStatus == 130)
     }

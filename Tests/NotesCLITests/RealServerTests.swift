@@ -178,15 +178,8 @@ struct TestCertificates {
     }
 
     private func openssl(_ arguments: [String]) throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
-        process.arguments = arguments
-        process.currentDirectoryURL = directory
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try Spawning.run(process)
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else { throw CocoaError(.executableLoad) }
+        let run = try Finished(URL(fileURLWithPath: "/usr/bin/openssl"), arguments, directory: directory)
+        guard run.status == 0 else { throw CocoaError(.executableLoad) }
     }
 
     func remove() { try? FileManager.default.removeItem(at: directory) }

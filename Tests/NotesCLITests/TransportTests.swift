@@ -642,17 +642,7 @@ struct TransportTests {
     @Test("notes-page maps no Foundation networking on Linux: only notes-page-urlsession links it")
     func lean() async throws {
         func libraries(_ program: URL) async throws -> String {
-            try await offPool {
-                let process = Process()
-                process.executableURL = URL(fileURLWithPath: "/usr/bin/ldd")
-                process.arguments = [program.path]
-                let out = Spawning.pipe()
-                process.standardOutput = out
-                try Spawning.run(process)
-                let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-                process.waitUntilExit()
-                return text
-            }
+            try await offPool { try Finished(URL(fileURLWithPath: "/usr/bin/ldd"), [program.path]).stdout }
         }
         let lean = try await libraries(Run.binary)
         #expect(lean.contains("libcurl"), "\(lean)")
