@@ -26,15 +26,19 @@ struct EventBlock {
     /// The document's error, after the recorded events: nothing follows it.
     var failure: JSONError?
 
-    static let initialRecords = 4096
-    static let initialArena = 16 << 10
+    /// What the record table and arena start at and go back to: a record per 16 bytes of input (a note's
+    /// events average 11), an arena of a quarter of the input (4,096 and 16 KiB for a 64 KiB block).
+    private let initialRecords: Int
+    private let initialArena: Int
 
     init(inputCapacity: Int) {
         self.inputCapacity = inputCapacity
         input = .allocate(byteCount: inputCapacity, alignment: 16)
-        recordCapacity = Self.initialRecords
+        initialRecords = max(64, inputCapacity / 16)
+        initialArena = max(1024, inputCapacity / 4)
+        recordCapacity = initialRecords
         records = .allocate(capacity: recordCapacity)
-        arenaCapacity = Self.initialArena
+        arenaCapacity = initialArena
         arena = .allocate(byteCount: arenaCapacity, alignment: 1)
     }
 
@@ -61,14 +65,14 @@ struct EventBlock {
         recordCount = 0
         arenaCount = 0
         failure = nil
-        if recordCapacity > 4 * Self.initialRecords {
+        if recordCapacity > 4 * initialRecords {
             records.deallocate()
-            recordCapacity = Self.initialRecords
+            recordCapacity = initialRecords
             records = .allocate(capacity: recordCapacity)
         }
-        if arenaCapacity > 4 * Self.initialArena {
+        if arenaCapacity > 4 * initialArena {
             arena.deallocate()
-            arenaCapacity = Self.initialArena
+            arenaCapacity = initialArena
             arena = .allocate(byteCount: arenaCapacity, alignment: 1)
         }
     }

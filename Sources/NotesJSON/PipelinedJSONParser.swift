@@ -1,3 +1,5 @@
+import Synchronization
+
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Darwin)
@@ -50,8 +52,14 @@ package struct PipelinedJSONParser: ~Copyable {
     ///   - limits: The bounds to enforce.
     ///   - handler: Receives every event, on the caller's thread.
     ///   - options: Defaults to ``JSONPipelineOptions/init(threshold:blockBytes:blocks:)``'s.
-    package init(limits: JSONLimits, handler: some JSONEventHandler, options: JSONPipelineOptions = .init()) {
-        core = PipelineCore(limits: limits, handler: handler, options: options)
+    ///   - worker: The parsing thread and ring to borrow once past the threshold, kept from document to
+    ///     document (a walk's pages); `nil`, or a worker another document holds, starts a thread of this
+    ///     document's own.
+    package init(
+        limits: JSONLimits, handler: some JSONEventHandler, options: JSONPipelineOptions = .init(),
+        worker: JSONPipelineWorker? = nil
+    ) {
+        core = PipelineCore(limits: limits, handler: handler, options: options, worker: worker)
     }
 
     deinit {
@@ -64,6 +72,13 @@ package struct PipelinedJSONParser: ~Copyable {
 
     /// Whether the parse has moved to the second thread.
     package var isPipelined: Bool { core.ring != nil }
+
+    /// Says how long the document is (an HTTP body's `Content-Length`), before its first byte: one that
+    /// will pass the threshold moves to the second thread from its first byte, one that will not stays on
+    /// the caller's thread whatever arrives. Ignored once bytes have been fed.
+    package mutating func announce(byteCount: Int) {
+        core.announce(byteCount: byteCount)
+    }
 
     /// Parses the next chunk; the handler may see some of its events only on a later call.
     /// - Throws: ``JSONError``: the first error of the document the handler has reached; then again on
@@ -98,12 +113,19 @@ package struct PipelinedJSONParser: ~Copyable {
 /// ring's blocks, each owned by one thread at a time, handed over under that mutex. While the parsing
 /// thread runs it alone uses ``parser``.
 private final class PipelineCore: @unchecked Sendable {
-    let options: JSONPipelineOptions
+    private(set) var options: JSONPipelineOptions
     var parser: JSONStreamParser
     /// The handler the document's events go to, on the caller's thread.
     let handler: any JSONEventHandler
     /// Set once the document passes the threshold.
     var ring: EventRing?
+    /// Runs ``work()`` once the document passes the threshold: the worker lent for the document, or a
+    /// thread of its own.
+    private let worker: JSONPipelineWorker?
+    /// Whether ``ring`` is the worker's (not to be freed here).
+    private var borrowed = false
+    /// Whether ``work()`` may still be running: from ``start()`` until it is waited for.
+    private var working = false
     private var thread: PipelineThread?
     private var recorder: EventRecorder?
 
@@ -123,21 +145,28 @@ private final class PipelineCore: @unchecked Sendable {
     /// The document byte cap: a chunk past it is refused in the call that feeds it, as on one thread.
     private let maxDocumentBytes: Int
 
-    init(limits: JSONLimits, handler: some JSONEventHandler, options: JSONPipelineOptions) {
+    init(limits: JSONLimits, handler: some JSONEventHandler, options: JSONPipelineOptions, worker: JSONPipelineWorker?)
+    {
         self.options = options
+        self.worker = worker
         maxDocumentBytes = limits.maxDocumentBytes
         self.handler = handler
         parser = JSONStreamParser(limits: limits, handler: handler)
     }
 
     deinit {
-        ring?.deallocate()
+        if !borrowed { ring?.deallocate() }
     }
 
     var offset: Int {
         guard ring != nil else { return parser.offset }
         catchUp()
         return replayedOffset
+    }
+
+    func announce(byteCount: Int) {
+        guard fed == 0, ring == nil else { return }
+        options.threshold = byteCount > options.threshold ? 0 : .max
     }
 
     func feed(_ chunk: UnsafeRawBufferPointer) throws(JSONError) {
@@ -196,30 +225,47 @@ private final class PipelineCore: @unchecked Sendable {
         filling!.pointee.isLast = true
         publish()
         while replayed < ring.filled { _ = try replayNext(waiting: true) }
-        thread?.join()
-        thread = nil
+        awaitWork()
     }
 
-    /// Stops the parsing thread, if there is one, and waits for it to end.
+    /// Stops the parsing thread, if it is still at this document, and waits for it to end.
     func stop() {
-        guard let ring, let thread else { return }
+        guard let ring, working else { return }
         ring.stop()
-        thread.join()
-        self.thread = nil
+        awaitWork()
+    }
+
+    /// Waits for ``work()`` to end, and gives the worker back.
+    private func awaitWork() {
+        guard working else { return }
+        working = false
+        if let thread {
+            thread.join()
+            self.thread = nil
+        } else if let worker {
+            worker.finishJob()
+        }
     }
 
     // MARK: - The caller's side of the ring
 
     /// Moves the parse to a thread of its own: from now on the parser's events are recorded into the ring.
     private func start() {
-        let ring = EventRing(blocks: options.blocks, blockBytes: options.blockBytes)
+        let lent = worker?.lend(blocks: options.blocks, blockBytes: options.blockBytes)
+        let ring = lent ?? EventRing(blocks: options.blocks, blockBytes: options.blockBytes)
         self.ring = ring
+        borrowed = lent != nil
         let context = parser.callbackContext
         let recorder = EventRecorder(position: context.position)
         self.recorder = recorder
         context.position.pointee.recorder = Unmanaged.passUnretained(recorder)
         replayedOffset = parser.offset
-        thread = PipelineThread { [self] in work() }
+        working = true
+        if let worker, borrowed {
+            worker.run { [self] in work() }
+        } else {
+            thread = PipelineThread { [self] in work() }
+        }
     }
 
     /// Waits for a free block to fill, replaying parsed ones meanwhile.
@@ -334,6 +380,7 @@ private final class PipelineCore: @unchecked Sendable {
 /// holds more than `count` blocks.
 private final class EventRing: @unchecked Sendable {
     let count: Int
+    let blockBytes: Int
     private let blocks: UnsafeMutablePointer<EventBlock>
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
     /// Signalled when a block is published or the ring stops; when a block is parsed.
@@ -346,6 +393,7 @@ private final class EventRing: @unchecked Sendable {
 
     init(blocks count: Int, blockBytes: Int) {
         self.count = count
+        self.blockBytes = blockBytes
         blocks = .allocate(capacity: count)
         for index in 0..<count { (blocks + index).initialize(to: EventBlock(inputCapacity: blockBytes)) }
         mutex = .allocate(capacity: 1)
@@ -413,12 +461,156 @@ private final class EventRing: @unchecked Sendable {
         pthread_mutex_unlock(mutex)
     }
 
+    /// Empties every block and the counters, for the next document; only while no thread parses.
+    func reset() {
+        for index in 0..<count { blocks[index].reset() }
+        pthread_mutex_lock(mutex)
+        filledCount = 0
+        parsedCount = 0
+        stopped = false
+        pthread_mutex_unlock(mutex)
+    }
+
     /// Tells the parsing thread to stop at its next block.
     func stop() {
         pthread_mutex_lock(mutex)
         stopped = true
         pthread_cond_signal(published)
         pthread_mutex_unlock(mutex)
+    }
+}
+
+/// A parsing thread and its ring, kept from one document to the next: a walk's pages each borrow it once
+/// past the threshold, so a page pays neither a thread's start nor a fresh ring (whose first touch costs
+/// page faults), which is what lets pages far smaller than a lone document's threshold use both cores.
+///
+/// One document at a time: a document that finds the worker lent to another starts a thread of its own.
+/// The thread starts with the first document that borrows the worker and ends with the worker.
+///
+/// Memory: one ring, as a document on its own would have (``JSONPipelineOptions``), for the worker's life.
+package final class JSONPipelineWorker: @unchecked Sendable {
+    private let shared = WorkerQueue()
+    private var thread: PipelineThread?
+    private var ring: EventRing?
+    /// Whether a document holds the ring: set by ``lend(blocks:blockBytes:)``, cleared by ``finishJob()``.
+    private var lent = false
+    private let lock = Mutex(())
+
+    package init() {}
+
+    deinit {
+        shared.close()
+        thread?.join()
+        ring?.deallocate()
+    }
+
+    /// The ring, emptied, for a document to use with ``run(_:)``; `nil` while another document holds it.
+    /// A ring of another shape is replaced.
+    fileprivate func lend(blocks: Int, blockBytes: Int) -> EventRing? {
+        let available = lock.withLock { _ in
+            if lent { return false }
+            lent = true
+            return true
+        }
+        guard available else { return nil }
+        if let ring, ring.count != blocks || ring.blockBytes != blockBytes {
+            ring.deallocate()
+            self.ring = nil
+        }
+        if ring == nil { ring = EventRing(blocks: blocks, blockBytes: blockBytes) }
+        ring!.reset()
+        return ring
+    }
+
+    /// Runs `job` (the borrowing document's parse) on the worker's thread.
+    fileprivate func run(_ job: @escaping () -> Void) {
+        if thread == nil {
+            let shared = shared
+            thread = PipelineThread { shared.serve() }
+        }
+        shared.submit(job)
+    }
+
+    /// Waits until the job has ended, and takes the ring back.
+    fileprivate func finishJob() {
+        shared.awaitIdle()
+        lock.withLock { _ in lent = false }
+    }
+
+    /// Documents whose parse ran on the worker's thread so far.
+    package var documentsParsed: Int { shared.served }
+}
+
+/// The jobs of a ``JSONPipelineWorker``'s thread, one at a time, behind a pthread mutex.
+private final class WorkerQueue: @unchecked Sendable {
+    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
+    private let changed: UnsafeMutablePointer<pthread_cond_t>
+    // Behind `mutex`.
+    private var job: (() -> Void)?
+    private var busy = false
+    private var closed = false
+    private var jobsDone = 0
+
+    init() {
+        mutex = .allocate(capacity: 1)
+        pthread_mutex_init(mutex, nil)
+        changed = .allocate(capacity: 1)
+        pthread_cond_init(changed, nil)
+    }
+
+    deinit {
+        pthread_cond_destroy(changed)
+        changed.deallocate()
+        pthread_mutex_destroy(mutex)
+        mutex.deallocate()
+    }
+
+    func submit(_ job: @escaping () -> Void) {
+        pthread_mutex_lock(mutex)
+        precondition(!busy, "one document at a time on a pipeline worker")
+        self.job = job
+        busy = true
+        pthread_cond_broadcast(changed)
+        pthread_mutex_unlock(mutex)
+    }
+
+    var served: Int {
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
+        return jobsDone
+    }
+
+    func awaitIdle() {
+        pthread_mutex_lock(mutex)
+        while busy { pthread_cond_wait(changed, mutex) }
+        pthread_mutex_unlock(mutex)
+    }
+
+    func close() {
+        pthread_mutex_lock(mutex)
+        closed = true
+        pthread_cond_broadcast(changed)
+        pthread_mutex_unlock(mutex)
+    }
+
+    /// The thread's loop: each job as it comes, until closed.
+    func serve() {
+        while true {
+            pthread_mutex_lock(mutex)
+            while job == nil && !closed { pthread_cond_wait(changed, mutex) }
+            guard let next = job else {
+                pthread_mutex_unlock(mutex)
+                return
+            }
+            job = nil
+            pthread_mutex_unlock(mutex)
+            next()
+            pthread_mutex_lock(mutex)
+            busy = false
+            jobsDone += 1
+            pthread_cond_broadcast(changed)
+            pthread_mutex_unlock(mutex)
+        }
     }
 }
 

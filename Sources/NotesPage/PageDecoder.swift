@@ -50,16 +50,19 @@ public struct PageDecoder: ~Copyable {
         self.init(configuration: configuration, ids: ids, commitsIDs: commitsIDs, pipeline: JSONPipelineOptions())
     }
 
-    /// - Parameter pipeline: When the page's parse moves to a second thread, and the ring it uses then.
+    /// - Parameters:
+    ///   - pipeline: When the page's parse moves to a second thread, and the ring it uses then.
+    ///   - worker: The second thread and ring to borrow, kept from page to page by the caller (a walk).
     package init(
         configuration: PageConfiguration = PageConfiguration(), ids: IDSet = IDSet(), commitsIDs: Bool = true,
-        pipeline: JSONPipelineOptions
+        pipeline: JSONPipelineOptions, worker: JSONPipelineWorker? = nil
     ) {
         precondition(configuration.pathProblem == nil, configuration.pathProblem ?? "")
         self.configuration = configuration
         self.commitsIDs = commitsIDs
         self.assembler = PageAssembler(configuration: configuration, ids: ids)
-        self.parser = PipelinedJSONParser(limits: configuration.limits, handler: assembler, options: pipeline)
+        self.parser = PipelinedJSONParser(
+            limits: configuration.limits, handler: assembler, options: pipeline, worker: worker)
     }
 
     deinit {
@@ -96,6 +99,13 @@ public struct PageDecoder: ~Copyable {
 
     /// The most blocks of the two threads' ring in use at once so far.
     package var peakBlocksInUse: Int { parser.peakBlocksInUse }
+
+    /// Says how long the body is (its `Content-Length`), before the first chunk: a page that will pass the
+    /// pipeline's threshold decodes on two threads from its first byte, a smaller one on the caller's
+    /// thread alone.
+    package mutating func announce(byteCount: Int) {
+        parser.announce(byteCount: byteCount)
+    }
 
     /// Decodes the next chunk of the body, appending the notes it completes to `notes`.
     /// - Throws: ``PageError`` for invalid JSON, a limit, or a contract violation.

@@ -124,6 +124,64 @@ struct WalkTests {
         #expect(result.pages == [["a"]])
     }
 
+    @Test("Pages past 32 KiB decode on their lane's second thread page after page, a page cut mid-body included")
+    func largePages() async throws {
+        /// Page `number` (1-based): 400 notes of about 100 bytes; the last page repeats an id of the first.
+        @Sendable func body(_ number: Int) -> [UInt8] {
+            let notes = (0..<400).map { index in
+                let id = number == 4 && index == 250 ? "p1-7" : "p\(number)-\(index)"
+                return #"{"id":"\#(id)","title":"\#(String(repeating: "t", count: 40 + index % 50))","n":\#(index)}"#
+            }
+            let next = number == 4 ? "null" : #""c\#(number + 1)""#
+            return Array(#"{"notes":[\#(notes.joined(separator: ","))],"next_cursor":\#(next)}"#.utf8)
+        }
+        let transport = MemoryTransport { request, index in
+            let number =
+                request.url.hasSuffix("cursor=c2")
+                ? 2
+                : request.url.hasSuffix("cursor=c3")
+                    ? 3
+                    : request.url.hasSuffix("cursor=c4") ? 4 : 1
+            let bytes = body(number)
+            let head = HTTPResponseHead(
+                status: 200,
+                headers: [
+                    HTTPHeader("Content-Type", "application/json"), HTTPHeader("Content-Length", "\(bytes.count)"),
+                ])
+            let chunks = stride(from: 0, to: bytes.count, by: 4000).map {
+                Array(bytes[$0..<min(bytes.count, $0 + 4000)])
+            }
+            // Page 3's first attempt breaks off mid-body, well past the threshold.
+            if index == 2 {
+                return .cut(head, chunks: Array(chunks.prefix(chunks.count / 2)), TransportError(.broken, "reset"))
+            }
+            return .reply(head, chunks: chunks)
+        }
+        let walker = fetcher(transport)
+        let result = await walk(walker)
+        #expect(body(1).count > 32 << 10)
+        #expect(result.pages.count == 3)
+        for (index, ids) in result.pages.enumerated() {
+            #expect(ids == (0..<400).map { "p\(index + 1)-\($0)" }, "page \(index + 1)")
+        }
+        let error = try #require(result.error)
+        guard case .contract(let pageError) = error.code else {
+            Issue.record("expected a contract error, got \(error)")
+            return
+        }
+        #expect(pageError.code == .duplicateID(firstPage: 0))
+        #expect(error.page == 4 && pageError.noteIndex == 250)
+        // The offset lies within the note that repeats the id.
+        let text = String(decoding: body(4), as: UTF8.self)
+        let note = try #require(text.range(of: #"{"id":"p1-7""#))
+        let start = text.utf8.distance(from: text.startIndex, to: note.lowerBound)
+        #expect(
+            pageError.offset > start && pageError.offset < start + 120, "offset \(pageError.offset), note at \(start)")
+        // Pages 1, 2, 3 (cut), 3 and 4, each on the lane's one second thread.
+        #expect(walker.pagesDecodedOnTwoThreads == 5)
+        #expect(transport.requests.count == 5)
+    }
+
     @Test("--max-pages stops early and says where to go on")
     func maxPages() async {
         let transport = MemoryTransport { request, index in

@@ -34,16 +34,21 @@ private struct Trace: CustomStringConvertible {
 /// Decodes `chunks` with the given pipeline, into a fresh id set.
 private func trace(
     _ chunks: [ArraySlice<UInt8>], configuration: PageConfiguration, pipeline: JSONPipelineOptions,
-    expectPipelined: Bool? = nil
+    worker: JSONPipelineWorker? = nil, announce: Int? = nil, expectPipelined: Bool? = nil
 ) -> Trace {
     let ids = IDSet()
     var result = Trace()
     do {
-        var decoder = PageDecoder(configuration: configuration, ids: ids, pipeline: pipeline)
+        var decoder = PageDecoder(configuration: configuration, ids: ids, pipeline: pipeline, worker: worker)
+        if let announce { decoder.announce(byteCount: announce) }
         var notes: [Note] = []
         do {
-            for chunk in chunks {
+            for (index, chunk) in chunks.enumerated() {
                 try decoder.feed(chunk, into: &notes)
+                if index == 0, announce != nil, let expectPipelined {
+                    let pipelined = decoder.isPipelined
+                    #expect(pipelined == expectPipelined, "as of the first chunk")
+                }
                 // The next value first: `offset` waits for the decoding to catch up, which would hide a lag.
                 let nextFirst = decoder.hasReadNextBeforeItems
                 let next = decoder.nextCursorRead ?? "nil"
@@ -272,6 +277,83 @@ struct PipelineTests {
         #expect(notes.count == 300)
         #expect(ids.count == 500)
         #expect(throws: PageError.self) { _ = try again.finish(into: &notes) }
+    }
+
+    @Test("A worker kept from page to page: each page as on one thread, after pages that failed or were dropped")
+    func workerAcrossPages() {
+        let worker = JSONPipelineWorker()
+        let ring = JSONPipelineOptions(threshold: 0, blockBytes: 4096, blocks: 3)
+        let clean = page(count: 1200, seed: 21)
+        // The same id twice, mid-page.
+        let broken = Array(
+            String(decoding: page(count: 1200, seed: 22), as: UTF8.self)
+                .replacingOccurrences(of: #""id":"n700""#, with: #""id":"n699""#).utf8)
+        var parsed = 0
+        for round in 0..<2 {
+            for body in [clean, broken] {
+                let pieces = chunks(body, size: 5000)
+                let one = trace(pieces, configuration: PageConfiguration(), pipeline: .singleThreaded)
+                #expect((one.error == nil) == (body == clean))
+                let two = trace(
+                    pieces, configuration: PageConfiguration(), pipeline: ring, worker: worker, expectPipelined: true)
+                #expect(two.agrees(with: one, ring: ring), "round \(round): \(two) vs \(one)")
+                parsed += 1
+                #expect(worker.documentsParsed == parsed, "every page on the worker's thread")
+            }
+            do {  // dropped mid-page, its blocks still full: the next page must not see them
+                var decoder = PageDecoder(pipeline: ring, worker: worker)
+                var notes: [Note] = []
+                try? decoder.feed(clean[..<(clean.count / 2)], into: &notes)
+                #expect(!notes.isEmpty)
+            }
+            parsed += 1
+            #expect(worker.documentsParsed == parsed)
+        }
+    }
+
+    @Test("A page that finds the worker lent decodes on a thread of its own, and both pages as on one thread")
+    func workerLent() throws {
+        let worker = JSONPipelineWorker()
+        let ring = JSONPipelineOptions(threshold: 0, blockBytes: 4096, blocks: 2)
+        let bodies = [page(count: 800, seed: 31), page(count: 900, seed: 32)]
+        var first = PageDecoder(ids: IDSet(), pipeline: ring, worker: worker)
+        var second = PageDecoder(ids: IDSet(), pipeline: ring, worker: worker)
+        var notes: [[Note]] = [[], []]
+        let pieces = bodies.map { chunks($0, size: 3000) }
+        for index in 0..<max(pieces[0].count, pieces[1].count) {  // in turn, both open at once
+            if index < pieces[0].count { try first.feed(pieces[0][index], into: &notes[0]) }
+            if index < pieces[1].count { try second.feed(pieces[1][index], into: &notes[1]) }
+        }
+        _ = try first.finish(into: &notes[0])
+        _ = try second.finish(into: &notes[1])
+        let both = (first.isPipelined, second.isPipelined)
+        #expect(both == (true, true))
+        #expect(worker.documentsParsed == 1, "the first page held the worker, the second had a thread of its own")
+        for index in 0..<2 {
+            let one = trace(pieces[index], configuration: PageConfiguration(), pipeline: .singleThreaded)
+            let same = notes[index].map { String(decoding: $0.json ?? $0.idBytes, as: UTF8.self) } == one.notes
+            #expect(same && one.notes.count == [800, 900][index], "page \(index + 1)")
+        }
+    }
+
+    @Test("A page announced past the threshold moves to two threads at its first byte; one announced under it stays")
+    func announced() {
+        let body = page(count: 1500, seed: 41)
+        let ring = JSONPipelineOptions(threshold: 64 << 10, blockBytes: 8 << 10, blocks: 8)
+        #expect(body.count > 2 * ring.threshold)
+        let pieces = chunks(body, size: 1000)
+        let one = trace(pieces, configuration: PageConfiguration(), pipeline: .singleThreaded)
+        let early = trace(
+            pieces, configuration: PageConfiguration(), pipeline: ring, announce: body.count, expectPipelined: true)
+        #expect(early.agrees(with: one, ring: ring))
+        // A length under the threshold (a server that sends more than it said, or a wrong guess) keeps the
+        // page on the caller's thread to the end.
+        let stays = trace(
+            pieces, configuration: PageConfiguration(), pipeline: ring, announce: 1000, expectPipelined: false)
+        #expect(stays.agrees(with: one, ring: ring))
+        // Without a length, the page moves once past the threshold, as before.
+        let moves = trace(pieces, configuration: PageConfiguration(), pipeline: ring, expectPipelined: true)
+        #expect(moves.agrees(with: one, ring: ring))
     }
 
     @Test("The ring never holds more blocks than its size, however far the decoder lags")

@@ -105,11 +105,16 @@ private func chunkings(count: Int, hash: UInt64) -> [(name: String, ranges: [Ran
 }
 
 /// Decodes `body` fed as `ranges`, each chunk in a heap block of its own exact size.
+/// One worker for every input, as a walk keeps one for all its pages: its thread and ring carry over from
+/// input to input, after failures and stops too.
+private let sharedWorker = JSONPipelineWorker()
+
 private func decode(
     _ body: UnsafeRawBufferPointer, _ ranges: [Range<Int>], configuration: PageConfiguration, ids: IDSet,
-    pipeline: JSONPipelineOptions = .singleThreaded
+    pipeline: JSONPipelineOptions = .singleThreaded, worker: JSONPipelineWorker? = nil, announce: Int? = nil
 ) -> Outcome {
-    var decoder = PageDecoder(configuration: configuration, ids: ids, pipeline: pipeline)
+    var decoder = PageDecoder(configuration: configuration, ids: ids, pipeline: pipeline, worker: worker)
+    if let announce { decoder.announce(byteCount: announce) }
     var notes: [Note] = []
     var outcome = Outcome(notes: [], next: nil, error: nil, counts: [])
     do {
@@ -393,12 +398,19 @@ public func fuzzPage(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     let pipeline = JSONPipelineOptions(
         threshold: Int((hash >> 24) % UInt64(size + 1)), blockBytes: 1 + Int((hash >> 32) % 97),
         blocks: 1 + Int((hash >> 40) % 3))
-    for way in [ways[0], ways[2]] {
+    // The second on the shared worker, its length announced as it is, as some other length, or not at all.
+    let announced = [nil, size, Int((hash >> 50) % UInt64(2 * size + 1))][Int((hash >> 48) % 3)]
+    for (run, way) in [ways[0], ways[2]].enumerated() {
         let set = IDSet(capacity: 1)
-        let outcome = decode(body, way.ranges, configuration: configuration, ids: set, pipeline: pipeline)
-        check(outcome, count: size, ids: set, configuration: configuration, way.name + " on two threads")
+        let outcome = decode(
+            body, way.ranges, configuration: configuration, ids: set, pipeline: pipeline,
+            worker: run == 1 ? sharedWorker : nil, announce: run == 1 ? announced : nil)
+        let name =
+            way.name
+            + (run == 1 ? " on two threads, the shared worker, announced \(announced ?? -1)" : " on two threads")
+        check(outcome, count: size, ids: set, configuration: configuration, name)
         if outcome != whole {
-            finding("\(way.name) on two threads (\(pipeline)): \(describe(outcome)); one thread: \(describe(whole))")
+            finding("\(name) (\(pipeline)): \(describe(outcome)); one thread: \(describe(whole))")
         }
     }
 
