@@ -14,6 +14,8 @@ struct EventBlock {
     var inputCount = 0
     /// Where each piece of the input ends: the parser is fed piece by piece, as the caller fed it.
     var pieceEnds: [Int] = []
+    /// What the caller's scan found in each piece, for the parse stage.
+    var scans: [ScannedPiece] = []
     /// Whether the document ends after this block's input.
     var isLast = false
 
@@ -61,6 +63,7 @@ struct EventBlock {
     mutating func reset() {
         inputCount = 0
         pieceEnds.removeAll(keepingCapacity: true)
+        scans.removeAll(keepingCapacity: true)
         isLast = false
         recordCount = 0
         arenaCount = 0
@@ -78,7 +81,8 @@ struct EventBlock {
     }
 
     /// Copies `bytes` in as the next piece; the caller checked ``room``.
-    mutating func append(piece bytes: UnsafeRawBufferPointer) {
+    mutating func append(piece bytes: UnsafeRawBufferPointer, scanned: ScannedPiece) {
+        scans.append(scanned)
         precondition(bytes.count <= room)
         if let base = bytes.baseAddress, bytes.count > 0 {
             (input + inputCount).copyMemory(from: base, byteCount: bytes.count)

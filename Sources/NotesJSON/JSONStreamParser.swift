@@ -15,7 +15,10 @@ public struct JSONStreamParser: ~Copyable {
 
     private let context: JSONCallbackContext
     private let yajl: YajlHandle
-    private var scanner: JSONScanner
+    /// The scan stage, on this parser's thread unless ``PipelinedJSONParser`` has taken it to the caller's.
+    var pieceScanner: PieceScanner
+    /// Whether the text so far ends inside a string, as of the last piece parsed.
+    private var insideString = false
     private var failure: JSONError?
     private var finished = false
     /// The start of a token cut by the end of the last chunk, not yet given to yajl.
@@ -30,7 +33,7 @@ public struct JSONStreamParser: ~Copyable {
         self.limits = limits
         self.context = JSONCallbackContext(handler: handler)
         self.yajl = YajlHandle(context: context)
-        self.scanner = JSONScanner(maxTokenBytes: limits.maxTokenBytes, maxDepth: limits.maxDepth)
+        self.pieceScanner = PieceScanner(limits: limits)
     }
 
     /// Parses the next chunk; an empty chunk is allowed and does nothing.
@@ -52,30 +55,22 @@ public struct JSONStreamParser: ~Copyable {
     private mutating func feedPiece(_ chunk: UnsafeRawBufferPointer) throws(JSONError) {
         if let failure { throw failure }
         precondition(!finished, "feed(_:) after finish()")
+        try parse(piece: chunk, scanned: pieceScanner.scan(chunk))
+    }
 
-        var accepted = chunk
-        var pending: JSONError?
-        let room = limits.maxDocumentBytes - offset
-        if chunk.count > room {
-            accepted = UnsafeRawBufferPointer(rebasing: chunk[..<room])
-            let limit = limits.maxDocumentBytes
-            pending = JSONError(
-                .limitExceeded(.documentBytes(limit)),
-                offset: limit,
-                message: "document longer than \(limit) bytes"
-            )
-        }
-        if let violation = scanner.scan(accepted) {
-            accepted = UnsafeRawBufferPointer(rebasing: accepted[..<violation.index])
-            pending = JSONError(violation.kind, offset: offset + violation.index, message: violation.message)
-        }
-
+    /// The parse stage of a piece the scan stage has passed: the bytes before its first violation go to
+    /// yajl, whole tokens only; then the violation, if any, is the error.
+    mutating func parse(piece chunk: UnsafeRawBufferPointer, scanned: ScannedPiece) throws(JSONError) {
+        if let failure { throw failure }
+        let accepted = UnsafeRawBufferPointer(rebasing: chunk[..<scanned.accepted])
+        let pending = scanned.pending
+        insideString = scanned.isInsideString
         offset += accepted.count
 
         // The token carried over from the last chunk, completed by this one.
         var rest = accepted
         if !carry.isEmpty {
-            if let carriedEnd = scanner.carriedTokenEnd {
+            if let carriedEnd = scanned.carriedTokenEnd {
                 let end = min(carriedEnd, accepted.count)  // a violation may cut the chunk first
                 carry.append(contentsOf: accepted[..<end])
                 try parseCarry()
@@ -90,7 +85,7 @@ public struct JSONStreamParser: ~Copyable {
         // Whole tokens go to yajl straight from the chunk; a token cut at the end waits in `carry`.
         // Before a violation everything goes, so that yajl may report an earlier error.
         var tail = rest.count
-        if pending == nil, let start = scanner.openTokenStart {
+        if pending == nil, let start = scanned.openTokenStart {
             tail = max(0, start - (accepted.count - rest.count))
         }
         try parse(UnsafeRawBufferPointer(rebasing: rest[..<tail]))
@@ -138,7 +133,7 @@ public struct JSONStreamParser: ~Copyable {
         context.position.pointee.base = offset
         context.position.pointee.isCompleting = true
         switch yajl.complete() {
-        case .ok where scanner.isInsideString:
+        case .ok where insideString:
             // yajl ends happily on a string left open after a complete value (`{} "`): not JSON.
             try fail(JSONError(.syntax, offset: offset, message: "an unterminated string after the document"))
         case .ok:
@@ -161,4 +156,56 @@ public struct JSONStreamParser: ~Copyable {
     /// The object yajl calls back: its handler can be replaced between calls, and it knows where the
     /// event being delivered ends.
     var callbackContext: JSONCallbackContext { context }
+}
+
+/// What the scan stage found in one piece, for the parse stage (``JSONStreamParser/parse(piece:scanned:)``).
+struct ScannedPiece {
+    /// Bytes of the piece before its first violation, or before the document byte cap.
+    var accepted: Int
+    /// The violation or the cap that ends the document in this piece.
+    var pending: JSONError?
+    /// Where a token begun in an earlier piece ends in this one (``JSONScanner/carriedTokenEnd``).
+    var carriedTokenEnd: Int?
+    /// Where the token still open at the end of the piece began (``JSONScanner/openTokenStart``).
+    var openTokenStart: Int?
+    var isInsideString: Bool
+}
+
+/// The scan stage of ``JSONStreamParser``: the document byte cap and ``JSONScanner``'s rules, piece by
+/// piece, with no yajl. A plain value: ``PipelinedJSONParser`` copies it to the caller's thread, so that
+/// the scan runs there while the parsing thread runs yajl.
+struct PieceScanner {
+    private var scanner: JSONScanner
+    private let maxDocumentBytes: Int
+    /// Bytes of the document scanned so far.
+    private(set) var offset = 0
+
+    init(limits: JSONLimits) {
+        scanner = JSONScanner(maxTokenBytes: limits.maxTokenBytes, maxDepth: limits.maxDepth)
+        maxDocumentBytes = limits.maxDocumentBytes
+    }
+
+    /// Scans the next piece. After a piece with a violation (``ScannedPiece/pending``) nothing more may be
+    /// scanned.
+    mutating func scan(_ chunk: UnsafeRawBufferPointer) -> ScannedPiece {
+        var accepted = chunk
+        var pending: JSONError?
+        let room = maxDocumentBytes - offset
+        if chunk.count > room {
+            accepted = UnsafeRawBufferPointer(rebasing: chunk[..<room])
+            pending = JSONError(
+                .limitExceeded(.documentBytes(maxDocumentBytes)),
+                offset: maxDocumentBytes,
+                message: "document longer than \(maxDocumentBytes) bytes"
+            )
+        }
+        if let violation = scanner.scan(accepted) {
+            accepted = UnsafeRawBufferPointer(rebasing: accepted[..<violation.index])
+            pending = JSONError(violation.kind, offset: offset + violation.index, message: violation.message)
+        }
+        offset += accepted.count
+        return ScannedPiece(
+            accepted: accepted.count, pending: pending, carriedTokenEnd: scanner.carriedTokenEnd,
+            openTokenStart: scanner.openTokenStart, isInsideString: scanner.isInsideString)
+    }
 }

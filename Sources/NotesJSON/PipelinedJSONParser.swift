@@ -128,6 +128,10 @@ private final class PipelineCore: @unchecked Sendable {
     private var working = false
     private var thread: PipelineThread?
     private var recorder: EventRecorder?
+    /// The scan stage, on the caller's thread once the parse has moved: taken over from ``parser`` at the
+    /// threshold, so that the two threads share the work about evenly (scan and replay here; yajl and
+    /// recording there).
+    private var scanStage: PieceScanner?
 
     // The caller's side.
     /// Bytes fed so far.
@@ -142,14 +146,10 @@ private final class PipelineCore: @unchecked Sendable {
     private var replayed = 0
     private(set) var peakBlocksInUse = 0
 
-    /// The document byte cap: a chunk past it is refused in the call that feeds it, as on one thread.
-    private let maxDocumentBytes: Int
-
     init(limits: JSONLimits, handler: some JSONEventHandler, options: JSONPipelineOptions, worker: JSONPipelineWorker?)
     {
         self.options = options
         self.worker = worker
-        maxDocumentBytes = limits.maxDocumentBytes
         self.handler = handler
         parser = JSONStreamParser(limits: limits, handler: handler)
     }
@@ -193,14 +193,18 @@ private final class PipelineCore: @unchecked Sendable {
             let count = min(rest.count, piece)
             if let block = filling, block.pointee.room < count { publish() }
             if filling == nil { try take() }
-            filling!.pointee.append(piece: UnsafeRawBufferPointer(rebasing: rest[..<count]))
+            let bytes = UnsafeRawBufferPointer(rebasing: rest[..<count])
+            let scanned = scanStage!.scan(bytes)
+            filling!.pointee.append(piece: bytes, scanned: scanned)
+            if scanned.pending != nil {
+                // A violation or the cap ends the document here, if nothing before it did: the parse stops
+                // there, and this call says which error came first, as one thread would.
+                catchUp()
+                if let failure { throw failure }
+                preconditionFailure("the parse went past the end the scan found")
+            }
             if filling!.pointee.room == 0 { publish() }
             rest = UnsafeRawBufferPointer(rebasing: rest[count...])
-        }
-        if fed > maxDocumentBytes {
-            // The parse stops at the cap, if not before: say which in this call, as one thread would.
-            catchUp()
-            if let failure { throw failure }
         }
         // Keep the notes coming: whatever the parsing thread has finished, without waiting for more.
         while try replayNext(waiting: false) {}
@@ -260,6 +264,7 @@ private final class PipelineCore: @unchecked Sendable {
         self.recorder = recorder
         context.position.pointee.recorder = Unmanaged.passUnretained(recorder)
         replayedOffset = parser.offset
+        scanStage = parser.pieceScanner
         working = true
         if let worker, borrowed {
             worker.run { [self] in work() }
@@ -349,9 +354,11 @@ private final class PipelineCore: @unchecked Sendable {
     /// its last block).
     private func parse(_ block: UnsafeMutablePointer<EventBlock>) -> Bool {
         var start = 0
-        for end in block.pointee.pieceEnds {
+        for (index, end) in block.pointee.pieceEnds.enumerated() {
             do {
-                try parser.feed(UnsafeRawBufferPointer(start: block.pointee.input + start, count: end - start))
+                try parser.parse(
+                    piece: UnsafeRawBufferPointer(start: block.pointee.input + start, count: end - start),
+                    scanned: block.pointee.scans[index])
             } catch {
                 block.pointee.failure = error
                 block.pointee.record(.pieceEnd, end: parser.offset)
