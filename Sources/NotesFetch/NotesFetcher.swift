@@ -47,7 +47,8 @@ public final class NotesFetcher: Sendable {
 
     private struct Lane: Sendable {
         let transport: any HTTPTransport
-        let queue: DispatchQueue
+        /// Runs the lane's exchanges; the sequential walk runs on it too.
+        let thread = LaneThread()
         /// The second thread its pages decode on once past ``PageReception/pipeline``'s threshold.
         let worker = JSONPipelineWorker()
     }
@@ -72,9 +73,7 @@ public final class NotesFetcher: Sendable {
         self.environment = environment
         // Lane 0 carries the pages decoded into the run's id set; early requests take lanes 1 and 2 in turn.
         lanes = (0..<max(1, configuration.parallel, configuration.prefetch ? 3 : 1)).map { index in
-            Lane(
-                transport: index == 0 ? transport : moreTransports?() ?? transport,
-                queue: DispatchQueue(label: "notes-page.transport.\(index)"))
+            Lane(transport: index == 0 ? transport : moreTransports?() ?? transport)
         }
         gate = RequestGate(rate: configuration.rate)
         var page = configuration.page
@@ -251,6 +250,24 @@ public final class NotesFetcher: Sendable {
                 from: start, firstNumber: firstNumber, ids: ids, visited: visited, maxPages: maxPages,
                 maxNotes: maxNotes, cancellation: cancellation, body: body)
         }
+        // The walk runs on lane 0's thread, where its pages run: a page costs no hop there and back.
+        return try await withTaskExecutorPreference(lanes[0].thread) { () async throws(FetchError) -> PageLocation? in
+            try await walkInSequence(
+                from: start, firstNumber: firstNumber, ids: ids, visited: visited, maxPages: maxPages,
+                maxNotes: maxNotes, cancellation: cancellation, body: body)
+        }
+    }
+
+    private func walkInSequence(
+        from start: PageLocation,
+        firstNumber: Int,
+        ids: IDSet,
+        visited: IDSet,
+        maxPages: Int?,
+        maxNotes: Int?,
+        cancellation: CancellationFlag,
+        body: (FetchedPage) async throws(FetchError) -> Void
+    ) async throws(FetchError) -> PageLocation? {
         var location = start
         var number = firstNumber
         var pages = 0
@@ -326,8 +343,10 @@ public final class NotesFetcher: Sendable {
 
     /// Runs `body` on lane `index`'s queue, so that the run's id set is only ever touched from there.
     func onLane<Result: Sendable>(_ index: Int, _ body: @escaping @Sendable () -> Result) async -> Result {
-        await withCheckedContinuation { continuation in
-            lanes[index].queue.async { continuation.resume(returning: body()) }
+        let thread = lanes[index].thread
+        if thread.isCurrent { return body() }
+        return await withCheckedContinuation { continuation in
+            thread.async { continuation.resume(returning: body()) }
         }
     }
 
@@ -346,9 +365,14 @@ public final class NotesFetcher: Sendable {
         url: String, ids: IDSet, cancellation: CancellationFlag, lane: Lane, early: (@Sendable (PageLocation) -> Void)?,
         meter: ExchangeMeter, fresh: Bool
     ) async -> Outcome {
+        if lane.thread.isCurrent {  // the sequential walk: already where the page is to run
+            return performPage(
+                url: url, ids: ids, cancellation: cancellation, transport: lane.transport, worker: lane.worker,
+                early: early, meter: meter, fresh: fresh)
+        }
         let ids = UnsafeTransfer(ids)
         return await withCheckedContinuation { continuation in
-            lane.queue.async { [self] in
+            lane.thread.async { [self] in
                 continuation.resume(
                     returning: performPage(
                         url: url, ids: ids.value, cancellation: cancellation, transport: lane.transport,

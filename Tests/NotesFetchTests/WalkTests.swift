@@ -1,6 +1,7 @@
 import Foundation
 import NotesFetch
 import NotesPage
+import Synchronization
 import Testing
 
 @Suite("Walking every page")
@@ -180,6 +181,28 @@ struct WalkTests {
         // Pages 1, 2, 3 (cut), 3 and 4, each on the lane's one second thread.
         #expect(walker.pagesDecodedOnTwoThreads == 5)
         #expect(transport.requests.count == 5)
+    }
+
+    @Test("A sequential walk's pages run on the thread the walk runs on: no hop to the transport's and back")
+    func oneThread() async {
+        let threads = Mutex<[pthread_t]>([])
+        let transport = MemoryTransport { request, index in
+            threads.withLock { $0.append(pthread_self()) }
+            return .json(
+                #"{"notes": [{"id": "n\#(index)", "title": ""}], "next_cursor": \#(index < 4 ? "\"c\(index)\"" : "null")}"#
+            )
+        }
+        var bodies: [pthread_t] = []
+        let walker = fetcher(transport)
+        do {
+            _ = try await walker.walk(from: .start, ids: IDSet(), visited: IDSet()) { _ in bodies.append(pthread_self())
+            }
+        } catch {
+            Issue.record("\(error)")
+        }
+        let all = threads.withLock { $0 } + bodies
+        #expect(all.count == 10)
+        #expect(all.allSatisfy { pthread_equal($0, all[0]) != 0 }, "the pages and the walk on one thread")
     }
 
     @Test("--max-pages stops early and says where to go on")
