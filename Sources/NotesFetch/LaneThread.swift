@@ -35,14 +35,6 @@ final class LaneThread: TaskExecutor, @unchecked Sendable {
         lock.deallocate()
     }
 
-    /// Whether the caller runs on this lane's thread.
-    var isCurrent: Bool {
-        pthread_mutex_lock(lock)
-        defer { pthread_mutex_unlock(lock) }
-        guard let thread else { return false }
-        return pthread_equal(thread, pthread_self()) != 0
-    }
-
     /// Runs `work` on the lane's thread, after the work before it.
     func async(_ work: @escaping () -> Void) {
         startIfNeeded()

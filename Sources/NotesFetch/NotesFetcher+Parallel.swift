@@ -44,7 +44,7 @@ extension NotesFetcher {
                     let index = scheduled
                     let number = firstNumber + index
                     if index == 0, let first {
-                        group.addTask(executorPreference: globalConcurrentExecutor) {
+                        group.addTask {
                             let outcome = await withTaskCancellationHandler {
                                 await first.value
                             } onCancel: {
@@ -70,7 +70,7 @@ extension NotesFetcher {
                         scheduled += 1
                         continue
                     }
-                    group.addTask(executorPreference: globalConcurrentExecutor) { [self] in
+                    group.addTask { [self] in
                         do throws(FetchError) {
                             // A flag of its own: cancelling the child task (cancelAll) stops this page only.
                             let flag = CancellationFlag()

@@ -76,7 +76,7 @@ final class Prefetch: Sendable {
         else { return }
         let early = earlyHandler(for: following)
         let fetcher = fetcher
-        let task = Task(executorPreference: globalConcurrentExecutor) { () -> Result<FetchedPage, FetchError> in
+        let task = Task { () -> Result<FetchedPage, FetchError> in
             do throws(FetchError) {
                 let page = try await fetcher.fetchPage(
                     location, number: following, ids: IDSet(capacity: 1024), cancellation: CancellationFlag(),

@@ -328,10 +328,16 @@ public final class NotesFetcher: Sendable {
             {
                 // The next URLs walk offsets or page numbers: the rest of the walk goes in parallel, starting
                 // with the next page's early request if there is one.
-                return try await NotesFetcher(sharing: self, pagination: addressed).walkInParallel(
-                    from: next, firstNumber: number + 1, ids: ids, visited: visited,
-                    maxPages: maxPages.map { $0 - pages }, maxNotes: maxNotes.map { $0 - notes },
-                    cancellation: cancellation, first: prefetch?.take(number + 1, at: next), body: body)
+                // Off lane 0's thread: pages in flight would otherwise wait for it, busy with a page of its own.
+                let first = prefetch?.take(number + 1, at: next)
+                let (done, counted) = (pages, notes)
+                return try await withTaskExecutorPreference(globalConcurrentExecutor) {
+                    () async throws(FetchError) -> PageLocation? in
+                    try await NotesFetcher(sharing: self, pagination: addressed).walkInParallel(
+                        from: next, firstNumber: number + 1, ids: ids, visited: visited,
+                        maxPages: maxPages.map { $0 - done }, maxNotes: maxNotes.map { $0 - counted },
+                        cancellation: cancellation, first: first, body: body)
+                }
             }
             location = next
             number += 1
@@ -343,10 +349,8 @@ public final class NotesFetcher: Sendable {
 
     /// Runs `body` on lane `index`'s queue, so that the run's id set is only ever touched from there.
     func onLane<Result: Sendable>(_ index: Int, _ body: @escaping @Sendable () -> Result) async -> Result {
-        let thread = lanes[index].thread
-        if thread.isCurrent { return body() }
-        return await withCheckedContinuation { continuation in
-            thread.async { continuation.resume(returning: body()) }
+        await withCheckedContinuation { continuation in
+            lanes[index].thread.async { continuation.resume(returning: body()) }
         }
     }
 
@@ -365,11 +369,6 @@ public final class NotesFetcher: Sendable {
         url: String, ids: IDSet, cancellation: CancellationFlag, lane: Lane, early: (@Sendable (PageLocation) -> Void)?,
         meter: ExchangeMeter, fresh: Bool
     ) async -> Outcome {
-        if lane.thread.isCurrent {  // the sequential walk: already where the page is to run
-            return performPage(
-                url: url, ids: ids, cancellation: cancellation, transport: lane.transport, worker: lane.worker,
-                early: early, meter: meter, fresh: fresh)
-        }
         let ids = UnsafeTransfer(ids)
         return await withCheckedContinuation { continuation in
             lane.thread.async { [self] in
