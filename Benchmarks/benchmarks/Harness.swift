@@ -34,6 +34,7 @@ struct Benchmark {
         "decode/passthrough-64k": "the same, keeping each note's exact JSON, 64 KiB chunks",
         "idset/insert": "the id set alone, one insert per note",
         "decode/cli-file": "notes-page decode streaming the page file",
+        "decode/cli-file-ndjson": "the same, writing each note's JSON as fetch does (to /dev/null)",
         "gen/notes-gen": "notes-gen writing the fixture directory",
         "fetch/curl-floor": "curl downloading every page: the transfer floor",
         "fetch/notes-page": "notes-page fetch --all from the fixture server",
@@ -91,6 +92,18 @@ struct Benchmark {
                     [
                         $0.notesPage, "decode", "--format", "none", "--max-page-bytes", "4G", "--max-page-notes",
                         "100000000", $0.pagePath,
+                    ]
+                },
+                ceiling: decode,
+                size: page
+            ),
+            // The same page written out as notes-page fetch writes its pages: what a walk is measured against.
+            Benchmark(
+                name: "decode/cli-file-ndjson",
+                run: .command {
+                    [
+                        $0.notesPage, "decode", "--max-page-bytes", "4G", "--max-page-notes", "100000000",
+                        $0.pagePath,
                     ]
                 },
                 ceiling: decode,

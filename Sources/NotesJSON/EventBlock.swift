@@ -14,8 +14,8 @@ struct EventBlock {
     var inputCount = 0
     /// Where each piece of the input ends: the parser is fed piece by piece, as the caller fed it.
     var pieceEnds: [Int] = []
-    /// What the caller's scan found in each piece, for the parse stage.
-    var scans: [ScannedPiece] = []
+    /// What the caller's scan found in each piece, for the parse stage; `nil` where the parsing thread scans.
+    var scans: [ScannedPiece?] = []
     /// Whether the document ends after this block's input.
     var isLast = false
 
@@ -81,7 +81,7 @@ struct EventBlock {
     }
 
     /// Copies `bytes` in as the next piece; the caller checked ``room``.
-    mutating func append(piece bytes: UnsafeRawBufferPointer, scanned: ScannedPiece) {
+    mutating func append(piece bytes: UnsafeRawBufferPointer, scanned: ScannedPiece?) {
         scans.append(scanned)
         precondition(bytes.count <= room)
         if let base = bytes.baseAddress, bytes.count > 0 {

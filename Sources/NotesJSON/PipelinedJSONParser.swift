@@ -15,16 +15,25 @@ package struct JSONPipelineOptions: Sendable, Hashable {
     package var blockBytes: Int
     /// Blocks in the ring: how far the parsing thread may run ahead of the caller's.
     package var blocks: Int
+    /// Where the strict-text scan runs once the parse has moved: on the caller's thread (with the copying
+    /// and the replay), or on the parsing thread (with yajl). Whichever evens out the two threads' work:
+    /// the caller's also writes each note's JSON when the page keeps it.
+    package var scansOnCaller: Bool
 
     /// - Parameters:
     ///   - threshold: Defaults to 256 KiB: a smaller page costs less on one thread than starting another.
     ///   - blockBytes: Defaults to 64 KiB (``JSONStreamParser``'s piece).
     ///   - blocks: Defaults to 4.
-    package init(threshold: Int = 256 << 10, blockBytes: Int = JSONStreamParser.pieceBytes, blocks: Int = 4) {
+    ///   - scansOnCaller: Defaults to `true`.
+    package init(
+        threshold: Int = 256 << 10, blockBytes: Int = JSONStreamParser.pieceBytes, blocks: Int = 4,
+        scansOnCaller: Bool = true
+    ) {
         precondition(threshold >= 0 && blockBytes > 0 && blocks > 0, "a threshold, and a ring of some blocks")
         self.threshold = threshold
         self.blockBytes = blockBytes
         self.blocks = blocks
+        self.scansOnCaller = scansOnCaller
     }
 
     /// Every document on the caller's thread.
@@ -146,10 +155,14 @@ private final class PipelineCore: @unchecked Sendable {
     private var replayed = 0
     private(set) var peakBlocksInUse = 0
 
+    /// The document byte cap: a chunk past it is refused in the call that feeds it, as on one thread.
+    private let maxDocumentBytes: Int
+
     init(limits: JSONLimits, handler: some JSONEventHandler, options: JSONPipelineOptions, worker: JSONPipelineWorker?)
     {
         self.options = options
         self.worker = worker
+        maxDocumentBytes = limits.maxDocumentBytes
         self.handler = handler
         parser = JSONStreamParser(limits: limits, handler: handler)
     }
@@ -194,9 +207,9 @@ private final class PipelineCore: @unchecked Sendable {
             if let block = filling, block.pointee.room < count { publish() }
             if filling == nil { try take() }
             let bytes = UnsafeRawBufferPointer(rebasing: rest[..<count])
-            let scanned = scanStage!.scan(bytes)
+            let scanned = scanStage?.scan(bytes)
             filling!.pointee.append(piece: bytes, scanned: scanned)
-            if scanned.pending != nil {
+            if scanned?.pending != nil {
                 // A violation or the cap ends the document here, if nothing before it did: the parse stops
                 // there, and this call says which error came first, as one thread would.
                 catchUp()
@@ -205,6 +218,11 @@ private final class PipelineCore: @unchecked Sendable {
             }
             if filling!.pointee.room == 0 { publish() }
             rest = UnsafeRawBufferPointer(rebasing: rest[count...])
+        }
+        if scanStage == nil && fed > maxDocumentBytes {
+            // The parse stops at the cap, if not before: say which in this call, as one thread would.
+            catchUp()
+            if let failure { throw failure }
         }
         // Keep the notes coming: whatever the parsing thread has finished, without waiting for more.
         while try replayNext(waiting: false) {}
@@ -264,7 +282,7 @@ private final class PipelineCore: @unchecked Sendable {
         self.recorder = recorder
         context.position.pointee.recorder = Unmanaged.passUnretained(recorder)
         replayedOffset = parser.offset
-        scanStage = parser.pieceScanner
+        if options.scansOnCaller { scanStage = parser.pieceScanner }
         working = true
         if let worker, borrowed {
             worker.run { [self] in work() }
@@ -356,9 +374,12 @@ private final class PipelineCore: @unchecked Sendable {
         var start = 0
         for (index, end) in block.pointee.pieceEnds.enumerated() {
             do {
-                try parser.parse(
-                    piece: UnsafeRawBufferPointer(start: block.pointee.input + start, count: end - start),
-                    scanned: block.pointee.scans[index])
+                let piece = UnsafeRawBufferPointer(start: block.pointee.input + start, count: end - start)
+                if let scanned = block.pointee.scans[index] {
+                    try parser.parse(piece: piece, scanned: scanned)
+                } else {
+                    try parser.feed(piece)
+                }
             } catch {
                 block.pointee.failure = error
                 block.pointee.record(.pieceEnd, end: parser.offset)

@@ -61,6 +61,10 @@ public struct PageDecoder: ~Copyable {
         self.configuration = configuration
         self.commitsIDs = commitsIDs
         self.assembler = PageAssembler(configuration: configuration, ids: ids)
+        // The caller's thread writes each note's JSON when the page keeps it: the scan then evens out the
+        // two threads' work on the other side.
+        var pipeline = pipeline
+        if configuration.keepsJSON { pipeline.scansOnCaller = false }
         self.parser = PipelinedJSONParser(
             limits: configuration.limits, handler: assembler, options: pipeline, worker: worker)
     }

@@ -160,7 +160,14 @@ struct PipelineTests {
         ]
     )
     func firstErrorWins(what: String, find: String, replace: String) {
-        var configuration = PageConfiguration()
+        // With each note's JSON the scan runs on the parsing thread, without it on the caller's.
+        for keepsJSON in [true, false] {
+            firstErrorWins(what: what, find: find, replace: replace, keepsJSON: keepsJSON)
+        }
+    }
+
+    private func firstErrorWins(what: String, find: String, replace: String, keepsJSON: Bool) {
+        var configuration = PageConfiguration(keepsJSON: keepsJSON)
         configuration.limits.maxTokenBytes = 600
         configuration.limits.maxDepth = 16
         let clean = page(count: 2500, seed: 3)
@@ -195,15 +202,19 @@ struct PipelineTests {
     @Test("The notes cap and the page byte cap hold on two threads")
     func limits() {
         let body = page(count: 2000, seed: 5)
-        for (notes, bytes) in [(1999, Int.max), (2000, Int.max), (100_000, body.count - 10), (100_000, 300_000)] {
-            var configuration = PageConfiguration(maxPageNotes: notes)
-            configuration.limits.maxDocumentBytes = bytes
-            for size in [4096, 64 << 10] {
-                let pieces = chunks(body, size: size)
-                let one = trace(pieces, configuration: configuration, pipeline: .singleThreaded)
-                for ring in rings {
-                    let two = trace(pieces, configuration: configuration, pipeline: ring)
-                    #expect(two.agrees(with: one, ring: ring), "\(notes), \(bytes): \(two) vs \(one)")
+        let cases = [(1999, Int.max), (2000, Int.max), (100_000, body.count - 10), (100_000, 300_000)]
+        for (notes, bytes) in cases {
+            for keepsJSON in [true, false] {
+                var configuration = PageConfiguration(maxPageNotes: notes, keepsJSON: keepsJSON)
+                configuration.limits.maxDocumentBytes = bytes
+                for size in [4096, 64 << 10] {
+                    let pieces = chunks(body, size: size)
+                    let one = trace(pieces, configuration: configuration, pipeline: .singleThreaded)
+                    for ring in rings {
+                        let two = trace(pieces, configuration: configuration, pipeline: ring)
+                        #expect(
+                            two.agrees(with: one, ring: ring), "\(notes), \(bytes), \(keepsJSON): \(two) vs \(one)")
+                    }
                 }
             }
         }
@@ -223,10 +234,15 @@ struct PipelineTests {
         let ring = JSONPipelineOptions(threshold: 0, blockBytes: 16, blocks: 1)
         for body in bodies {
             for split in 0...body.count {
-                let pieces = [body[..<split], body[split...]]
-                let one = trace(pieces, configuration: PageConfiguration(), pipeline: .singleThreaded)
-                let two = trace(pieces, configuration: PageConfiguration(), pipeline: ring)
-                #expect(two.agrees(with: one, ring: ring), "\(String(decoding: body, as: UTF8.self)) split at \(split)")
+                for keepsJSON in [true, false] {
+                    let configuration = PageConfiguration(keepsJSON: keepsJSON)
+                    let pieces = [body[..<split], body[split...]]
+                    let one = trace(pieces, configuration: configuration, pipeline: .singleThreaded)
+                    let two = trace(pieces, configuration: configuration, pipeline: ring)
+                    #expect(
+                        two.agrees(with: one, ring: ring),
+                        "\(String(decoding: body, as: UTF8.self)) split at \(split), JSON kept: \(keepsJSON)")
+                }
             }
         }
     }
