@@ -135,7 +135,7 @@ private final class PipelineCore: @unchecked Sendable {
     private var borrowed = false
     /// Whether ``work()`` may still be running: from ``start()`` until it is waited for.
     private var working = false
-    private var thread: PipelineThread?
+    private var thread: WorkerThread?
     private var recorder: EventRecorder?
     /// The scan stage, on the caller's thread once the parse has moved: taken over from ``parser`` at the
     /// threshold, so that the two threads share the work about evenly (scan and replay here; yajl and
@@ -262,7 +262,7 @@ private final class PipelineCore: @unchecked Sendable {
         guard working else { return }
         working = false
         if let thread {
-            thread.join()
+            thread.awaitIdle()
             self.thread = nil
         } else if let worker {
             worker.finishJob()
@@ -287,7 +287,9 @@ private final class PipelineCore: @unchecked Sendable {
         if let worker, borrowed {
             worker.run { [self] in work() }
         } else {
-            thread = PipelineThread { [self] in work() }
+            let thread = WorkerThread()
+            thread.submit { [self] in work() }
+            self.thread = thread
         }
     }
 
@@ -517,8 +519,7 @@ private final class EventRing: @unchecked Sendable {
 ///
 /// Memory: one ring, as a document on its own would have (``JSONPipelineOptions``), for the worker's life.
 package final class JSONPipelineWorker: @unchecked Sendable {
-    private let shared = WorkerQueue()
-    private var thread: PipelineThread?
+    private let thread = WorkerThread()
     private var ring: EventRing?
     /// Whether a document holds the ring: set by ``lend(blocks:blockBytes:)``, cleared by ``finishJob()``.
     private var lent = false
@@ -527,9 +528,7 @@ package final class JSONPipelineWorker: @unchecked Sendable {
     package init() {}
 
     deinit {
-        shared.close()
-        thread?.join()
-        ring?.deallocate()
+        ring?.deallocate()  // no document holds the worker (a document keeps it alive), so no job runs
     }
 
     /// The ring, emptied, for a document to use with ``run(_:)``; `nil` while another document holds it.
@@ -552,130 +551,15 @@ package final class JSONPipelineWorker: @unchecked Sendable {
 
     /// Runs `job` (the borrowing document's parse) on the worker's thread.
     fileprivate func run(_ job: @escaping () -> Void) {
-        if thread == nil {
-            let shared = shared
-            thread = PipelineThread { shared.serve() }
-        }
-        shared.submit(job)
+        thread.submit(job)
     }
 
     /// Waits until the job has ended, and takes the ring back.
     fileprivate func finishJob() {
-        shared.awaitIdle()
+        thread.awaitIdle()
         lock.withLock { _ in lent = false }
     }
 
     /// Documents whose parse ran on the worker's thread so far.
-    package var documentsParsed: Int { shared.served }
-}
-
-/// The jobs of a ``JSONPipelineWorker``'s thread, one at a time, behind a pthread mutex.
-private final class WorkerQueue: @unchecked Sendable {
-    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
-    private let changed: UnsafeMutablePointer<pthread_cond_t>
-    // Behind `mutex`.
-    private var job: (() -> Void)?
-    private var busy = false
-    private var closed = false
-    private var jobsDone = 0
-
-    init() {
-        mutex = .allocate(capacity: 1)
-        pthread_mutex_init(mutex, nil)
-        changed = .allocate(capacity: 1)
-        pthread_cond_init(changed, nil)
-    }
-
-    deinit {
-        pthread_cond_destroy(changed)
-        changed.deallocate()
-        pthread_mutex_destroy(mutex)
-        mutex.deallocate()
-    }
-
-    func submit(_ job: @escaping () -> Void) {
-        pthread_mutex_lock(mutex)
-        precondition(!busy, "one document at a time on a pipeline worker")
-        self.job = job
-        busy = true
-        pthread_cond_broadcast(changed)
-        pthread_mutex_unlock(mutex)
-    }
-
-    var served: Int {
-        pthread_mutex_lock(mutex)
-        defer { pthread_mutex_unlock(mutex) }
-        return jobsDone
-    }
-
-    func awaitIdle() {
-        pthread_mutex_lock(mutex)
-        while busy { pthread_cond_wait(changed, mutex) }
-        pthread_mutex_unlock(mutex)
-    }
-
-    func close() {
-        pthread_mutex_lock(mutex)
-        closed = true
-        pthread_cond_broadcast(changed)
-        pthread_mutex_unlock(mutex)
-    }
-
-    /// The thread's loop: each job as it comes, until closed.
-    func serve() {
-        while true {
-            pthread_mutex_lock(mutex)
-            while job == nil && !closed { pthread_cond_wait(changed, mutex) }
-            guard let next = job else {
-                pthread_mutex_unlock(mutex)
-                return
-            }
-            job = nil
-            pthread_mutex_unlock(mutex)
-            next()
-            pthread_mutex_lock(mutex)
-            busy = false
-            jobsDone += 1
-            pthread_cond_broadcast(changed)
-            pthread_mutex_unlock(mutex)
-        }
-    }
-}
-
-/// A joinable pthread running one closure.
-private final class PipelineThread {
-    private var thread: pthread_t
-
-    init(_ body: @escaping () -> Void) {
-        final class Box {
-            let body: () -> Void
-            init(_ body: @escaping () -> Void) { self.body = body }
-        }
-        let box = Unmanaged.passRetained(Box(body)).toOpaque()
-        #if canImport(Glibc)
-            var thread = pthread_t()
-            let result = pthread_create(
-                &thread, nil,
-                { raw in
-                    Unmanaged<Box>.fromOpaque(raw!).takeRetainedValue().body()
-                    return nil
-                }, box)
-            precondition(result == 0, "pthread_create failed: \(result)")
-            self.thread = thread
-        #else
-            var thread: pthread_t?
-            let result = pthread_create(
-                &thread, nil,
-                { raw in
-                    Unmanaged<Box>.fromOpaque(raw).takeRetainedValue().body()
-                    return nil
-                }, box)
-            precondition(result == 0, "pthread_create failed: \(result)")
-            self.thread = thread!
-        #endif
-    }
-
-    func join() {
-        pthread_join(thread, nil)
-    }
+    package var documentsParsed: Int { thread.completed }
 }

@@ -1,0 +1,142 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// A thread of its own that runs the work submitted to it, in order: a large page's parse
+/// (``PipelinedJSONParser``, ``JSONPipelineWorker``) and a fetch lane's exchanges (NotesFetch's
+/// `LaneThread`). Behind a pthread mutex and condition variable, which ThreadSanitizer sees.
+///
+/// The thread starts with the first work and ends with the object, once the work submitted is done (if
+/// the last reference goes on the thread itself, the thread ends on its own).
+package final class WorkerThread: @unchecked Sendable {
+    private let queue = Queue()
+
+    package init() {}
+
+    deinit {
+        guard let thread = queue.close() else { return }
+        if pthread_equal(thread, pthread_self()) != 0 {
+            pthread_detach(thread)
+        } else {
+            pthread_join(thread, nil)
+        }
+    }
+
+    /// Runs `work` on the thread, after the work submitted before it.
+    package func submit(_ work: @escaping () -> Void) {
+        queue.submit(work)
+    }
+
+    /// Waits until every piece of work submitted so far has run.
+    package func awaitIdle() {
+        queue.awaitIdle()
+    }
+
+    /// Pieces of work that have run so far.
+    package var completed: Int { queue.completed }
+
+    /// What the thread holds (it keeps the queue alive while it runs): the work and its counters.
+    private final class Queue: @unchecked Sendable {
+        private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+        private let changed = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
+        // Behind `mutex`.
+        private var work: [() -> Void] = []
+        /// Submitted and not yet run to the end.
+        private var pending = 0
+        private var done = 0
+        private var closed = false
+        private var thread: pthread_t?
+
+        init() {
+            pthread_mutex_init(mutex, nil)
+            pthread_cond_init(changed, nil)
+        }
+
+        deinit {
+            pthread_cond_destroy(changed)
+            changed.deallocate()
+            pthread_mutex_destroy(mutex)
+            mutex.deallocate()
+        }
+
+        func submit(_ item: @escaping () -> Void) {
+            pthread_mutex_lock(mutex)
+            defer { pthread_mutex_unlock(mutex) }
+            precondition(!closed, "work for a closed thread")
+            work.append(item)
+            pending += 1
+            if thread == nil { start() }
+            pthread_cond_broadcast(changed)
+        }
+
+        func awaitIdle() {
+            pthread_mutex_lock(mutex)
+            while pending > 0 { pthread_cond_wait(changed, mutex) }
+            pthread_mutex_unlock(mutex)
+        }
+
+        var completed: Int {
+            pthread_mutex_lock(mutex)
+            defer { pthread_mutex_unlock(mutex) }
+            return done
+        }
+
+        /// Lets the thread end once the work is done. - Returns: The thread, if it started.
+        func close() -> pthread_t? {
+            pthread_mutex_lock(mutex)
+            defer { pthread_mutex_unlock(mutex) }
+            closed = true
+            pthread_cond_broadcast(changed)
+            return thread
+        }
+
+        /// Starts the thread, which holds the queue until it ends; under the mutex.
+        private func start() {
+            let box = Unmanaged.passRetained(self).toOpaque()
+            #if canImport(Glibc)
+                var created = pthread_t()
+                let result = pthread_create(
+                    &created, nil,
+                    { raw in
+                        Unmanaged<Queue>.fromOpaque(raw!).takeRetainedValue().serve()
+                        return nil
+                    }, box)
+                thread = created
+            #else
+                var created: pthread_t?
+                let result = pthread_create(
+                    &created, nil,
+                    { raw in
+                        Unmanaged<Queue>.fromOpaque(raw).takeRetainedValue().serve()
+                        return nil
+                    }, box)
+                thread = created
+            #endif
+            precondition(result == 0, "pthread_create failed: \(result)")
+        }
+
+        /// The thread's loop: the work as it comes, until closed and drained. Each piece is released before
+        /// it counts as done, so what it captured is gone when ``awaitIdle()`` returns.
+        private func serve() {
+            while true {
+                pthread_mutex_lock(mutex)
+                while work.isEmpty && !closed { pthread_cond_wait(changed, mutex) }
+                if work.isEmpty {
+                    pthread_mutex_unlock(mutex)
+                    return
+                }
+                var item: (() -> Void)? = work.removeFirst()
+                pthread_mutex_unlock(mutex)
+                item!()
+                item = nil
+                pthread_mutex_lock(mutex)
+                pending -= 1
+                done += 1
+                pthread_cond_broadcast(changed)
+                pthread_mutex_unlock(mutex)
+            }
+        }
+    }
+}
