@@ -7,7 +7,12 @@ internal import NotesJSON
 ///
 /// The thread starts with the first work and ends with the lane (the last fetcher sharing it).
 final class LaneThread: TaskExecutor, @unchecked Sendable {
-    private let thread = WorkerThread()
+    private let thread: WorkerThread
+
+    /// - Parameter index: The lane's index, in the thread's name (`notes-lane-0`).
+    init(index: Int) {
+        thread = WorkerThread(name: "notes-lane-\(index)")
+    }
 
     /// Runs `work` on the lane's thread, after the work before it.
     func async(_ work: @escaping () -> Void) {

@@ -48,9 +48,15 @@ public final class NotesFetcher: Sendable {
     private struct Lane: Sendable {
         let transport: any HTTPTransport
         /// Runs the lane's exchanges; the sequential walk runs on it too.
-        let thread = LaneThread()
+        let thread: LaneThread
         /// The second thread its pages decode on once past ``PageReception/pipeline``'s threshold.
-        let worker = JSONPipelineWorker()
+        let worker: JSONPipelineWorker
+
+        init(index: Int, transport: any HTTPTransport) {
+            self.transport = transport
+            thread = LaneThread(index: index)
+            worker = JSONPipelineWorker(name: "notes-parse-\(index)")
+        }
     }
 
     /// - Parameters:
@@ -73,7 +79,7 @@ public final class NotesFetcher: Sendable {
         self.environment = environment
         // Lane 0 carries the pages decoded into the run's id set; early requests take lanes 1 and 2 in turn.
         lanes = (0..<max(1, configuration.parallel, configuration.prefetch ? 3 : 1)).map { index in
-            Lane(transport: index == 0 ? transport : moreTransports?() ?? transport)
+            Lane(index: index, transport: index == 0 ? transport : moreTransports?() ?? transport)
         }
         gate = RequestGate(rate: configuration.rate)
         var page = configuration.page

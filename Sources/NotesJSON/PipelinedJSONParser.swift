@@ -287,7 +287,7 @@ private final class PipelineCore: @unchecked Sendable {
         if let worker, borrowed {
             worker.run { [self] in work() }
         } else {
-            let thread = WorkerThread()
+            let thread = WorkerThread(name: "notes-parse")
             thread.submit { [self] in work() }
             self.thread = thread
         }
@@ -519,13 +519,16 @@ private final class EventRing: @unchecked Sendable {
 ///
 /// Memory: one ring, as a document on its own would have (``JSONPipelineOptions``), for the worker's life.
 package final class JSONPipelineWorker: @unchecked Sendable {
-    private let thread = WorkerThread()
+    private let thread: WorkerThread
     private var ring: EventRing?
     /// Whether a document holds the ring: set by ``lend(blocks:blockBytes:)``, cleared by ``finishJob()``.
     private var lent = false
     private let lock = Mutex(())
 
-    package init() {}
+    /// - Parameter name: The thread's name (at most 15 bytes).
+    package init(name: String = "notes-parse") {
+        thread = WorkerThread(name: name)
+    }
 
     deinit {
         ring?.deallocate()  // no document holds the worker (a document keeps it alive), so no job runs

@@ -9,11 +9,16 @@
 /// `LaneThread`). Behind a pthread mutex and condition variable, which ThreadSanitizer sees.
 ///
 /// The thread starts with the first work and ends with the object, once the work submitted is done (if
-/// the last reference goes on the thread itself, the thread ends on its own).
+/// the last reference goes on the thread itself, the thread ends on its own). It carries a name, which
+/// `perf`, `top -H` and a debugger show.
 package final class WorkerThread: @unchecked Sendable {
-    private let queue = Queue()
+    private let queue: Queue
 
-    package init() {}
+    /// - Parameter name: The thread's name, at most 15 bytes (Linux's limit).
+    package init(name: String) {
+        precondition(name.utf8.count <= 15, "a thread name of at most 15 bytes")
+        queue = Queue(name: name)
+    }
 
     deinit {
         guard let thread = queue.close() else { return }
@@ -48,8 +53,10 @@ package final class WorkerThread: @unchecked Sendable {
         private var done = 0
         private var closed = false
         private var thread: pthread_t?
+        private let name: String
 
-        init() {
+        init(name: String) {
+            self.name = name
             pthread_mutex_init(mutex, nil)
             pthread_cond_init(changed, nil)
         }
@@ -120,6 +127,16 @@ package final class WorkerThread: @unchecked Sendable {
         /// The thread's loop: the work as it comes, until closed and drained. Each piece is released before
         /// it counts as done, so what it captured is gone when ``awaitIdle()`` returns.
         private func serve() {
+            #if canImport(Glibc)
+                // pthread_setname_np is a GNU extension Swift's Glibc does not import; this is what it does.
+                let file = open("/proc/thread-self/comm", O_WRONLY)
+                if file >= 0 {
+                    _ = name.withCString { write(file, $0, strlen($0)) }
+                    Glibc.close(file)
+                }
+            #else
+                pthread_setname_np(name)
+            #endif
             while true {
                 pthread_mutex_lock(mutex)
                 while work.isEmpty && !closed { pthread_cond_wait(changed, mutex) }

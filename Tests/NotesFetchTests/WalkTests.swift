@@ -186,8 +186,11 @@ struct WalkTests {
     @Test("A sequential walk's pages run on the thread the walk runs on: no hop to the transport's and back")
     func oneThread() async {
         let threads = Mutex<[pthread_t]>([])
+        let names = Mutex<Set<String>>([])
         let transport = MemoryTransport { request, index in
             threads.withLock { $0.append(pthread_self()) }
+            let name = (try? String(contentsOfFile: "/proc/thread-self/comm", encoding: .utf8)) ?? "?"
+            names.withLock { _ = $0.insert(name.trimmingCharacters(in: .whitespacesAndNewlines)) }
             return .json(
                 #"{"notes": [{"id": "n\#(index)", "title": ""}], "next_cursor": \#(index < 4 ? "\"c\(index)\"" : "null")}"#
             )
@@ -203,6 +206,8 @@ struct WalkTests {
         let all = threads.withLock { $0 } + bodies
         #expect(all.count == 10)
         #expect(all.allSatisfy { pthread_equal($0, all[0]) != 0 }, "the pages and the walk on one thread")
+        // Named, so that perf and a debugger tell it from the concurrency pool's.
+        #expect(names.withLock { $0 } == ["notes-lane-0"])
     }
 
     @Test("--max-pages stops early and says where to go on")
