@@ -229,7 +229,9 @@ private final class PipelineCore: @unchecked Sendable {
     }
 
     func catchUp() {
-        guard ring != nil, failure == nil else { return }
+        // Once the work has ended (finished, or stopped) every block is replayed, and the ring, if it was a
+        // worker's, may already be another document's.
+        guard ring != nil, working, failure == nil else { return }
         do {
             if filling != nil { publish() }
             while replayed < ring!.filled { _ = try replayNext(waiting: true) }

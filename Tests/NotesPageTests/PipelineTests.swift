@@ -327,6 +327,33 @@ struct PipelineTests {
         }
     }
 
+    @Test("A finished page asked for its offset leaves the worker's ring alone, though the next page has it")
+    func finishedPageLetsGo() throws {
+        let worker = JSONPipelineWorker()
+        let ring = JSONPipelineOptions(threshold: 0, blockBytes: 4096, blocks: 3)
+        let first = page(count: 300, seed: 51)
+        let second = page(count: 900, seed: 52)
+        var done = PageDecoder(ids: IDSet(), pipeline: ring, worker: worker)
+        var notes: [Note] = []
+        try done.feed(first, into: &notes)
+        let summary = try done.finish(into: &notes)
+        var next = PageDecoder(ids: IDSet(), pipeline: ring, worker: worker)
+        var nextNotes: [Note] = []
+        let pieces = chunks(second, size: 3000)
+        for (index, piece) in pieces.enumerated() {
+            try next.feed(piece, into: &nextNotes)
+            if index == pieces.count / 2 {
+                let offset = done.offset  // the finished page's: nothing of the next page's may be replayed
+                #expect(offset == first.count && summary.byteCount == first.count)
+            }
+        }
+        _ = try next.finish(into: &nextNotes)
+        #expect(notes.count == 300 && nextNotes.count == 900)
+        let one = trace(pieces, configuration: PageConfiguration(), pipeline: .singleThreaded)
+        #expect(nextNotes.map { String(decoding: $0.json ?? $0.idBytes, as: UTF8.self) } == one.notes)
+        #expect(worker.documentsParsed == 2)
+    }
+
     @Test("A page that finds the worker lent decodes on a thread of its own, and both pages as on one thread")
     func workerLent() throws {
         let worker = JSONPipelineWorker()
