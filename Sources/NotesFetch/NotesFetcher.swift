@@ -239,7 +239,8 @@ public final class NotesFetcher: Sendable {
     ///   - maxNotes: Stop after the page that brings the run's notes to this many, if set.
     ///   - cancellation: Stops the walk at the next chunk.
     ///   - body: Takes each page, its ids committed to `ids`; the walk waits for it. It may throw
-    ///     ``FetchError`` to stop.
+    ///     ``FetchError`` to stop. A sequential walk runs it on the thread its pages run on: it may await
+    ///     anything, but must not block that thread waiting for this fetcher's work.
     /// - Returns: Where the walk stopped: the next page's location, or `nil` when it reached the end.
     public func walk(
         from start: PageLocation,
