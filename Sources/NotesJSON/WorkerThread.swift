@@ -48,8 +48,7 @@ package final class WorkerThread: @unchecked Sendable {
         private let changed = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
         // Behind `mutex`.
         private var work: [() -> Void] = []
-        /// Submitted and not yet run to the end.
-        private var pending = 0
+        private var submitted = 0
         private var done = 0
         private var closed = false
         private var thread: pthread_t?
@@ -73,14 +72,16 @@ package final class WorkerThread: @unchecked Sendable {
             defer { pthread_mutex_unlock(mutex) }
             precondition(!closed, "work for a closed thread")
             work.append(item)
-            pending += 1
+            submitted += 1
             if thread == nil { start() }
             pthread_cond_broadcast(changed)
         }
 
+        /// Waits for the work submitted before the call (not for what others submit meanwhile).
         func awaitIdle() {
             pthread_mutex_lock(mutex)
-            while pending > 0 { pthread_cond_wait(changed, mutex) }
+            let goal = submitted
+            while done < goal { pthread_cond_wait(changed, mutex) }
             pthread_mutex_unlock(mutex)
         }
 
@@ -149,7 +150,6 @@ package final class WorkerThread: @unchecked Sendable {
                 item!()
                 item = nil
                 pthread_mutex_lock(mutex)
-                pending -= 1
                 done += 1
                 pthread_cond_broadcast(changed)
                 pthread_mutex_unlock(mutex)
