@@ -9,13 +9,19 @@
 /// Memory: `inputCapacity` bytes of input; at most one record (24 bytes) per byte of input, plus one per
 /// piece and two more; an arena no larger than the input plus one carried token (`maxTokenBytes`).
 struct EventBlock {
+    /// One piece of the block's input.
+    struct Piece {
+        /// Where it ends in the input.
+        var end: Int
+        /// What the caller's scan found in it, for the parse stage; `nil` where the parsing thread scans.
+        var scanned: ScannedPiece?
+    }
+
     let input: UnsafeMutableRawPointer
     let inputCapacity: Int
     var inputCount = 0
-    /// Where each piece of the input ends: the parser is fed piece by piece, as the caller fed it.
-    var pieceEnds: [Int] = []
-    /// What the caller's scan found in each piece, for the parse stage; `nil` where the parsing thread scans.
-    var scans: [ScannedPiece?] = []
+    /// Each piece of the input, in order: the parser is fed piece by piece, as the caller fed it.
+    var pieces: [Piece] = []
     /// Whether the document ends after this block's input.
     var isLast = false
 
@@ -62,8 +68,7 @@ struct EventBlock {
     /// an unusual stretch of input goes back to it, so the ring's resident size stays small.
     mutating func reset() {
         inputCount = 0
-        pieceEnds.removeAll(keepingCapacity: true)
-        scans.removeAll(keepingCapacity: true)
+        pieces.removeAll(keepingCapacity: true)
         isLast = false
         recordCount = 0
         arenaCount = 0
@@ -82,13 +87,12 @@ struct EventBlock {
 
     /// Copies `bytes` in as the next piece; the caller checked ``room``.
     mutating func append(piece bytes: UnsafeRawBufferPointer, scanned: ScannedPiece?) {
-        scans.append(scanned)
         precondition(bytes.count <= room)
         if let base = bytes.baseAddress, bytes.count > 0 {
             (input + inputCount).copyMemory(from: base, byteCount: bytes.count)
         }
         inputCount += bytes.count
-        pieceEnds.append(inputCount)
+        pieces.append(Piece(end: inputCount, scanned: scanned))
     }
 
     // MARK: - Recording (the parsing thread)

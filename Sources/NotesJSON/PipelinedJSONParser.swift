@@ -219,7 +219,7 @@ private final class PipelineCore: @unchecked Sendable {
             if filling!.pointee.room == 0 { publish() }
             rest = UnsafeRawBufferPointer(rebasing: rest[count...])
         }
-        if scanStage == nil && fed > maxDocumentBytes {
+        if fed > maxDocumentBytes {
             // The parse stops at the cap, if not before: say which in this call, as one thread would.
             catchUp()
             if let failure { throw failure }
@@ -376,13 +376,13 @@ private final class PipelineCore: @unchecked Sendable {
     /// its last block).
     private func parse(_ block: UnsafeMutablePointer<EventBlock>) -> Bool {
         var start = 0
-        for (index, end) in block.pointee.pieceEnds.enumerated() {
+        for piece in block.pointee.pieces {
             do {
-                let piece = UnsafeRawBufferPointer(start: block.pointee.input + start, count: end - start)
-                if let scanned = block.pointee.scans[index] {
-                    try parser.parse(piece: piece, scanned: scanned)
+                let bytes = UnsafeRawBufferPointer(start: block.pointee.input + start, count: piece.end - start)
+                if let scanned = piece.scanned {
+                    try parser.parse(piece: bytes, scanned: scanned)
                 } else {
-                    try parser.feed(piece)
+                    try parser.feed(bytes)
                 }
             } catch {
                 block.pointee.failure = error
@@ -390,7 +390,7 @@ private final class PipelineCore: @unchecked Sendable {
                 return true
             }
             block.pointee.record(.pieceEnd, end: parser.offset)
-            start = end
+            start = piece.end
         }
         guard block.pointee.isLast else { return false }
         do {
