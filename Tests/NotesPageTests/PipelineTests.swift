@@ -199,6 +199,31 @@ struct PipelineTests {
         }
     }
 
+    @Test("Typed notes on two threads: a violation the scan finds stops the very feed that holds it, as on one")
+    func violationStopsItsFeed() {
+        var body = page(count: 1500, seed: 61)
+        let title = Array("\"t900 ".utf8)  // note 900's title, about three fifths in
+        let at = (0...(body.count - title.count)).first { body[$0..<$0 + title.count].elementsEqual(title) }!
+        body.insert(0x80, at: at + title.count)  // a lone continuation byte inside the string
+        let pieces = chunks(body, size: 4096)
+        let configuration = PageConfiguration(keepsJSON: false)  // the scan runs on the caller's thread
+        var outcomes: [(index: Int?, error: PageError?)] = []
+        for pipeline in [.singleThreaded, JSONPipelineOptions(threshold: 0, blockBytes: 4096, blocks: 2)] {
+            var decoder = PageDecoder(configuration: configuration, pipeline: pipeline)
+            var notes: [Note] = []
+            var outcome: (index: Int?, error: PageError?) = (nil, nil)
+            for (index, piece) in pieces.enumerated() {
+                do throws(PageError) { try decoder.feed(piece, into: &notes) } catch {
+                    outcome = (index, error)
+                    break
+                }
+            }
+            outcomes.append(outcome)
+        }
+        #expect(outcomes[0].error?.offset == at + title.count && outcomes[0].index == (at + title.count) / 4096)
+        #expect(outcomes[1].index == outcomes[0].index && outcomes[1].error == outcomes[0].error)
+    }
+
     @Test("The notes cap and the page byte cap hold on two threads")
     func limits() {
         let body = page(count: 2000, seed: 5)
