@@ -93,14 +93,18 @@ let package = Package(
 
         // MARK: - Tests
 
-        /// What the test modules share: starting child processes safely, and running one to its end.
+        /// What the test modules share: starting child processes safely, running one to its end, files and
+        /// sockets that no child is handed.
         .target(name: "TestSupport", path: "Tests/TestSupport", swiftSettings: swiftSettings),
         .testTarget(name: "ArgumentParsingTests", dependencies: ["ArgumentParsing"], swiftSettings: swiftSettings),
-        .testTarget(name: "NotesJSONTests", dependencies: ["NotesJSON", "CJSONBlocks"], swiftSettings: swiftSettings),
-        .testTarget(name: "NotesPageTests", dependencies: ["NotesPage"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "NotesJSONTests", dependencies: ["NotesJSON", "CJSONBlocks", "TestSupport"],
+            swiftSettings: swiftSettings),
+        .testTarget(name: "NotesPageTests", dependencies: ["NotesPage", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(
             name: "NotesFetchTests", dependencies: ["NotesFetch", "TestSupport"], swiftSettings: swiftSettings),
-        .testTarget(name: "NotesScreenTests", dependencies: ["NotesScreen"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "NotesScreenTests", dependencies: ["NotesScreen", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(
             name: "NotesCLITests",
             dependencies: ["NotesCLI", "NotesFetch", "NotesURLSession", "NotesPage", "ArgumentParsing", "TestSupport"],

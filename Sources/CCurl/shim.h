@@ -2,6 +2,8 @@
 #define NOTES_PAGE_CCURL_SHIM_H
 
 #include <curl/curl.h>
+#include <fcntl.h>
+#include <sys/socket.h>
 
 // curl_easy_setopt and curl_easy_getinfo are variadic, which Swift cannot call: these typed wrappers can be.
 
@@ -38,6 +40,24 @@ static inline CURLcode notes_curl_set_prereq_callback(
     CURL *handle, int (*value)(void *, char *, char *, int, int), void *data) {
     CURLcode code = curl_easy_setopt(handle, CURLOPT_PREREQFUNCTION, value);
     return code == CURLE_OK ? curl_easy_setopt(handle, CURLOPT_PREREQDATA, data) : code;
+}
+
+/// Opens libcurl's connections closed on exec: a process that embeds the library and starts a child while a
+/// page is in flight does not hand the child its connection (which would keep it open past its end).
+static inline curl_socket_t notes_curl_open_socket(void *data, curlsocktype purpose, struct curl_sockaddr *address) {
+    (void)data;
+    (void)purpose;
+#ifdef SOCK_CLOEXEC
+    return socket(address->family, address->socktype | SOCK_CLOEXEC, address->protocol);
+#else
+    curl_socket_t descriptor = socket(address->family, address->socktype, address->protocol);
+    if (descriptor != CURL_SOCKET_BAD) fcntl(descriptor, F_SETFD, FD_CLOEXEC);
+    return descriptor;
+#endif
+}
+
+static inline CURLcode notes_curl_open_sockets_closed_on_exec(CURL *handle) {
+    return curl_easy_setopt(handle, CURLOPT_OPENSOCKETFUNCTION, notes_curl_open_socket);
 }
 
 static inline CURLcode notes_curl_get_offset(CURL *handle, CURLINFO info, curl_off_t *value) {

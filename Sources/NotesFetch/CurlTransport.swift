@@ -192,6 +192,7 @@
             notes_curl_set_long(handle, CURLOPT_FOLLOWLOCATION, 0)
             notes_curl_set_long(handle, CURLOPT_NOSIGNAL, 1)
             notes_curl_set_long(handle, CURLOPT_TCP_KEEPALIVE, 1)
+            notes_curl_open_sockets_closed_on_exec(handle)
             notes_curl_set_long(handle, CURLOPT_BUFFERSIZE, 64 << 10)
             notes_curl_set_string(handle, CURLOPT_ACCEPT_ENCODING, "")
             notes_curl_set_string(handle, CURLOPT_USERAGENT, "notes-page/1")

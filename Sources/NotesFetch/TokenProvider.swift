@@ -58,7 +58,7 @@ public struct FileToken: TokenProvider {
     }
 
     public func currentToken() -> Secret? {
-        guard let file = fopen(path, "r") else { return nil }
+        guard let file = fopen(path, "re") else { return nil }
         defer { fclose(file) }
         var bytes = [UInt8](repeating: 0, count: FetchLimits.maxTokenFileBytes + 1)
         let count = fread(&bytes, 1, bytes.count, file)

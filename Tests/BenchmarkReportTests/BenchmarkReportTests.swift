@@ -30,7 +30,7 @@ private struct TemporaryDirectory {
 
     func write(_ name: String, _ json: Any) throws {
         let data = try JSONSerialization.data(withJSONObject: json, options: [.prettyPrinted, .sortedKeys])
-        try data.write(to: URL(fileURLWithPath: path + "/" + name))
+        try Files.write(data, to: path + "/" + name)
     }
 
     func remove() { try? FileManager.default.removeItem(atPath: path) }
@@ -94,7 +94,7 @@ private struct SavedBaseline: Decodable {
     var results: [String: [String: Double]]
 
     init(_ path: String) throws {
-        self = try JSONDecoder().decode(Self.self, from: Data(contentsOf: URL(fileURLWithPath: path)))
+        self = try JSONDecoder().decode(Self.self, from: Files.data(URL(fileURLWithPath: path)))
     }
 
     /// The figure of `metric` for `benchmark` that the report must show.
@@ -114,7 +114,7 @@ private struct SavedBaseline: Decodable {
 /// - Returns: The parsed page.
 @discardableResult
 private func checkReport(_ path: String, baselines: String) throws -> Elements {
-    let data = try Data(contentsOf: URL(fileURLWithPath: path))
+    let data = try Files.data(URL(fileURLWithPath: path))
     let text = String(decoding: data, as: UTF8.self)
     let (parsed, error) = Elements.parse(data)
     let page = try #require(parsed, "the report is not well-formed XML: \(error)")
@@ -284,7 +284,7 @@ struct BenchmarkReportTests {
             "\($0.attributes["data-source"]!) \($0.attributes["data-benchmark"]!): \($0.attributes["data-skipped"]!)"
         }
         #expect(skipped == Array(repeating: "b-second fetch/peer-python: python3 not found on PATH", count: 2))
-        let text = try String(contentsOfFile: report, encoding: .utf8)
+        let text = try Files.text(report)
         #expect(text.contains("2 figures got worse than thresholds.json allows"))
     }
 

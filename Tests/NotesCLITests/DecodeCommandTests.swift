@@ -87,7 +87,7 @@ struct DecodeCommandTests {
 
     @Test("Standard input, ids format")
     func stdinIDs() async throws {
-        let page = try Data(contentsOf: Run.fixtures.appendingPathComponent("cursor-first.json"))
+        let page = try Files.data(Run.fixtures.appendingPathComponent("cursor-first.json"))
         let run = try await Run(["decode", "--format", "ids", "-"], stdin: page)
         #expect(run.status == 0)
         #expect(run.stdout == "a\nb\n")

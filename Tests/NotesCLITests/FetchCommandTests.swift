@@ -223,14 +223,14 @@ struct FetchCommandTests {
             lines.dropFirst().first
                 == "Interrupted after 1 committed page (100 notes). Resume with: notes-page fetch --all --state \(state) -o \(output) \(server.url)"
         )
-        let written = try String(contentsOfFile: output, encoding: .utf8)
+        let written = try Files.text(output)
         #expect(written == String(expected.split(separator: "\n").prefix(100).map { $0 + "\n" }.joined()))
 
         // Resumed: page 2 and page 3 are fetched, page 1 is not fetched again.
         let resumed = try await Run(["fetch", "--all", "--quiet", server.url, "-o", output, "--state", state])
         let log = server.stop()
         #expect(resumed.status == 0, "\(resumed.stderr)")
-        #expect(try String(contentsOfFile: output, encoding: .utf8) == expected)
+        #expect(try Files.text(output) == expected)
         // The server logs a request when its response ends, so the one cut off by the signal may be missing.
         let targets = Self.requests(log)
         let pages = targets.reduce(into: [String]()) { if !$0.contains($1) { $0.append($1) } }
@@ -284,12 +284,12 @@ struct FetchCommandTests {
             #expect(run.status == 0, "\(replay): \(run.stderr)")
         }
         #expect(!kills.isEmpty, "\(replay)")
-        #expect(try String(contentsOfFile: output, encoding: .utf8) == expected, "\(replay)")
+        #expect(try Files.text(output) == expected, "\(replay)")
         // Run again: the state says the run is complete, and nothing is fetched or written twice.
         let again = try await Run(["fetch", "--all", server.url, "-o", output, "--state", state])
         #expect(again.status == 0)
         #expect(again.messages == "Already complete: 250 notes in 3 pages.\n")
-        #expect(try String(contentsOfFile: output, encoding: .utf8) == expected)
+        #expect(try Files.text(output) == expected)
     }
 
     @Test("A local write that fails exits 74 and names the file", arguments: ["-o", "--state"])
@@ -323,7 +323,7 @@ struct FetchCommandTests {
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let file = directory.appendingPathComponent("token").path
-        try "  \(token)\n".write(toFile: file, atomically: true, encoding: .utf8)
+        try Files.write("  \(token)\n", to: file)
         let run = try await Run(["fetch", "--all", server.url, "--format", "ids", "--token-file", file])
         #expect(run.status == 0, "\(run.stderr)")
         #expect(run.stdout.split(separator: "\n").count == 250)

@@ -24,12 +24,12 @@ struct FixtureServerTests {
         for folder in folders.dropFirst() {
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         }
-        try Data().write(to: folders[1].appendingPathComponent("node"))  // a file, not executable
+        try Files.write([], to: folders[1].appendingPathComponent("node").path)  // a file, not executable
         try FileManager.default.createDirectory(
             at: folders[2].appendingPathComponent("node"), withIntermediateDirectories: true)  // a directory
         for folder in folders[3...] {
             let file = folder.appendingPathComponent("node")
-            try Data().write(to: file)
+            try Files.write([], to: file.path)
             try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: file.path)
         }
         let all = folders.map(\.path).joined(separator: ":")

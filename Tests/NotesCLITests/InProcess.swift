@@ -3,6 +3,7 @@ import Foundation
 import NotesFetch
 import NotesPage
 import Synchronization
+import TestSupport
 
 @testable import NotesCLI
 
@@ -140,7 +141,7 @@ struct Scratch {
 
     func path(_ name: String) -> String { url.appendingPathComponent(name).path }
 
-    func read(_ name: String) throws -> String { try String(contentsOfFile: path(name), encoding: .utf8) }
+    func read(_ name: String) throws -> String { try Files.text(path(name)) }
 
     func size(_ name: String) throws -> Int {
         (try FileManager.default.attributesOfItem(atPath: path(name))[.size] as? NSNumber)?.intValue ?? -1
@@ -148,10 +149,7 @@ struct Scratch {
 
     /// Appends `text` to the file `name`, as a write torn by a kill would leave it.
     func append(_ text: String, to name: String) throws {
-        let handle = try FileHandle(forWritingTo: url.appendingPathComponent(name))
-        try handle.seekToEnd()
-        try handle.write(contentsOf: Data(text.utf8))
-        try handle.close()
+        try Files.write(text, to: path(name), append: true)
     }
 
     func remove() { try? FileManager.default.removeItem(at: url) }

@@ -174,7 +174,7 @@ struct PaginationEndToEndTests {
         let bound = ProcessInfo.processInfo.environment["NOTES_SANITIZER"] == "thread" ? 2.0 : 1.0
         #expect(Date().timeIntervalSince(sent) < bound)
         #expect(process.terminationStatus == 130)
-        #expect(try String(contentsOfFile: output, encoding: .utf8).split(separator: "\n").count == 100)
+        #expect(try Files.text(output).split(separator: "\n").count == 100)
     }
 
     @Test("In parallel: Ctrl-C stops every page in flight within a second; the committed prefix resumes exactly")
@@ -215,7 +215,7 @@ struct PaginationEndToEndTests {
 /// Reads the page count of a state file, for tests that wait for a commit.
 enum RunStateProbe {
     static func pages(_ path: String) throws -> Int {
-        let data = try Data(contentsOf: URL(fileURLWithPath: path))
+        let data = try Files.data(URL(fileURLWithPath: path))
         let object = try JSONSerialization.jsonObject(with: data) as? [String: Any]
         return object?["pages"] as? Int ?? 0
     }

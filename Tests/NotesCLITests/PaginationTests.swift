@@ -1,6 +1,7 @@
 import ArgumentParsing
 import Foundation
 import NotesFetch
+import TestSupport
 import Testing
 
 @testable import NotesCLI
@@ -322,8 +323,8 @@ struct PaginationTests {
         )
         #expect(other.requests.isEmpty)
 
-        try #"{"version": 1, "url": "http://127.0.0.1:9/notes", "pages": 1}"#.write(
-            toFile: scratch.path("state.json"), atomically: true, encoding: .utf8)
+        try Files.write(
+            #"{"version": 1, "url": "http://127.0.0.1:9/notes", "pages": 1}"#, to: scratch.path("state.json"))
         let old = try await InProcessRun(files + offset, transport: other)
         #expect(old.status == .ioError)
         #expect(

@@ -169,8 +169,9 @@ struct TestCertificates {
                     + ["-subj", "/CN=\(name) test authority"] + authority)
         }
         try openssl(["req"] + key + ["-keyout", "server.key", "-out", "server.csr", "-subj", "/CN=localhost"])
-        try "subjectAltName=DNS:localhost,IP:127.0.0.1\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\n"
-            .write(to: directory.appendingPathComponent("server.ext"), atomically: true, encoding: .utf8)
+        try Files.write(
+            "subjectAltName=DNS:localhost,IP:127.0.0.1\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\n",
+            to: directory.appendingPathComponent("server.ext").path)
         try openssl([
             "x509", "-req", "-in", "server.csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-set_serial", "7", "-days", "2",
             "-out", "server.pem", "-extfile", "server.ext",

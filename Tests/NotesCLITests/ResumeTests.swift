@@ -1,6 +1,7 @@
 import ArgumentParsing
 import Foundation
 import NotesFetch
+import TestSupport
 import Testing
 
 @testable import NotesCLI
@@ -36,7 +37,7 @@ struct ResumeTests {
         // a half-written temporary state file. None of it is committed.
         try scratch.append(#"{"id":"torn","ti"#, to: "out.ndjson")
         try scratch.append("P\u{7F}\u{05}tor", to: "state.json.journal")
-        try "{\"version\": 1, \"ur".write(toFile: scratch.path("state.json.tmp"), atomically: false, encoding: .utf8)
+        try Files.write("{\"version\": 1, \"ur", to: scratch.path("state.json.tmp"))
 
         // The page whose state was saved is committed; any other step leaves it to be fetched again.
         let committed = step == .state ? page : page - 1

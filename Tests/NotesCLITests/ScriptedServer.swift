@@ -32,12 +32,11 @@ final class ScriptedServer: @unchecked Sendable {
     /// - Parameter script: The actions answering a request, given its head.
     init(_ script: @escaping @Sendable (String) -> [Action]) throws {
         let loopback = try LoopbackListener(backlog: 8)
-        let listener = loopback.socket
         self.listener = loopback
         port = loopback.port
         Thread.detachNewThread { [self] in
             while true {
-                let connection = accept(listener, nil, nil)
+                let connection = loopback.accept()
                 guard connection >= 0 else { return }
                 Thread.detachNewThread { [self] in serve(connection, script) }
             }

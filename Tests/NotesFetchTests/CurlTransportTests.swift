@@ -50,6 +50,36 @@ struct CurlTransportTests {
         }
         #expect(Date().timeIntervalSince(start) < 3)
     }
+
+    @Test("The connection's socket is closed on exec: a child the host process starts meanwhile never holds it")
+    func socketClosedOnExec() throws {
+        let server = try StallingServer(head: "HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\n[")
+        defer { server.close() }
+        let receiver = Receiver(acceptsHead: true) { [port = server.port] in
+            // While the body is open: the descriptors of this process's TCP sockets to the server, with
+            // their flags (O_CLOEXEC is 0o2000000 in /proc's octal).
+            let inodes = Set(
+                try Files.text("/proc/self/net/tcp").split(separator: "\n").dropFirst().compactMap { line in
+                    let fields = line.split(separator: " ")
+                    return fields[2].hasSuffix(String(format: ":%04X", port)) ? "socket:[\(fields[9])]" : nil
+                })
+            return try FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").compactMap { name in
+                guard
+                    let target = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\(name)"),
+                    inodes.contains(target)
+                else { return nil }
+                let info = try Files.text("/proc/self/fdinfo/\(name)").split(separator: "\n")
+                let flags = info.first { $0.hasPrefix("flags:") }.flatMap { Int($0.dropFirst(6).trimmed, radix: 8) }
+                return flags.map { $0 & 0o2000000 != 0 }
+            }
+        }
+        _ = try CurlTransport().perform(
+            HTTPRequest(url: "http://127.0.0.1:\(server.port)/notes", idleTimeout: 10),
+            receiver: receiver,
+            cancellation: CancellationFlag()
+        )
+        #expect(receiver.closedOnExec == [true], "one socket to the server, closed on exec")
+    }
 }
 
 @Suite("CurlTransport's timeouts, in every phase")
@@ -102,17 +132,30 @@ struct CurlTimeoutTests {
 
 private final class Receiver: HTTPResponseReceiver {
     let acceptsHead: Bool
+    /// Run at the first chunk of the body, which then ends the exchange.
+    let inspect: (() throws -> [Bool])?
 
-    init(acceptsHead: Bool) { self.acceptsHead = acceptsHead }
+    init(acceptsHead: Bool, inspect: (() throws -> [Bool])? = nil) {
+        self.acceptsHead = acceptsHead
+        self.inspect = inspect
+    }
 
     func receive(head: HTTPResponseHead) -> Bool { acceptsHead }
 
     private(set) var body: [UInt8] = []
+    /// What `inspect` found about each socket to the server: whether it is closed on exec.
+    private(set) var closedOnExec: [Bool]?
 
     func receive(body chunk: UnsafeRawBufferPointer) -> Bool {
         body += chunk
-        return true
+        guard let inspect else { return true }
+        closedOnExec = (try? inspect()) ?? []
+        return false
     }
+}
+
+extension Substring {
+    fileprivate var trimmed: Substring { drop { $0 == " " || $0 == "\t" } }
 }
 
 /// A loopback server for one connection: it reads the request, writes `head`, then sends nothing more
@@ -127,12 +170,11 @@ private final class StallingServer: @unchecked Sendable {
     ///   - drip: Then written a byte at a time, one every `every` seconds.
     init(head: String, drip: String = "", every: Double = 0) throws {
         let loopback = try LoopbackListener(backlog: 1)
-        let listener = loopback.socket
         self.listener = loopback
         port = loopback.port
         let done = self.done
         Thread.detachNewThread {
-            let connection = accept(listener, nil, nil)
+            let connection = loopback.accept()
             guard connection >= 0 else { return }
             var request: [UInt8] = []
             var buffer = [UInt8](repeating: 0, count: 4096)

@@ -1,5 +1,8 @@
+import Dispatch
 import Foundation
 import NotesPage
+import Synchronization
+import TestSupport
 import Testing
 
 @testable import NotesFetch
@@ -52,13 +55,55 @@ struct TokenProviderTests {
         defer { try? FileManager.default.removeItem(atPath: path) }
         let provider = FileToken(path: path)
         #expect(provider.currentToken() == nil)
-        try "first \n second\n".write(toFile: path, atomically: true, encoding: .utf8)
+        try Files.write("first \n second\n", to: path)
         #expect(provider.currentToken()?.value == "first")
-        try "rotated".write(toFile: path, atomically: true, encoding: .utf8)
+        try Files.write("rotated", to: path)
         #expect(provider.currentToken()?.value == "rotated")
-        try String(repeating: "x", count: FetchLimits.maxTokenFileBytes + 1).write(
-            toFile: path, atomically: true, encoding: .utf8)
+        try Files.write(String(repeating: "x", count: FetchLimits.maxTokenFileBytes + 1), to: path)
         #expect(provider.currentToken() == nil, "a file over the limit gives no token")
+    }
+
+    @Test("A token file is opened closed on exec: a child the host process starts meanwhile never holds it")
+    func fileClosedOnExec() throws {
+        // A FIFO holds the provider inside its read, with the file open, until the test has looked.
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "token-fifo-\(UInt64.random(in: 0...UInt64.max))"
+        ).path
+        try #require(mkfifo(path, 0o600) == 0)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let provider = FileToken(path: path)
+        let read = DispatchSemaphore(value: 0)
+        let token = Mutex<String?>(nil)
+        Thread.detachNewThread {
+            token.withLock { $0 = provider.currentToken()?.value }
+            read.signal()
+        }
+        var writer: Int32 = -1
+        for _ in 0..<500 where writer < 0 {  // ENXIO until the provider has opened its end
+            writer = open(path, O_WRONLY | O_NONBLOCK | O_CLOEXEC)
+            if writer < 0 { usleep(10_000) }
+        }
+        try #require(writer >= 0, "the provider never opened the file")
+        // The provider returns from open(2) a moment after the writer got in: wait for its descriptor.
+        var readers: [Bool] = []
+        for _ in 0..<500 where readers.isEmpty {
+            readers = try FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").compactMap { name -> Bool? in
+                guard (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\(name)")) == path,
+                    let line = try Files.text("/proc/self/fdinfo/\(name)").split(separator: "\n").first(where: {
+                        $0.hasPrefix("flags:")
+                    }),
+                    let flags = Int(line.dropFirst(6).filter { $0 != " " && $0 != "\t" }, radix: 8),
+                    flags & Int(O_ACCMODE) == Int(O_RDONLY)
+                else { return nil }
+                return flags & 0o2000000 != 0
+            }
+            if readers.isEmpty { usleep(10_000) }
+        }
+        _ = "tok\n".utf8CString.withUnsafeBytes { write(writer, $0.baseAddress, 4) }
+        close(writer)
+        #expect(read.wait(timeout: .now() + 10) == .success)
+        #expect(readers == [true], "the provider's one descriptor of the file is closed on exec")
+        #expect(token.withLock { $0 } == "tok")
     }
 
     @Test("An environment variable is read at every request")

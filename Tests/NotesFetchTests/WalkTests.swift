@@ -2,6 +2,7 @@ import Foundation
 import NotesFetch
 import NotesPage
 import Synchronization
+import TestSupport
 import Testing
 
 @Suite("Walking every page")
@@ -189,7 +190,7 @@ struct WalkTests {
         let names = Mutex<Set<String>>([])
         let transport = MemoryTransport { request, index in
             threads.withLock { $0.append(pthread_self()) }
-            let name = (try? String(contentsOfFile: "/proc/thread-self/comm", encoding: .utf8)) ?? "?"
+            let name = (try? Files.text("/proc/thread-self/comm")) ?? "?"
             names.withLock { _ = $0.insert(name.trimmingCharacters(in: .whitespacesAndNewlines)) }
             return .json(
                 #"{"notes": [{"id": "n\#(index)", "title": ""}], "next_cursor": \#(index < 4 ? "\"c\(index)\"" : "null")}"#

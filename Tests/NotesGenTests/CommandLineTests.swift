@@ -1,5 +1,6 @@
 import Foundation
 import NotesGen
+import TestSupport
 import Testing
 
 @Suite("The notes-gen command line")
@@ -157,7 +158,7 @@ struct CommandLineTests {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let path = directory.path("taken")
-        try Data("x".utf8).write(to: URL(fileURLWithPath: path))
+        try Files.write("x", to: path)
         let (status, _, error) = notesGen(["--count", "3", "--out", path])
         #expect(status == 64)
         #expect(error.hasPrefix("Error: Cannot write to '\(path)': Not a directory\n"))

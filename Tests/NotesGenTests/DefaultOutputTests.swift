@@ -73,7 +73,7 @@ struct DefaultOutputTests {
         let manifestPath = directory.path("notes-30") + "/manifest.json"
         #expect(notesGen(["--count", "30"], in: directory).status == 0)
         let generated = try contents(manifestPath)
-        try Data("kept".utf8).write(to: URL(fileURLWithPath: manifestPath))
+        try Files.write("kept", to: manifestPath)
 
         let (status, output, error) = notesGen(["--count", "30", "--seed", "9"], in: directory)
         #expect(status == 73)
@@ -94,7 +94,7 @@ struct DefaultOutputTests {
     func fileInTheWay() throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        try Data("x".utf8).write(to: URL(fileURLWithPath: directory.path("notes-5")))
+        try Files.write("x", to: directory.path("notes-5"))
         let (status, _, error) = notesGen(["--count", "5"], in: directory)
         #expect(status == 73)
         #expect(error.hasPrefix("Error: notes-5/ already exists: "))

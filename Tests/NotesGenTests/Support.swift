@@ -1,6 +1,7 @@
 import Foundation
 import NotesGen
 import NotesPage
+import TestSupport
 import Testing
 
 /// A fresh directory under the system's temporary directory, removed by ``remove()``.
@@ -64,7 +65,7 @@ struct Manifest {
     var pages: [Page]
 
     init(directory: String) throws {
-        let data = try Data(contentsOf: URL(fileURLWithPath: directory).appendingPathComponent("manifest.json"))
+        let data = try Files.data(URL(fileURLWithPath: directory).appendingPathComponent("manifest.json"))
         let object = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
         format = try #require(object["format"] as? String)
         count = try #require(object["count"] as? Int)
@@ -90,7 +91,7 @@ struct Manifest {
 
 /// Reads a file's bytes.
 func contents(_ path: String) throws -> [UInt8] {
-    Array(try Data(contentsOf: URL(fileURLWithPath: path)))
+    Array(try Files.data(URL(fileURLWithPath: path)))
 }
 
 /// Decodes one page body with the project's decoder against the run's `ids`.

@@ -1,5 +1,6 @@
 import Foundation
 import NotesJSON
+import TestSupport
 import Testing
 
 /// The public JSONTestSuite (github.com/nst/JSONTestSuite), read from `../shared/JSONTestSuite` beside the
@@ -18,7 +19,7 @@ enum JSONTestSuite {
     }
 
     static func bytes(_ name: String) -> [UInt8] {
-        Array((try? Data(contentsOf: directory.appendingPathComponent(name))) ?? Data())
+        Array((try? Files.data(directory.appendingPathComponent(name))) ?? Data())
     }
 }
 

@@ -1,6 +1,7 @@
 import Foundation
 import NotesJSON
 import NotesPage
+import TestSupport
 import Testing
 
 /// One case of `Fixtures/contract/cases.json`.
@@ -41,7 +42,7 @@ struct ContractCase: Decodable, CustomTestStringConvertible, Sendable {
 
     var body: [UInt8] {
         let url = repositoryRoot.appendingPathComponent("Fixtures/contract").appendingPathComponent(file)
-        return Array(try! Data(contentsOf: url))
+        return Array(try! Files.data(url))
     }
 
     static let all: [ContractCase] = {
@@ -49,7 +50,7 @@ struct ContractCase: Decodable, CustomTestStringConvertible, Sendable {
         let url = repositoryRoot.appendingPathComponent("Fixtures/contract/cases.json")
         let decoder = JSONDecoder()
         decoder.keyDecodingStrategy = .convertFromSnakeCase
-        return try! decoder.decode(Manifest.self, from: Data(contentsOf: url)).cases
+        return try! decoder.decode(Manifest.self, from: Files.data(url)).cases
     }()
 }
 

@@ -1,6 +1,7 @@
 import Foundation
 import NotesJSON
 import NotesPage
+import TestSupport
 import Testing
 
 /// The inputs in `Fixtures/regressions/`: what the fuzzer (`make fuzz`, `Tools/fuzz/FuzzPage.swift`) once
@@ -96,7 +97,7 @@ struct RegressionTests {
     @Test("The regressions directory holds only readable fixtures and a README")
     func directoryIsReadable() throws {
         for file in Self.files {
-            let data = try Data(contentsOf: Self.directory.appendingPathComponent(file))
+            let data = try Files.data(Self.directory.appendingPathComponent(file))
             #expect(data.count <= 8192, "\(file): the fuzz target never feeds more than 8192 bytes")
         }
     }
@@ -113,7 +114,7 @@ struct RegressionTests {
     @Test("Every regression input decodes alike however it is chunked, and keeps the invariants")
     func agreement() throws {
         for file in Self.files {
-            let body = Array(try Data(contentsOf: Self.directory.appendingPathComponent(file)))
+            let body = Array(try Files.data(Self.directory.appendingPathComponent(file)))
             let hash = Self.fnv1a(body)
             let configuration = Self.configuration(hash: hash)
 

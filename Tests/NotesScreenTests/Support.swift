@@ -3,6 +3,7 @@ import Foundation
 import NotesFetch
 import NotesPage
 import Synchronization
+import TestSupport
 
 @testable import NotesScreen
 
@@ -24,7 +25,7 @@ let onePage = #"{"notes": [{"id": "n1", "title": "one"}], "next_cursor": null}"#
 func contractFixture(_ file: String) -> MemoryTransport.Response {
     let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent()
-    let bytes = Array(try! Data(contentsOf: root.appendingPathComponent("Fixtures/contract/\(file)")))
+    let bytes = Array(try! Files.data(root.appendingPathComponent("Fixtures/contract/\(file)")))
     let type = file.hasSuffix(".html") ? "text/html; charset=utf-8" : "application/json"
     return .reply(HTTPResponseHead(status: 200, headers: [HTTPHeader("Content-Type", type)]), chunks: [bytes])
 }

@@ -53,7 +53,7 @@ public func waitOrKill(_ process: Process, within seconds: Double) -> String? {
     var report = "threads of \(pid):"
     let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
     for task in tasks.sorted() {
-        let channel = (try? String(contentsOfFile: "/proc/\(pid)/task/\(task)/wchan", encoding: .utf8)) ?? "?"
+        let channel = (try? Files.text("/proc/\(pid)/task/\(task)/wchan")) ?? "?"
         report += " \(task) waits in \(channel);"
     }
     if let gdb = executable(named: "gdb", searchPath: ProcessInfo.processInfo.environment["PATH"] ?? "") {

@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 
 /// A TCP socket listening on 127.0.0.1 at a port the system chose, for the tests' scripted servers.
 public struct LoopbackListener: Sendable {
@@ -8,7 +8,7 @@ public struct LoopbackListener: Sendable {
 
     /// - Parameter backlog: Connections the system queues before they are accepted.
     public init(backlog: Int32 = 8) throws {
-        let listener = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let listener = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard listener >= 0 else { throw POSIXError(.EMFILE) }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
@@ -29,9 +29,20 @@ public struct LoopbackListener: Sendable {
         port = Int(UInt16(bigEndian: address.sin_port))
     }
 
+    /// Accepts the next connection (`-1` once closed); like the listener, it is closed on `exec`, so a child
+    /// another test starts meanwhile never holds it.
+    public func accept() -> Int32 { acceptClosedOnExec(socket, nil, nil, Int32(SOCK_CLOEXEC.rawValue)) }
+
     /// Stops listening: a thread blocked in `accept` returns.
     public func close() {
         shutdown(socket, Int32(SHUT_RDWR))
         Glibc.close(socket)
     }
 }
+
+/// `accept4(2)`, which Glibc's module leaves out (it is a GNU extension): the connection comes with
+/// `SOCK_CLOEXEC` set, with no moment in which a child could be handed it.
+private let acceptClosedOnExec = unsafeBitCast(
+    dlsym(nil, "accept4"),  // RTLD_DEFAULT: the process's own libc
+    to: (@convention(c) (Int32, UnsafeMutablePointer<sockaddr>?, UnsafeMutablePointer<socklen_t>?, Int32) -> Int32)
+        .self)
