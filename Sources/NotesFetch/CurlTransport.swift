@@ -5,21 +5,29 @@
 
     // Every curl_* call of the project lives in this file.
 
-    /// The Linux transport: libcurl's easy interface, one handle reused so keep-alive connections carry
-    /// over from page to page.
+    /// The Linux transport: libcurl's multi interface driven on the calling thread, with two easy handles
+    /// whose keep-alive connections carry over from page to page.
     ///
-    /// `curl_easy_perform` runs on the calling thread, and its callbacks hand the head and each chunk of the
-    /// body straight to the receiver: a chunk is decoded before the next is read from the socket, so the
-    /// backpressure is the receiver itself (while it works, the kernel's buffer fills, then TCP pushes back
-    /// on the server) and no body is held beyond libcurl's 64 KiB buffer. (An earlier design read ahead on a
-    /// thread of its own through eight 64 KiB slots; measured, it gained nothing on 1,000-note pages and cost
-    /// a fifth of the time on 100-note pages in thread hand-offs.) When the receiver stops or the request is
-    /// cancelled, the callback returns 0 and the transfer ends; a progress callback checks the cancellation
-    /// flag and the timeouts at least once a second while no data arrives. Redirects are not followed here:
-    /// the fetcher decides, so it can drop credentials.
+    /// `perform` runs the transfer on the calling thread, and libcurl's callbacks hand the head and each
+    /// chunk of the body straight to the receiver: a chunk is decoded before the next is read from the
+    /// socket, so the backpressure is the receiver itself (while it works, the kernel's buffer fills, then
+    /// TCP pushes back on the server) and no body is held beyond libcurl's 64 KiB buffer. (An earlier design
+    /// read ahead on a thread of its own through eight 64 KiB slots; measured, it gained nothing on
+    /// 1,000-note pages and cost a fifth of the time on 100-note pages in thread hand-offs.) When the
+    /// receiver stops or the request is cancelled, the callback returns 0 and the transfer ends; a progress
+    /// callback checks the cancellation flag and the timeouts at least once a second while no data arrives.
+    /// Redirects are not followed here: the fetcher decides, so it can drop credentials.
     ///
-    /// Requests on one transport run one at a time (a lock guards the handle, which is why the class can be
-    /// `@unchecked Sendable`); use one transport per concurrent walk.
+    /// **The next request, early.** A receiver that reads the next request off a chunk
+    /// (``HTTPResponseReceiver/nextRequest(peekingAt:)``) has it sent on the second handle before that chunk
+    /// is decoded: the server prepares the next page while this one decodes. That exchange then waits, its
+    /// head kept and its body paused at the first chunk (one chunk in libcurl's buffer; the rest stays in
+    /// the socket), until a `perform` of an equal request takes it over, or any other `perform` drops it
+    /// (its connection closed). A response with a `Content-Encoding` is refused while it waits (a paused
+    /// inflate could grow past any cap): that request is made again when its turn comes.
+    ///
+    /// Requests on one transport run one at a time (a lock guards the handles, which is why the class can
+    /// be `@unchecked Sendable`); use one transport per concurrent walk.
     public final class CurlTransport: HTTPTransport, @unchecked Sendable {
         /// What the transport is set up with, beyond each request's own timeouts.
         public struct Configuration: Sendable, Hashable {
@@ -33,12 +41,12 @@
 
         public let configuration: Configuration
         private let lock = Mutex(())
-        private let easy: EasyHandle
+        private let session: Session
 
         public init(configuration: Configuration = Configuration()) {
             _ = Self.globalInit
             self.configuration = configuration
-            easy = EasyHandle()
+            session = Session()
         }
 
         private static let globalInit: Void = {
@@ -49,25 +57,144 @@
             throws(TransportError) -> Bool
         {
             try lock.withLock { _ throws(TransportError) in
-                let exchange = Exchange(receiver: receiver, cancellation: cancellation, request: request)
-                return try easy.perform(request, exchange, configuration: configuration)
+                try session.perform(
+                    request, receiver: receiver, cancellation: cancellation, configuration: configuration)
             }
+        }
+
+        /// Requests sent early that a later `perform` took over, and those dropped unused.
+        package var earlyRequests: (taken: Int, dropped: Int) {
+            lock.withLock { _ in (session.earlyTaken, session.earlyDropped) }
+        }
+    }
+
+    /// The multi handle, its two easy handles, and the exchange sent early, if any.
+    private final class Session {
+        private let multi: UnsafeMutableRawPointer
+        private let handles = [EasyHandle(), EasyHandle()]
+        private var early: (request: HTTPRequest, handle: EasyHandle, exchange: Exchange)?
+        /// How each exchange that ended while another ran ended, by handle.
+        private var ended: [ObjectIdentifier: CURLcode] = [:]
+        private(set) var earlyTaken = 0
+        private(set) var earlyDropped = 0
+
+        init() {
+            guard let multi = curl_multi_init() else { fatalError("curl_multi_init failed") }
+            self.multi = multi
+        }
+
+        deinit {
+            if let early { curl_multi_remove_handle(multi, early.handle.handle) }
+            curl_multi_cleanup(multi)
+        }
+
+        func perform(
+            _ request: HTTPRequest, receiver: any HTTPResponseReceiver, cancellation: CancellationFlag,
+            configuration: CurlTransport.Configuration
+        ) throws(TransportError) -> Bool {
+            let handle: EasyHandle
+            let exchange: Exchange
+            if let early, early.request == request, !early.exchange.refused {
+                self.early = nil
+                earlyTaken += 1
+                handle = early.handle
+                exchange = early.exchange
+                exchange.take(receiver: receiver, cancellation: cancellation, meter: request.meter)
+                if exchange.headDelivered, !receiver.receive(head: exchange.head) {
+                    exchange.stopped = true
+                } else if exchange.paused {
+                    exchange.paused = false
+                    curl_easy_pause(handle.handle, CURLPAUSE_CONT)  // the held chunk comes again, now taken
+                }
+            } else {
+                dropEarly()
+                handle = handles[0]
+                exchange = Exchange(receiver: receiver, cancellation: cancellation, request: request)
+                handle.configure(request, exchange, configuration: configuration)
+                curl_multi_add_handle(multi, handle.handle)
+            }
+            let code = exchange.stopped ? CURLE_WRITE_ERROR : run(handle, exchange, configuration: configuration)
+            curl_multi_remove_handle(multi, handle.handle)
+            ended[ObjectIdentifier(handle)] = nil
+            return try handle.outcome(code, exchange)
+        }
+
+        /// Drives every transfer until `handle`'s ends; sends a next request as soon as a chunk names it.
+        private func run(_ handle: EasyHandle, _ exchange: Exchange, configuration: CurlTransport.Configuration)
+            -> CURLcode
+        {
+            while true {
+                if let code = ended[ObjectIdentifier(handle)] { return code }
+                var running: Int32 = 0
+                curl_multi_perform(multi, &running)
+                var queued: Int32 = 0
+                while let message = curl_multi_info_read(multi, &queued) {
+                    guard message.pointee.msg == CURLMSG_DONE, let easy = message.pointee.easy_handle,
+                        let done = handles.first(where: { $0.handle == easy })
+                    else { continue }
+                    ended[ObjectIdentifier(done)] = message.pointee.data.result
+                }
+                if let next = exchange.nextRequest {
+                    // The chunk that named it was held back: send the request, then take the chunk.
+                    exchange.nextRequest = nil
+                    sendEarly(next, besides: handle, configuration: configuration)
+                    curl_easy_pause(handle.handle, CURLPAUSE_CONT)
+                    continue
+                }
+                if ended[ObjectIdentifier(handle)] == nil {
+                    curl_multi_poll(multi, nil, 0, 250, nil)
+                }
+            }
+        }
+
+        private func sendEarly(
+            _ request: HTTPRequest, besides current: EasyHandle, configuration: CurlTransport.Configuration
+        ) {
+            dropEarly()
+            guard let handle = handles.first(where: { $0 !== current }) else { return }
+            let exchange = Exchange(receiver: nil, cancellation: CancellationFlag(), request: request)
+            handle.configure(request, exchange, configuration: configuration)
+            ended[ObjectIdentifier(handle)] = nil
+            curl_multi_add_handle(multi, handle.handle)
+            early = (request, handle, exchange)
+            var running: Int32 = 0
+            curl_multi_perform(multi, &running)  // out now, on a kept-alive connection if there is one
+        }
+
+        /// Ends the exchange sent early, if any: nobody asked for it.
+        private func dropEarly() {
+            guard let early else { return }
+            self.early = nil
+            earlyDropped += 1
+            curl_multi_remove_handle(multi, early.handle.handle)
+            ended[ObjectIdentifier(early.handle)] = nil
         }
     }
 
     /// What the callbacks see of one request.
     private final class Exchange {
-        let receiver: any HTTPResponseReceiver
-        let cancellation: CancellationFlag
+        /// `nil` while the exchange was sent early and nobody has taken it over yet.
+        private(set) var receiver: (any HTTPResponseReceiver)?
+        private(set) var cancellation: CancellationFlag
         var status = 0
         var headers: [HTTPHeader] = []
         var headerBytes = 0
+        /// The head has come whole (and gone to the receiver, if there was one).
         var headDelivered = false
+        private(set) var head = HTTPResponseHead(status: 0)
         /// The receiver returned `false`.
         var stopped = false
         /// Counts every time the request goes out, libcurl's own re-send on a dead kept-alive connection
         /// included.
-        let meter: ExchangeMeter?
+        private(set) var meter: ExchangeMeter?
+        /// Whether each chunk is shown to the receiver for the next request, before it is taken.
+        private var peeks = true
+        /// The next request a chunk named; that chunk was held back (paused) until it is sent.
+        var nextRequest: HTTPRequest?
+        /// Sent early: its first chunk is held (paused) until the exchange is taken over.
+        var paused = false
+        /// Sent early, and refused while it waited (a Content-Encoding): not to be taken over.
+        private(set) var refused = false
         /// Monotonic nanoseconds: when the exchange started, and when a byte last arrived (or the receiver
         /// last took one: a slow receiver is not an idle server).
         let started = DispatchTime.now().uptimeNanoseconds
@@ -79,14 +206,26 @@
         /// Why the progress callback ended the exchange on time.
         var timedOut: String?
 
-        init(receiver: any HTTPResponseReceiver, cancellation: CancellationFlag, request: HTTPRequest) {
+        /// - Parameter receiver: `nil` for a request sent early, which counts its sends on a meter of its own
+        ///   until it is taken over.
+        init(receiver: (any HTTPResponseReceiver)?, cancellation: CancellationFlag, request: HTTPRequest) {
             self.receiver = receiver
             self.cancellation = cancellation
-            meter = request.meter
+            meter = receiver == nil ? ExchangeMeter() : request.meter
             idleTimeout = request.idleTimeout
             totalTimeout = request.totalTimeout
             idleLimit = UInt64(max(0.001, request.idleTimeout) * 1e9)
             totalLimit = UInt64(max(0.001, request.totalTimeout) * 1e9)
+        }
+
+        /// A `perform` takes over the exchange sent early: the sends counted so far are its request's, and the
+        /// idle clock starts now (the exchange waited for no fault of the server).
+        func take(receiver: any HTTPResponseReceiver, cancellation: CancellationFlag, meter: ExchangeMeter?) {
+            if let meter, let own = self.meter { meter.sent(own.sendCount) }
+            self.meter = meter
+            self.receiver = receiver
+            self.cancellation = cancellation
+            active()
         }
 
         /// `1.5`, or `2` for a whole number.
@@ -127,7 +266,13 @@
             if text.isEmpty {
                 if (100..<200).contains(status) { return true }  // an interim response: the real one follows
                 headDelivered = true
-                if !receiver.receive(head: HTTPResponseHead(status: status, headers: headers)) {
+                head = HTTPResponseHead(status: status, headers: headers)
+                guard let receiver else {
+                    let encoding = head.value(of: "Content-Encoding")?.trimming(" \t").lowercased() ?? "identity"
+                    refused = encoding != "identity"
+                    return !refused
+                }
+                if !receiver.receive(head: head) {
                     stopped = true
                     return false
                 }
@@ -144,20 +289,31 @@
             return true
         }
 
-        func body(_ chunk: UnsafeRawBufferPointer) -> Bool {
-            if cancellation.isCancelled { return false }
+        /// What the write callback returns: the chunk's length once taken, 0 to end the transfer, or
+        /// `CURL_WRITEFUNC_PAUSE` to have libcurl hold the chunk and give it again when unpaused.
+        func body(_ chunk: UnsafeRawBufferPointer) -> Int {
+            guard let receiver else {
+                paused = true
+                return Int(CURL_WRITEFUNC_PAUSE)
+            }
+            if cancellation.isCancelled { return 0 }
+            if peeks, let next = receiver.nextRequest(peekingAt: chunk) {
+                peeks = false
+                nextRequest = next
+                return Int(CURL_WRITEFUNC_PAUSE)
+            }
             defer { active() }
             if !receiver.receive(body: chunk) {
                 stopped = true
-                return false
+                return 0
             }
-            return true
+            return chunk.count
         }
     }
 
     /// The one owner of a `CURL *` easy handle: created in `init`, cleaned up exactly once in `deinit`.
-    private struct EasyHandle: ~Copyable {
-        private let handle: UnsafeMutableRawPointer
+    private final class EasyHandle {
+        let handle: UnsafeMutableRawPointer
         private let errorBuffer: UnsafeMutablePointer<CChar>
 
         init() {
@@ -169,18 +325,22 @@
 
         deinit {
             curl_easy_cleanup(handle)
+            curl_slist_free_all(headerList)
             errorBuffer.deallocate()
         }
 
-        func perform(_ request: HTTPRequest, _ exchange: Exchange, configuration: CurlTransport.Configuration)
-            throws(TransportError) -> Bool
-        {
-            var headerList: UnsafeMutablePointer<curl_slist>?
+        /// The request's header list, kept until the next request on this handle (libcurl reads it while the
+        /// request goes out, which may be after `configure` returns).
+        private var headerList: UnsafeMutablePointer<curl_slist>?
+
+        /// Sets the handle up for `request`, its callbacks pointed at `exchange`.
+        func configure(_ request: HTTPRequest, _ exchange: Exchange, configuration: CurlTransport.Configuration) {
+            curl_slist_free_all(headerList)
+            headerList = nil
             for header in request.headers {
                 headerList = curl_slist_append(headerList, "\(header.name): \(header.value)")
             }
             headerList = curl_slist_append(headerList, "Accept: application/json")
-            defer { curl_slist_free_all(headerList) }
 
             let context = Unmanaged.passUnretained(exchange).toOpaque()
             let timeout = max(1, Int(request.idleTimeout.rounded(.up)))
@@ -204,7 +364,7 @@
             notes_curl_set_long(handle, CURLOPT_SSL_VERIFYPEER, 1)
             notes_curl_set_long(handle, CURLOPT_SSL_VERIFYHOST, 2)
             // Every request that goes out is counted, a re-send on a dead connection included.
-            notes_curl_set_prereq_callback(handle, request.meter == nil ? nil : prereqCallback, context)
+            notes_curl_set_prereq_callback(handle, exchange.meter == nil ? nil : prereqCallback, context)
             notes_curl_set_pointer(handle, CURLOPT_ERRORBUFFER, errorBuffer)
             notes_curl_set_data_callback(handle, CURLOPT_HEADERFUNCTION, headerCallback)
             notes_curl_set_pointer(handle, CURLOPT_HEADERDATA, context)
@@ -213,8 +373,10 @@
             notes_curl_set_long(handle, CURLOPT_NOPROGRESS, 0)
             notes_curl_set_progress_callback(handle, progressCallback)
             notes_curl_set_pointer(handle, CURLOPT_XFERINFODATA, context)
+        }
 
-            let code = curl_easy_perform(handle)
+        /// What the ended transfer means: `true` when whole, `false` when the receiver stopped it.
+        func outcome(_ code: CURLcode, _ exchange: Exchange) throws(TransportError) -> Bool {
             var wireBytes: curl_off_t = 0
             if notes_curl_get_offset(handle, CURLINFO_SIZE_DOWNLOAD_T, &wireBytes) == CURLE_OK {
                 exchange.meter?.received(wireBytes: Int(wireBytes))
@@ -258,9 +420,7 @@
     }
 
     private let writeCallback: curl_write_callback = { data, size, count, context in
-        let length = size * count
-        let chunk = UnsafeRawBufferPointer(start: data, count: length)
-        return exchange(context).body(chunk) ? length : 0
+        exchange(context).body(UnsafeRawBufferPointer(start: data, count: size * count))
     }
 
     /// `curl_prereq_callback`, spelled out: libcurl's headers before 7.80 do not name it.
@@ -276,6 +436,7 @@
 
     private let progressCallback: curl_xferinfo_callback = { context, _, _, _, _ in
         let exchange = exchange(context)
+        if exchange.receiver == nil { return 0 }  // sent early: its clock starts when it is taken over
         if exchange.cancellation.isCancelled { return 1 }
         if exchange.outOfTime() { return 1 }
         return 0

@@ -116,6 +116,15 @@ public struct HTTPResponseHead: Sendable, Hashable {
 public protocol HTTPResponseReceiver: AnyObject {
     func receive(head: HTTPResponseHead) -> Bool
     func receive(body chunk: UnsafeRawBufferPointer) -> Bool
+    /// Shown each chunk of the body before ``receive(body:)``: the request that will follow this one, if
+    /// the chunk tells (a next cursor at the end of the body). A transport that can send it at once does,
+    /// while this response is still being taken; a later ``HTTPTransport/perform(_:receiver:cancellation:)``
+    /// of an equal request takes over that exchange. `nil` by default.
+    func nextRequest(peekingAt chunk: UnsafeRawBufferPointer) -> HTTPRequest?
+}
+
+extension HTTPResponseReceiver {
+    public func nextRequest(peekingAt chunk: UnsafeRawBufferPointer) -> HTTPRequest? { nil }
 }
 
 /// Why an exchange failed: all but ``Kind/cancelled`` and ``Kind/tls`` are worth a retry.

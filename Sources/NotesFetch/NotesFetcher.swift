@@ -142,7 +142,8 @@ public final class NotesFetcher: Sendable {
         ids: IDSet,
         cancellation: CancellationFlag,
         lane: Int,
-        early: (@Sendable (PageLocation) -> Void)? = nil
+        early: (@Sendable (PageLocation) -> Void)? = nil,
+        guessesNext: Bool = false
     ) async throws(FetchError) -> FetchedPage {
         let url = locator.url(for: location)
         if let problem = configuration.credentialProblem(endpoint: locator.endpoint) {
@@ -166,7 +167,7 @@ public final class NotesFetcher: Sendable {
             let outcome = await withTaskCancellationHandler {
                 await attemptPage(
                     url: url, ids: ids, cancellation: cancellation, lane: lanes[lane % lanes.count], early: early,
-                    meter: meter, fresh: fresh)
+                    guessesNext: guessesNext, meter: meter, fresh: fresh)
             } onCancel: {
                 cancellation.cancel()
             }
@@ -306,9 +307,15 @@ public final class NotesFetcher: Sendable {
                 }
                 page = try checked.get()
             } else {
+                // The next page's request goes out as soon as this page's last chunk names it (lane 0's
+                // transport holds it until the next iteration asks for that page): not past --max-pages, nor
+                // while auto may still move to pages in parallel.
+                let guessesNext =
+                    prefetch != nil && (configuration.parallel <= 1 || pages >= 2)
+                    && (maxPages.map { pages + 2 <= $0 } ?? true)
                 page = try await fetchPage(
                     location, number: number, ids: ids, cancellation: cancellation, lane: 0,
-                    early: prefetch?.earlyHandler(for: number))
+                    early: prefetch?.earlyHandler(for: number), guessesNext: guessesNext)
             }
             // A page whose next link loops is refused whole, so that a resumed run meets the same error.
             if let next = page.next {
@@ -374,7 +381,7 @@ public final class NotesFetcher: Sendable {
     /// One attempt at a page, following redirects, on the transport queue.
     private func attemptPage(
         url: String, ids: IDSet, cancellation: CancellationFlag, lane: Lane, early: (@Sendable (PageLocation) -> Void)?,
-        meter: ExchangeMeter, fresh: Bool
+        guessesNext: Bool, meter: ExchangeMeter, fresh: Bool
     ) async -> Outcome {
         let ids = UnsafeTransfer(ids)
         return await withCheckedContinuation { continuation in
@@ -382,35 +389,43 @@ public final class NotesFetcher: Sendable {
                 continuation.resume(
                     returning: performPage(
                         url: url, ids: ids.value, cancellation: cancellation, transport: lane.transport,
-                        worker: lane.worker, early: early, meter: meter, fresh: fresh))
+                        worker: lane.worker, early: early, guessesNext: guessesNext, meter: meter, fresh: fresh))
             }
         }
     }
 
     private func performPage(
         url: String, ids: IDSet, cancellation: CancellationFlag, transport: any HTTPTransport,
-        worker: JSONPipelineWorker, early: (@Sendable (PageLocation) -> Void)?, meter: ExchangeMeter, fresh: Bool
+        worker: JSONPipelineWorker, early: (@Sendable (PageLocation) -> Void)?, guessesNext: Bool,
+        meter: ExchangeMeter, fresh: Bool
     ) -> Outcome {
         var url = url
         var redirects = 0
         while true {
-            // Credentials go to the endpoint's origin only: the token, and headers that carry credentials.
-            let sameOrigin = isSameOrigin(url)
-            var headers = configuration.headers.filter { sameOrigin || !FetchConfiguration.isCredential($0) }
-            if sameOrigin, let token = configuration.token?.currentToken() {
-                headers.append(HTTPHeader("Authorization", "Bearer \(token.value)"))
-            }
             // Only the first request of an attempt counts its sends (redirects are not attempts); the page's
             // bytes on the wire are those of the last response.
             let hop = ExchangeMeter()
             let isFirst = redirects == 0
-            let request = HTTPRequest(
-                url: url, headers: headers, idleTimeout: configuration.idleTimeout,
-                totalTimeout: configuration.pageTimeout, freshConnection: fresh, meter: hop)
+            let request = request(for: url, fresh: fresh, meter: hop)
             defer {
                 if isFirst { meter.sent(hop.sendCount) }
             }
             let reception = PageReception(configuration: page, ids: ids, worker: worker)
+            if guessesNext {
+                let pageURL = url
+                reception.guess = { [self] head, value in
+                    // Not while a rate is kept or a limit waited out, nor after a head that spent the limit.
+                    let now = environment.now()
+                    guard gate.isOpen(at: now), !(RateLimit.wait(head, now: now).map { $0 > 0 } ?? false),
+                        let next = locator.pagination.earlyNext(
+                            head: head, nextValue: .some(value), url: pageURL, endpoint: locator.endpoint)
+                    else { return nil }
+                    let nextURL = locator.url(for: next)
+                    guard FetchLimits.urlProblem(nextURL) == nil else { return nil }
+                    // As the next page's first attempt will make it, so that it takes this exchange over.
+                    return self.request(for: nextURL, fresh: configuration.retries == 0, meter: nil)
+                }
+            }
             if let early {
                 let pagination = locator.pagination
                 let endpoint = locator.endpoint
@@ -468,6 +483,19 @@ public final class NotesFetcher: Sendable {
             }
         }
     }
+
+    /// The request for `url`: credentials go to the endpoint's origin only (the token, and headers that
+    /// carry credentials).
+    private func request(for url: String, fresh: Bool, meter: ExchangeMeter?) -> HTTPRequest {
+        let sameOrigin = isSameOrigin(url)
+        var headers = configuration.headers.filter { sameOrigin || !FetchConfiguration.isCredential($0) }
+        if sameOrigin, let token = configuration.token?.currentToken() {
+            headers.append(HTTPHeader("Authorization", "Bearer \(token.value)"))
+        }
+        return HTTPRequest(
+            url: url, headers: headers, idleTimeout: configuration.idleTimeout,
+            totalTimeout: configuration.pageTimeout, freshConnection: fresh, meter: meter)
+    }
 }
 
 /// Receives one response: checks the head before any byte of the body, then feeds the decoder chunk by
@@ -481,11 +509,17 @@ private final class PageReception: HTTPResponseReceiver {
     var problem: FetchError.Code?
     /// Told the head and then the next value once read, until it returns `true` (the next page is known).
     var early: ((HTTPResponseHead, String??) -> Bool)?
+    /// Makes the next page's request from a next value read off the bytes (``NextGuess``), before the
+    /// chunk that holds it is decoded; set for the pages of a walk in sequence, cleared once used.
+    var guess: ((HTTPResponseHead, String) -> HTTPRequest?)?
+    /// The last key of the next value's path, which ``NextGuess`` looks for.
+    private let nextKey: [UInt8]
 
     init(configuration: PageConfiguration, ids: IDSet, worker: JSONPipelineWorker) {
         decoder = PageDecoder(
             configuration: configuration, ids: ids, commitsIDs: false, pipeline: Self.pipeline, worker: worker)
         limit = configuration.limits.maxDocumentBytes
+        nextKey = configuration.nextPath.components.last ?? []
     }
 
     /// How a page shares its lane's second thread: from its first byte when its `Content-Length` says it
@@ -512,8 +546,17 @@ private final class PageReception: HTTPResponseReceiver {
             let encoding = head.value(of: "Content-Encoding")?.trimming(" \t").lowercased() ?? "identity"
             if encoding == "identity" { decoder.announce(byteCount: length) }
         }
-        if let early, early(head, nil) { self.early = nil }
+        if let early, early(head, nil) {
+            self.early = nil
+            guess = nil  // requested early from its head already
+        }
         return true
+    }
+
+    func nextRequest(peekingAt chunk: UnsafeRawBufferPointer) -> HTTPRequest? {
+        guard let guess, let head, let value = NextGuess.value(after: nextKey, in: chunk) else { return nil }
+        self.guess = nil
+        return guess(head, value)
     }
 
     func receive(body chunk: UnsafeRawBufferPointer) -> Bool {
@@ -521,6 +564,7 @@ private final class PageReception: HTTPResponseReceiver {
             try decoder.feed(chunk, into: &notes)
             if let early, decoder.hasReadNextBeforeItems, let head {
                 self.early = nil
+                guess = nil
                 _ = early(head, .some(decoder.nextCursorRead))
             }
             return true

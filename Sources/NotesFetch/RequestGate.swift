@@ -20,6 +20,11 @@ final class RequestGate: Sendable {
         state.withLock { $0.notBefore = max($0.notBefore, time) }
     }
 
+    /// Whether a request may start at `now` without waiting: no rate to keep and no limit to wait out.
+    func isOpen(at now: Double) -> Bool {
+        rate == nil && state.withLock { $0.notBefore <= now }
+    }
+
     /// Waits until a request may start, and takes its slot.
     /// - Throws: When the task is cancelled while waiting.
     func pass(environment: FetchEnvironment) async throws {

@@ -18,6 +18,9 @@ final class ScriptedServer: @unchecked Sendable {
         case close
         /// Keeps the connection open, silent, until the server is closed.
         case hold
+        /// Waits (up to 5 s) until the condition holds, given the request heads so far and how many
+        /// requests have been answered whole.
+        case waitUntil(@Sendable (_ requests: [String], _ answered: Int) -> Bool)
     }
 
     let port: Int
@@ -25,6 +28,7 @@ final class ScriptedServer: @unchecked Sendable {
     private let listener: LoopbackListener
     private let closed = DispatchSemaphore(value: 0)
     private let heads = Mutex<[String]>([])
+    private let answered = Mutex(0)
 
     /// Every request head the server read, in order (request line and fields, without the blank line).
     var requests: [String] { heads.withLock { $0 } }
@@ -83,8 +87,14 @@ final class ScriptedServer: @unchecked Sendable {
                     closed.signal()
                     Glibc.close(connection)
                     return
+                case .waitUntil(let condition):
+                    let deadline = DispatchTime.now() + 5
+                    while !condition(requests, answered.withLock { $0 }), DispatchTime.now() < deadline {
+                        usleep(1_000)
+                    }
                 }
             }
+            answered.withLock { $0 += 1 }
         }
     }
 

@@ -117,3 +117,35 @@ struct TokenProviderTests {
         #expect(provider.currentToken() == nil)
     }
 }
+
+/// The next value read off a page's last bytes, before the decoder gets there.
+@Suite("The next value, guessed from the bytes")
+struct NextGuessTests {
+    func guess(_ text: String, key: String = "next_cursor") -> String? {
+        Array(text.utf8).withUnsafeBytes { NextGuess.value(after: Array(key.utf8), in: $0) }
+    }
+
+    @Test("A string or number after the key at the end of the document is read; braces and spaces may follow")
+    func read() {
+        #expect(guess(#"{"notes":[],"next_cursor":"c2=="}"#) == "c2==")
+        #expect(guess(#"{"notes":[] , "next_cursor" : 17 }"# + "\n") == "17")
+        #expect(guess(#"{"notes":[],"meta":{"next_cursor":"x"}}"#) == "x")
+        #expect(guess(#"{"next_cursor":"héllo"}"#) == "héllo")
+        #expect(
+            guess(#"{"notes":[],"next":"https://api.example/n?after=9"}"#, key: "next")
+                == "https://api.example/n?after=9")
+    }
+
+    @Test("Anything else gives no guess: null, an escape, another key, a value not at the end, a cut document")
+    func none() {
+        #expect(guess(#"{"notes":[],"next_cursor":null}"#) == nil)
+        #expect(guess(#"{"notes":[],"next_cursor":"a\/b"}"#) == nil)
+        #expect(guess(#"{"notes":[],"cursor":"c"}"#) == nil)
+        #expect(guess(#"{"next_cursor":"c","notes":[]}"#) == nil)
+        #expect(guess(#"{"notes":[],"next_cursor":"c"#) == nil)
+        #expect(guess(#"{"notes":[],"next_cursor":"c"],"#) == nil)
+        #expect(guess(#"["next_cursor":"c"}"#) == nil, "a key follows { or ,")
+        #expect(guess(#"}"#) == nil)
+        #expect(guess("") == nil)
+    }
+}

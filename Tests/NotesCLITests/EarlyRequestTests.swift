@@ -1,0 +1,176 @@
+import Dispatch
+import Foundation
+import NotesFetch
+import Synchronization
+import TestSupport
+import Testing
+
+/// CurlTransport's next request sent early: out before the chunk that names it is taken, taken over by an
+/// equal request, dropped otherwise, and refused while it waits if it is compressed.
+@Suite("The next request, sent early")
+struct EarlyRequestTests {
+    static let first = #"{"notes":[{"id":"a"}],"next_cursor":"b"}"#
+    static let second = #"{"notes":[{"id":"b"}],"next_cursor":null}"#
+    static let other = #"{"notes":[{"id":"c"}],"next_cursor":null}"#
+
+    /// Answers /a, /b and /c; /b with a Content-Encoding the first `encodedTimes` times. /a's body comes in
+    /// two parts, the second once /b has been answered (or after 5 s); `answeredFirst` says whether it was.
+    fileprivate static func server(encodedTimes: Int = 0, answeredFirst: Flag? = nil) throws -> ScriptedServer {
+        let encoded = Mutex(encodedTimes)
+        let response = ScriptedServer.json(first)
+        let split = response.index(response.endIndex, offsetBy: -12)
+        return try ScriptedServer { head in
+            if head.hasPrefix("GET /a ") {
+                return [
+                    .send(String(response[..<split])),
+                    .waitUntil { requests, answered in
+                        let done = requests.contains { $0.hasPrefix("GET /b ") } && answered >= 1
+                        if done { answeredFirst?.set() }
+                        return done
+                    },
+                    .send(String(response[split...])),
+                ]
+            }
+            if head.hasPrefix("GET /b ") {
+                let compressed = encoded.withLock { left in
+                    defer { left -= 1 }
+                    return left > 0
+                }
+                return [.send(ScriptedServer.json(second, headers: compressed ? ["Content-Encoding: gzip"] : []))]
+            }
+            if head.hasPrefix("GET /c ") { return [.send(ScriptedServer.json(other))] }
+            return [.send(ScriptedServer.json("{}", status: "404 Not Found"))]
+        }
+    }
+
+    @Test("A next request a chunk names goes out while the page is taken; an equal request takes it over")
+    func takenOver() throws {
+        let answeredFirst = Flag()
+        let server = try Self.server(answeredFirst: answeredFirst)
+        defer { server.close() }
+        let transport = CurlTransport()
+        let page = Peeker(next: HTTPRequest(url: server.origin + "/b"))
+        #expect(try transport.perform(HTTPRequest(url: server.origin + "/a"), receiver: page, cancellation: .init()))
+        #expect(page.body == Array(Self.first.utf8))
+        #expect(answeredFirst.isSet, "/b was asked and answered before /a's last bytes were sent")
+
+        let meter = ExchangeMeter()
+        let next = Peeker(next: nil)
+        #expect(
+            try transport.perform(
+                HTTPRequest(url: server.origin + "/b", meter: meter), receiver: next, cancellation: .init()))
+        #expect(next.head?.status == 200)
+        #expect(next.body == Array(Self.second.utf8))
+        #expect(meter.sendCount == 1, "the early send is the request's")
+        #expect(server.requests.count == 2, "/b was asked once")
+        #expect(transport.earlyRequests == (taken: 1, dropped: 0))
+    }
+
+    @Test("An early request that no equal request takes over is dropped; the request asked for is answered")
+    func dropped() throws {
+        let server = try Self.server()
+        defer { server.close() }
+        let transport = CurlTransport()
+        let page = Peeker(next: HTTPRequest(url: server.origin + "/b"))
+        #expect(try transport.perform(HTTPRequest(url: server.origin + "/a"), receiver: page, cancellation: .init()))
+        let next = Peeker(next: nil)
+        #expect(try transport.perform(HTTPRequest(url: server.origin + "/c"), receiver: next, cancellation: .init()))
+        #expect(next.body == Array(Self.other.utf8))
+        #expect(transport.earlyRequests == (taken: 0, dropped: 1))
+        #expect(server.requests.map { $0.split(separator: " ")[1] } == ["/a", "/b", "/c"])
+    }
+
+    @Test("A response sent early with a Content-Encoding is refused while it waits, and asked for again")
+    func compressedRefused() throws {
+        let answeredFirst = Flag()
+        let server = try Self.server(encodedTimes: 1, answeredFirst: answeredFirst)
+        defer { server.close() }
+        let transport = CurlTransport()
+        let page = Peeker(next: HTTPRequest(url: server.origin + "/b"))
+        #expect(try transport.perform(HTTPRequest(url: server.origin + "/a"), receiver: page, cancellation: .init()))
+        #expect(answeredFirst.isSet, "the compressed answer came while /b waited")
+        let next = Peeker(next: nil)
+        #expect(try transport.perform(HTTPRequest(url: server.origin + "/b"), receiver: next, cancellation: .init()))
+        #expect(next.body == Array(Self.second.utf8))
+        #expect(next.head?.value(of: "Content-Encoding") == nil)
+        #expect(transport.earlyRequests == (taken: 0, dropped: 1))
+        #expect(server.requests.map { $0.split(separator: " ")[1] } == ["/a", "/b", "/b"])
+    }
+}
+
+/// A walk's next page requested early through the fetcher: no request wasted, none past --max-pages.
+@Suite("A walk's pages requested early")
+struct EarlyWalkTests {
+    /// Five pages of one note each, the cursor after the notes.
+    static func server() throws -> ScriptedServer {
+        try ScriptedServer { head in
+            let page = head.split(separator: " ")[1].split(separator: "=").last.flatMap { Int($0) } ?? 1
+            let next = page < 5 ? "\"\(page + 1)\"" : "null"
+            return [.send(ScriptedServer.json(#"{"notes":[{"id":"n\#(page)","title":"t"}],"next_cursor":\#(next)}"#))]
+        }
+    }
+
+    @Test("Each page is asked for once; the pages after the first ones go out early and are taken over")
+    func whole() async throws {
+        let server = try Self.server()
+        defer { server.close() }
+        let transport = CurlTransport()
+        let run = try await InProcessRun(
+            ["--all", "--format", "ids"], transport: transport, endpoint: server.origin + "/notes")
+        #expect(run.status == .success, "\(run.stderr)")
+        #expect(run.stdout == "n1\nn2\nn3\nn4\nn5\n")
+        #expect(server.requests.count == 5)
+        #expect(transport.earlyRequests.taken >= 2 && transport.earlyRequests.dropped == 0)
+    }
+
+    @Test("--max-pages: nothing is asked for past the last page; --no-prefetch: nothing early")
+    func bounded() async throws {
+        let server = try Self.server()
+        defer { server.close() }
+        let bounded = try await InProcessRun(
+            ["--all", "--max-pages", "4", "--format", "ids"], transport: CurlTransport(),
+            endpoint: server.origin + "/notes")
+        #expect(bounded.stdout == "n1\nn2\nn3\nn4\n")
+        #expect(server.requests.count == 4)
+
+        let transport = CurlTransport()
+        let plain = try await InProcessRun(
+            ["--all", "--no-prefetch", "--format", "ids"], transport: transport, endpoint: server.origin + "/notes")
+        #expect(plain.stdout == "n1\nn2\nn3\nn4\nn5\n")
+        #expect(transport.earlyRequests == (taken: 0, dropped: 0))
+        #expect(server.requests.count == 9)
+    }
+}
+
+/// Names `next` at the first chunk, then records the head and the body.
+private final class Peeker: HTTPResponseReceiver {
+    private var next: HTTPRequest?
+    var head: HTTPResponseHead?
+    var body: [UInt8] = []
+
+    init(next: HTTPRequest?) {
+        self.next = next
+    }
+
+    func nextRequest(peekingAt chunk: UnsafeRawBufferPointer) -> HTTPRequest? {
+        defer { next = nil }
+        return next
+    }
+
+    func receive(head: HTTPResponseHead) -> Bool {
+        self.head = head
+        return true
+    }
+
+    func receive(body chunk: UnsafeRawBufferPointer) -> Bool {
+        body += chunk
+        return true
+    }
+}
+
+/// Set once, from any thread.
+private final class Flag: Sendable {
+    private let state = Mutex(false)
+    var isSet: Bool { state.withLock { $0 } }
+    func set() { state.withLock { $0 = true } }
+}
