@@ -543,9 +543,11 @@ private final class PageReception: HTTPResponseReceiver {
                 return false
             }
             // A compressed length says little about the JSON's.
-            let encoding = head.value(of: "Content-Encoding")?.trimming(" \t").lowercased() ?? "identity"
-            if encoding == "identity" { decoder.announce(byteCount: length) }
+            if !Self.isEncoded(head) { decoder.announce(byteCount: length) }
         }
+        // The next page of a compressed walk is likely compressed too, and an early answer with a
+        // Content-Encoding is refused while it waits (CurlTransport): no guess, no wasted request.
+        if Self.isEncoded(head) { guess = nil }
         if let early, early(head, nil) {
             self.early = nil
             guess = nil  // requested early from its head already
@@ -576,6 +578,11 @@ private final class PageReception: HTTPResponseReceiver {
 
     func finish() throws(PageError) -> PageDecoder.Summary {
         try decoder.finish(into: &notes)
+    }
+
+    /// Whether the body comes with a Content-Encoding other than `identity`.
+    static func isEncoded(_ head: HTTPResponseHead) -> Bool {
+        (head.value(of: "Content-Encoding")?.trimming(" \t").lowercased() ?? "identity") != "identity"
     }
 
     /// `application/json` or any `+json` type, with no charset or UTF-8.

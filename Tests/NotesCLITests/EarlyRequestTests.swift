@@ -123,6 +123,26 @@ struct EarlyWalkTests {
         #expect(transport.earlyRequests.taken >= 2 && transport.earlyRequests.dropped == 0)
     }
 
+    @Test("Compressed pages are not guessed from: every page is asked for once, none early")
+    func compressed() async throws {
+        let server = try ScriptedServer { head in
+            let page = head.split(separator: " ")[1].split(separator: "=").last.flatMap { Int($0) } ?? 1
+            let next = page < 5 ? "\"\(page + 1)\"" : "null"
+            let body = gzipStored(Array(#"{"notes":[{"id":"n\#(page)","title":"t"}],"next_cursor":\#(next)}"#.utf8))
+            let head =
+                "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Encoding: gzip\r\n"
+                + "Content-Length: \(body.count)\r\n\r\n"
+            return [.sendBytes(Array(head.utf8) + body)]
+        }
+        defer { server.close() }
+        let transport = CurlTransport()
+        let run = try await InProcessRun(
+            ["--all", "--format", "ids"], transport: transport, endpoint: server.origin + "/notes")
+        #expect(run.stdout == "n1\nn2\nn3\nn4\nn5\n", "\(run.stderr)")
+        #expect(server.requests.count == 5)
+        #expect(transport.earlyRequests == (taken: 0, dropped: 0))
+    }
+
     @Test("--max-pages: nothing is asked for past the last page; --no-prefetch: nothing early")
     func bounded() async throws {
         let server = try Self.server()
@@ -173,4 +193,19 @@ private final class Flag: Sendable {
     private let state = Mutex(false)
     var isSet: Bool { state.withLock { $0 } }
     func set() { state.withLock { $0 = true } }
+}
+
+/// `bytes` as gzip with one stored (uncompressed) deflate block: what a server sends with
+/// `Content-Encoding: gzip`, made without zlib.
+private func gzipStored(_ bytes: [UInt8]) -> [UInt8] {
+    var crc: UInt32 = 0xFFFF_FFFF
+    for byte in bytes {
+        crc ^= UInt32(byte)
+        for _ in 0..<8 { crc = crc & 1 == 1 ? (crc >> 1) ^ 0xEDB8_8320 : crc >> 1 }
+    }
+    crc = ~crc
+    let length = UInt16(bytes.count)
+    func little<T: FixedWidthInteger>(_ value: T) -> [UInt8] { withUnsafeBytes(of: value.littleEndian) { Array($0) } }
+    return [0x1F, 0x8B, 8, 0, 0, 0, 0, 0, 0, 0xFF, 1] + little(length) + little(~length) + bytes + little(crc)
+        + little(UInt32(bytes.count))
 }

@@ -12,6 +12,8 @@ final class ScriptedServer: @unchecked Sendable {
     enum Action {
         /// Writes these bytes.
         case send(String)
+        /// Writes these bytes, which need not be text.
+        case sendBytes([UInt8])
         /// Closes the connection with a TCP reset (SO_LINGER 0).
         case reset
         /// Closes the connection normally (FIN).
@@ -67,13 +69,9 @@ final class ScriptedServer: @unchecked Sendable {
             for action in script(head) {
                 switch action {
                 case .send(let text):
-                    let bytes = Array(text.utf8)
-                    var written = 0
-                    while written < bytes.count {
-                        let count = bytes[written...].withUnsafeBytes { write(connection, $0.baseAddress, $0.count) }
-                        if count <= 0 { break }
-                        written += count
-                    }
+                    write(Array(text.utf8), to: connection)
+                case .sendBytes(let bytes):
+                    write(bytes, to: connection)
                 case .reset:
                     var linger = Glibc.linger(l_onoff: 1, l_linger: 0)
                     setsockopt(connection, SOL_SOCKET, SO_LINGER, &linger, socklen_t(MemoryLayout<Glibc.linger>.size))
@@ -95,6 +93,15 @@ final class ScriptedServer: @unchecked Sendable {
                 }
             }
             answered.withLock { $0 += 1 }
+        }
+    }
+
+    private func write(_ bytes: [UInt8], to connection: Int32) {
+        var written = 0
+        while written < bytes.count {
+            let count = bytes[written...].withUnsafeBytes { Glibc.write(connection, $0.baseAddress, $0.count) }
+            if count <= 0 { break }
+            written += count
         }
     }
 
