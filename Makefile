@@ -67,12 +67,14 @@ mutants-ci: deps
 	SWIFT=$(SWIFT) Tools/mutants/run.py --ci
 
 ## The tests open files only through TestSupport.Files (O_CLOEXEC): Foundation's file calls do not set it,
-## and a file open at the start of another test's child is handed to it.
+## and a file open at the start of another test's child is handed to it. Every mutation must still apply.
 lint:
 	$(SWIFT) format lint --strict --recursive $(SWIFT_SOURCES)
 	@! grep -rnE 'write\(to(File)?:|contentsOfFile:|Data\(contentsOf:|FileHandle\(for|fopen\(' Tests \
 		--include='*.swift' | grep -v '^Tests/TestSupport/Files.swift' \
 		|| { echo 'lint: open test files with TestSupport.Files (closed on exec), not Foundation'; exit 1; }
+	@out=$$(Tools/mutants/run.py --list 2>&1) || { echo "$$out" | grep -i 'must occur'; \
+		echo 'lint: a mutation in Tools/mutants/mutants.txt no longer applies'; exit 1; }
 
 format:
 	$(SWIFT) format format --in-place --recursive $(SWIFT_SOURCES)
