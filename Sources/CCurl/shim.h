@@ -60,6 +60,12 @@ static inline CURLcode notes_curl_open_sockets_closed_on_exec(CURL *handle) {
     return curl_easy_setopt(handle, CURLOPT_OPENSOCKETFUNCTION, notes_curl_open_socket);
 }
 
+/// Each transfer on a connection of its own: a paused HTTP/2 stream that shared a connection would stall the
+/// others on it (libcurl 7.88 pauses the whole connection once the paused stream's buffer is full).
+static inline CURLMcode notes_curl_multi_no_sharing(CURLM *multi) {
+    return curl_multi_setopt(multi, CURLMOPT_PIPELINING, CURLPIPE_NOTHING);
+}
+
 static inline CURLcode notes_curl_get_offset(CURL *handle, CURLINFO info, curl_off_t *value) {
     return curl_easy_getinfo(handle, info, value);
 }

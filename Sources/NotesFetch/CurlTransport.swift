@@ -81,6 +81,7 @@
         init() {
             guard let multi = curl_multi_init() else { fatalError("curl_multi_init failed") }
             self.multi = multi
+            notes_curl_multi_no_sharing(multi)
         }
 
         deinit {
@@ -104,7 +105,9 @@
                     exchange.stopped = true
                 } else if exchange.paused {
                     exchange.paused = false
-                    curl_easy_pause(handle.handle, CURLPAUSE_CONT)  // the held chunk comes again, now taken
+                    // The held chunk comes again, now taken; refused, it ends the transfer here.
+                    let code = curl_easy_pause(handle.handle, CURLPAUSE_CONT)
+                    if code != CURLE_OK { ended[ObjectIdentifier(handle)] = code }
                 }
             } else {
                 dropEarly()
@@ -138,7 +141,10 @@
                     // The chunk that named it was held back: send the request, then take the chunk.
                     exchange.nextRequest = nil
                     sendEarly(next, besides: handle, configuration: configuration)
-                    curl_easy_pause(handle.handle, CURLPAUSE_CONT)
+                    // libcurl gives the chunk again from within; refused (a stop, a cancellation), the
+                    // transfer must end here: libcurl 7.88 reports it but would go on.
+                    let code = curl_easy_pause(handle.handle, CURLPAUSE_CONT)
+                    if code != CURLE_OK { return code }
                     continue
                 }
                 if ended[ObjectIdentifier(handle)] == nil {
@@ -193,11 +199,11 @@
         var nextRequest: HTTPRequest?
         /// Sent early: its first chunk is held (paused) until the exchange is taken over.
         var paused = false
-        /// Sent early, and refused while it waited (a Content-Encoding): not to be taken over.
+        /// Sent early, and refused while it waited (a content or transfer coding): not to be taken over.
         private(set) var refused = false
         /// Monotonic nanoseconds: when the exchange started, and when a byte last arrived (or the receiver
         /// last took one: a slow receiver is not an idle server).
-        let started = DispatchTime.now().uptimeNanoseconds
+        private(set) var started = DispatchTime.now().uptimeNanoseconds
         var lastActivity = DispatchTime.now().uptimeNanoseconds
         let idleLimit: UInt64
         let totalLimit: UInt64
@@ -218,13 +224,14 @@
             totalLimit = UInt64(max(0.001, request.totalTimeout) * 1e9)
         }
 
-        /// A `perform` takes over the exchange sent early: the sends counted so far are its request's, and the
-        /// idle clock starts now (the exchange waited for no fault of the server).
+        /// A `perform` takes over the exchange sent early: the sends counted so far are its request's, and both
+        /// clocks start now (the exchange waited on the walk, not on the server).
         func take(receiver: any HTTPResponseReceiver, cancellation: CancellationFlag, meter: ExchangeMeter?) {
             if let meter, let own = self.meter { meter.sent(own.sendCount) }
             self.meter = meter
             self.receiver = receiver
             self.cancellation = cancellation
+            started = DispatchTime.now().uptimeNanoseconds
             active()
         }
 
@@ -268,8 +275,7 @@
                 headDelivered = true
                 head = HTTPResponseHead(status: status, headers: headers)
                 guard let receiver else {
-                    let encoding = head.value(of: "Content-Encoding")?.trimming(" \t").lowercased() ?? "identity"
-                    refused = encoding != "identity"
+                    refused = head.hasCoding  // libcurl would inflate into its pause buffer, past any cap
                     return !refused
                 }
                 if !receiver.receive(head: head) {
@@ -296,7 +302,7 @@
                 paused = true
                 return Int(CURL_WRITEFUNC_PAUSE)
             }
-            if cancellation.isCancelled { return 0 }
+            if stopped || cancellation.isCancelled { return 0 }
             if peeks, let next = receiver.nextRequest(peekingAt: chunk) {
                 peeks = false
                 nextRequest = next
@@ -381,11 +387,11 @@
             if notes_curl_get_offset(handle, CURLINFO_SIZE_DOWNLOAD_T, &wireBytes) == CURLE_OK {
                 exchange.meter?.received(wireBytes: Int(wireBytes))
             }
+            if exchange.stopped { return false }  // whatever libcurl says once the receiver said stop
             if code == CURLE_OK {
                 guard exchange.headDelivered else { throw TransportError(.broken, "the response had no head") }
                 return true
             }
-            if exchange.stopped { return false }
             if exchange.cancellation.isCancelled { throw TransportError(.cancelled, "cancelled") }
             if let reason = exchange.timedOut { throw TransportError(.timeout, reason) }
             let detail = String(cString: errorBuffer)

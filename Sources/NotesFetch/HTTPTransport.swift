@@ -85,6 +85,18 @@ public struct HTTPResponseHead: Sendable, Hashable {
     }
 
     /// Every value of the field `name` (case-insensitive), in order.
+    /// Whether the body comes with a coding a client undoes: any `Content-Encoding` but `identity`, or any
+    /// `Transfer-Encoding` but `chunked` (every field and every comma-separated value; libcurl undoes
+    /// each, even a `Transfer-Encoding: gzip` it was not asked for).
+    var hasCoding: Bool {
+        func codings(_ name: String) -> [String] {
+            values(of: name).flatMap { $0.split(separator: ",") }.map { String($0).trimming(" \t").lowercased() }
+                .filter { !$0.isEmpty }
+        }
+        return codings("Content-Encoding").contains { $0 != "identity" }
+            || codings("Transfer-Encoding").contains { $0 != "chunked" && $0 != "identity" }
+    }
+
     public func values(of name: String) -> [String] {
         headers.filter { Self.sameName($0.name, name) }.map(\.value)
     }

@@ -9,7 +9,8 @@ enum NextGuess {
     /// The string (with no escapes) or number after `"key":` at the end of `chunk`; `nil` when the chunk
     /// does not end that way, or the value is `null`, `true`, `false` or a string with an escape.
     static func value(after key: [UInt8], in chunk: UnsafeRawBufferPointer) -> String? {
-        let bytes = chunk.bindMemory(to: UInt8.self)
+        guard let base = chunk.baseAddress else { return nil }
+        let bytes = UnsafeBufferPointer(start: base.assumingMemoryBound(to: UInt8.self), count: chunk.count)
         var index = bytes.count - 1
         func skipSpace() {
             while index >= 0, isSpace(bytes[index]) { index -= 1 }
@@ -23,10 +24,12 @@ enum NextGuess {
             guard let open = quoteBefore(index, in: bytes) else { return nil }
             value = open + 1..<index
             index = open - 1
-        } else if isNumberByte(bytes[index]) {
+        } else if isDigit(bytes[index]) {
             let end = index + 1
             while index >= 0, isNumberByte(bytes[index]) { index -= 1 }
             value = index + 1..<end
+            // A number starts with a digit or a minus sign (a guess, not a check: the decoder checks).
+            guard isDigit(bytes[value.lowerBound]) || bytes[value.lowerBound] == UInt8(ascii: "-") else { return nil }
         } else {
             return nil
         }
@@ -54,6 +57,10 @@ enum NextGuess {
             index -= 1
         }
         return nil
+    }
+
+    private static func isDigit(_ byte: UInt8) -> Bool {
+        byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")
     }
 
     private static func isSpace(_ byte: UInt8) -> Bool {

@@ -308,11 +308,12 @@ public final class NotesFetcher: Sendable {
                 page = try checked.get()
             } else {
                 // The next page's request goes out as soon as this page's last chunk names it (lane 0's
-                // transport holds it until the next iteration asks for that page): not past --max-pages, nor
-                // while auto may still move to pages in parallel.
+                // transport holds it until the next iteration asks for that page): not past --max-pages, not
+                // with --max-notes (this page may be the last), nor while auto may still move to pages in
+                // parallel.
                 let guessesNext =
                     prefetch != nil && (configuration.parallel <= 1 || pages >= 2)
-                    && (maxPages.map { pages + 2 <= $0 } ?? true)
+                    && (maxPages.map { pages + 2 <= $0 } ?? true) && maxNotes == nil
                 page = try await fetchPage(
                     location, number: number, ids: ids, cancellation: cancellation, lane: 0,
                     early: prefetch?.earlyHandler(for: number), guessesNext: guessesNext)
@@ -543,11 +544,12 @@ private final class PageReception: HTTPResponseReceiver {
                 return false
             }
             // A compressed length says little about the JSON's.
-            if !Self.isEncoded(head) { decoder.announce(byteCount: length) }
+            if !head.hasCoding { decoder.announce(byteCount: length) }
         }
-        // The next page of a compressed walk is likely compressed too, and an early answer with a
-        // Content-Encoding is refused while it waits (CurlTransport): no guess, no wasted request.
-        if Self.isEncoded(head) { guess = nil }
+        // The next page of a compressed walk is likely compressed too, and an early answer with a coding
+        // is refused while it waits (CurlTransport): no guess, no wasted request. Nor is a coded page
+        // paused to send one (libcurl would inflate the rest of its read into the pause buffer).
+        if head.hasCoding { guess = nil }
         if let early, early(head, nil) {
             self.early = nil
             guess = nil  // requested early from its head already
@@ -578,11 +580,6 @@ private final class PageReception: HTTPResponseReceiver {
 
     func finish() throws(PageError) -> PageDecoder.Summary {
         try decoder.finish(into: &notes)
-    }
-
-    /// Whether the body comes with a Content-Encoding other than `identity`.
-    static func isEncoded(_ head: HTTPResponseHead) -> Bool {
-        (head.value(of: "Content-Encoding")?.trimming(" \t").lowercased() ?? "identity") != "identity"
     }
 
     /// `application/json` or any `+json` type, with no charset or UTF-8.

@@ -13,9 +13,12 @@ struct EarlyRequestTests {
     static let second = #"{"notes":[{"id":"b"}],"next_cursor":null}"#
     static let other = #"{"notes":[{"id":"c"}],"next_cursor":null}"#
 
-    /// Answers /a, /b and /c; /b with a Content-Encoding the first `encodedTimes` times. /a's body comes in
-    /// two parts, the second once /b has been answered (or after 5 s); `answeredFirst` says whether it was.
-    fileprivate static func server(encodedTimes: Int = 0, answeredFirst: Flag? = nil) throws -> ScriptedServer {
+    /// Answers /a, /b and /c; /b with the `coding` header fields the first `encodedTimes` times. /a's body
+    /// comes in two parts, the second once /b has been answered (or after 5 s); `answeredFirst` says whether
+    /// it was.
+    fileprivate static func server(
+        encodedTimes: Int = 0, coding: [String] = ["Content-Encoding: gzip"], answeredFirst: Flag? = nil
+    ) throws -> ScriptedServer {
         let encoded = Mutex(encodedTimes)
         let response = ScriptedServer.json(first)
         let split = response.index(response.endIndex, offsetBy: -12)
@@ -36,7 +39,7 @@ struct EarlyRequestTests {
                     defer { left -= 1 }
                     return left > 0
                 }
-                return [.send(ScriptedServer.json(second, headers: compressed ? ["Content-Encoding: gzip"] : []))]
+                return [.send(ScriptedServer.json(second, headers: compressed ? coding : []))]
             }
             if head.hasPrefix("GET /c ") { return [.send(ScriptedServer.json(other))] }
             return [.send(ScriptedServer.json("{}", status: "404 Not Found"))]
@@ -80,10 +83,15 @@ struct EarlyRequestTests {
         #expect(server.requests.map { $0.split(separator: " ")[1] } == ["/a", "/b", "/c"])
     }
 
-    @Test("A response sent early with a Content-Encoding is refused while it waits, and asked for again")
-    func compressedRefused() throws {
+    @Test(
+        "A response sent early with a coding is refused while it waits, and asked for again",
+        arguments: [
+            ["Content-Encoding: gzip"], ["Content-Encoding: identity", "Content-Encoding: gzip"],
+            ["Content-Encoding: identity, deflate"], ["Transfer-Encoding: gzip"],
+        ])
+    func compressedRefused(coding: [String]) throws {
         let answeredFirst = Flag()
-        let server = try Self.server(encodedTimes: 1, answeredFirst: answeredFirst)
+        let server = try Self.server(encodedTimes: 1, coding: coding, answeredFirst: answeredFirst)
         defer { server.close() }
         let transport = CurlTransport()
         let page = Peeker(next: HTTPRequest(url: server.origin + "/b"))
@@ -95,6 +103,31 @@ struct EarlyRequestTests {
         #expect(next.head?.value(of: "Content-Encoding") == nil)
         #expect(transport.earlyRequests == (taken: 0, dropped: 1))
         #expect(server.requests.map { $0.split(separator: " ")[1] } == ["/a", "/b", "/b"])
+    }
+
+    @Test("A receiver that stops at the chunk that named the next request ends the exchange there")
+    func stopAtNamingChunk() throws {
+        let server = try Self.server()
+        defer { server.close() }
+        let transport = CurlTransport()
+        let page = Peeker(next: HTTPRequest(url: server.origin + "/b"), stopsAtFirstChunk: true)
+        #expect(try !transport.perform(HTTPRequest(url: server.origin + "/a"), receiver: page, cancellation: .init()))
+        #expect(page.chunks == 1, "nothing after the stop")
+    }
+
+    @Test("A request taken over has its whole page timeout from then, however long it waited")
+    func clockFromTakeOver() throws {
+        let server = try Self.server()
+        defer { server.close() }
+        let transport = CurlTransport()
+        let next = HTTPRequest(url: server.origin + "/b", totalTimeout: 1)
+        let page = Peeker(next: next)
+        #expect(try transport.perform(HTTPRequest(url: server.origin + "/a"), receiver: page, cancellation: .init()))
+        usleep(1_500_000)  // the walk busy with the page before: longer than the next page's timeout
+        let taker = Peeker(next: nil)
+        #expect(try transport.perform(next, receiver: taker, cancellation: .init()))
+        #expect(taker.body == Array(Self.second.utf8))
+        #expect(transport.earlyRequests == (taken: 1, dropped: 0))
     }
 }
 
@@ -143,7 +176,7 @@ struct EarlyWalkTests {
         #expect(transport.earlyRequests == (taken: 0, dropped: 0))
     }
 
-    @Test("--max-pages: nothing is asked for past the last page; --no-prefetch: nothing early")
+    @Test("--max-pages, --max-notes: nothing is asked for past the last page; --no-prefetch: nothing early")
     func bounded() async throws {
         let server = try Self.server()
         defer { server.close() }
@@ -152,24 +185,34 @@ struct EarlyWalkTests {
             endpoint: server.origin + "/notes")
         #expect(bounded.stdout == "n1\nn2\nn3\nn4\n")
         #expect(server.requests.count == 4)
+        let notes = try await InProcessRun(
+            ["--all", "--max-notes", "3", "--format", "ids"], transport: CurlTransport(),
+            endpoint: server.origin + "/notes")
+        #expect(notes.stdout == "n1\nn2\nn3\n")
+        #expect(server.requests.count == 4 + 3, "none past the page that reached --max-notes")
 
         let transport = CurlTransport()
         let plain = try await InProcessRun(
             ["--all", "--no-prefetch", "--format", "ids"], transport: transport, endpoint: server.origin + "/notes")
         #expect(plain.stdout == "n1\nn2\nn3\nn4\nn5\n")
         #expect(transport.earlyRequests == (taken: 0, dropped: 0))
-        #expect(server.requests.count == 9)
+        #expect(server.requests.count == 7 + 5)
     }
 }
 
-/// Names `next` at the first chunk, then records the head and the body.
+/// Names `next` at the first chunk, then records the head and the body (and stops at the first chunk if
+/// told to).
 private final class Peeker: HTTPResponseReceiver {
     private var next: HTTPRequest?
+    private let stopsAtFirstChunk: Bool
     var head: HTTPResponseHead?
     var body: [UInt8] = []
+    /// Chunks received, the one it stopped at included.
+    var chunks = 0
 
-    init(next: HTTPRequest?) {
+    init(next: HTTPRequest?, stopsAtFirstChunk: Bool = false) {
         self.next = next
+        self.stopsAtFirstChunk = stopsAtFirstChunk
     }
 
     func nextRequest(peekingAt chunk: UnsafeRawBufferPointer) -> HTTPRequest? {
@@ -183,8 +226,9 @@ private final class Peeker: HTTPResponseReceiver {
     }
 
     func receive(body chunk: UnsafeRawBufferPointer) -> Bool {
+        chunks += 1
         body += chunk
-        return true
+        return !stopsAtFirstChunk
     }
 }
 

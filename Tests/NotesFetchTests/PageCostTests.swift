@@ -118,6 +118,25 @@ struct TokenProviderTests {
     }
 }
 
+/// Which heads carry a body that a client must undo (an early exchange with one is refused).
+@Suite("A head's codings")
+struct CodingTests {
+    func coded(_ fields: [(String, String)]) -> Bool {
+        HTTPResponseHead(status: 200, headers: fields.map { HTTPHeader($0.0, $0.1) }).hasCoding
+    }
+
+    @Test("Every Content-Encoding and Transfer-Encoding field and value counts; identity and chunked do not")
+    func codings() {
+        #expect(!coded([]))
+        #expect(!coded([("Content-Encoding", "identity"), ("Transfer-Encoding", "chunked")]))
+        #expect(!coded([("content-encoding", " Identity ")]))
+        #expect(coded([("Content-Encoding", "gzip")]))
+        #expect(coded([("Content-Encoding", "identity"), ("Content-Encoding", "br")]))
+        #expect(coded([("Content-Encoding", "identity, deflate")]))
+        #expect(coded([("Transfer-Encoding", "gzip, chunked")]))
+    }
+}
+
 /// The next value read off a page's last bytes, before the decoder gets there.
 @Suite("The next value, guessed from the bytes")
 struct NextGuessTests {
@@ -146,6 +165,8 @@ struct NextGuessTests {
         #expect(guess(#"{"notes":[],"next_cursor":"c"],"#) == nil)
         #expect(guess(#"["next_cursor":"c"}"#) == nil, "a key follows { or ,")
         #expect(guess(#"}"#) == nil)
+        #expect(guess(#"{"notes":[],"next_cursor":e5}"#) == nil, "a number starts with a digit or a minus")
+        #expect(guess(#"{"notes":[],"next_cursor":-}"#) == nil)
         #expect(guess("") == nil)
     }
 }
