@@ -16,8 +16,10 @@ struct EarlyRequestTests {
     /// Answers /a, /b and /c; /b with the `coding` header fields the first `encodedTimes` times. /a's body
     /// comes in two parts, the second once /b has been answered (or after 5 s); `answeredFirst` says whether
     /// it was.
+    /// With `restSent`, /a's second part waits the whole 5 s, and the flag is set as it goes.
     fileprivate static func server(
-        encodedTimes: Int = 0, coding: [String] = ["Content-Encoding: gzip"], answeredFirst: Flag? = nil
+        encodedTimes: Int = 0, coding: [String] = ["Content-Encoding: gzip"], answeredFirst: Flag? = nil,
+        restSent: Flag? = nil
     ) throws -> ScriptedServer {
         let encoded = Mutex(encodedTimes)
         let response = ScriptedServer.json(first)
@@ -29,7 +31,11 @@ struct EarlyRequestTests {
                     .waitUntil { requests, answered in
                         let done = requests.contains { $0.hasPrefix("GET /b ") } && answered >= 1
                         if done { answeredFirst?.set() }
-                        return done
+                        return done && restSent == nil
+                    },
+                    .waitUntil { _, _ in
+                        restSent?.set()
+                        return true
                     },
                     .send(String(response[split...])),
                 ]
@@ -107,12 +113,14 @@ struct EarlyRequestTests {
 
     @Test("A receiver that stops at the chunk that named the next request ends the exchange there")
     func stopAtNamingChunk() throws {
-        let server = try Self.server()
+        let restSent = Flag()
+        let server = try Self.server(restSent: restSent)
         defer { server.close() }
         let transport = CurlTransport()
         let page = Peeker(next: HTTPRequest(url: server.origin + "/b"), stopsAtFirstChunk: true)
         #expect(try !transport.perform(HTTPRequest(url: server.origin + "/a"), receiver: page, cancellation: .init()))
         #expect(page.chunks == 1, "nothing after the stop")
+        #expect(!restSent.isSet, "the exchange ended at the stop, not when the server sent the rest")
     }
 
     @Test("A request taken over has its whole page timeout from then, however long it waited")
