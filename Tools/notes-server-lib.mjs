@@ -35,7 +35,7 @@ const VALUE_FLAGS = new Set([
 ]);
 // The flags of generated notes only; a --dir run refuses them.
 const COUNT_FLAGS = [['--page-size', 'pageSize'], ['--seed', 'seed'], ['--max-limit', 'maxLimit'], ['--totals', 'totals'], ['--total-lie', 'totalLie']];
-const BOOLEAN_FLAGS = new Set(['--quiet', '--help']);
+const BOOLEAN_FLAGS = new Set(['--quiet', '--help', '--http2']);
 
 /**
  * Parses the command line (without `node` and the script). Returns the options; throws UsageError.
@@ -46,7 +46,7 @@ export function parseArgs(argv) {
     dir: null, count: null, pageSize: null, seed: null, maxLimit: null, totals: null, totalLie: null,
     host: '127.0.0.1', port: 0, style: 'contract', faults: [],
     tokenFile: null, fixtures: null, cacheMiB: 256, quiet: false, help: false,
-    tlsCert: null, tlsKey: null, urlHost: null, compress: [],
+    tlsCert: null, tlsKey: null, urlHost: null, compress: [], http2: false,
   };
   const faultSpecs = [];
   for (let i = 0; i < argv.length; i++) {
@@ -55,7 +55,7 @@ export function parseArgs(argv) {
     const flag = eq === -1 ? arg : arg.slice(0, eq);
     if (BOOLEAN_FLAGS.has(flag)) {
       if (eq !== -1) throw new UsageError(`${flag} takes no value`);
-      options[flag === '--quiet' ? 'quiet' : 'help'] = true;
+      options[{ '--quiet': 'quiet', '--help': 'help', '--http2': 'http2' }[flag]] = true;
       continue;
     }
     if (!VALUE_FLAGS.has(flag)) throw new UsageError(`unknown argument '${arg}'`);
@@ -87,6 +87,7 @@ export function parseArgs(argv) {
   if ((options.tlsCert === null) !== (options.tlsKey === null)) {
     throw new UsageError('give both --tls-cert FILE and --tls-key FILE, or neither');
   }
+  if (options.http2 && options.tlsCert === null) throw new UsageError('--http2 needs --tls-cert and --tls-key');
   if ((options.dir === null) === (options.count === null)) {
     throw new UsageError('give exactly one of --dir DIR or --count N');
   }

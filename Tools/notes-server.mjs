@@ -5,6 +5,7 @@
 // Built-in modules only.
 
 import http from 'node:http';
+import http2 from 'node:http2';
 import https from 'node:https';
 import { timingSafeEqual } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -42,6 +43,8 @@ Server:
                      listened on), e.g. localhost
   --tls-cert FILE    serve HTTPS with this PEM certificate (chain); needs --tls-key
   --tls-key FILE     ... and this PEM private key; needs --tls-cert
+  --http2            offer HTTP/2 over TLS (ALPN h2, HTTP/1.1 still accepted); needs --tls-cert.
+                     The log marks each HTTP/2 request with h2
   --compress LIST    compress responses with some of gzip, deflate, br (comma-separated, in order
                      of preference) when the request's Accept-Encoding allows it (default none)
   --style STYLE      contract, drf, link, header (cursor pages), or offset, page, keyset (--count
@@ -189,7 +192,9 @@ async function main() {
   };
   const createServer = (isTarget) => {
     const handler = (req, res) => handle(req, res, state, isTarget);
-    const server = credentials ? https.createServer(credentials, handler) : http.createServer(handler);
+    const server = !credentials ? http.createServer(handler)
+      : options.http2 ? http2.createSecureServer({ ...credentials, allowHTTP1: true }, handler)
+        : https.createServer(credentials, handler);
     server.on('connection', (socket) => {
       const key = connectionKey(socket);
       const connection = { number: ++state.connectionCount, socket };
@@ -379,7 +384,7 @@ async function handle(req, res, state, isTarget) {
     const faults = record.faults.length ? ` fault=${record.faults.join(',')}` : '';
     log(state, `${isTarget ? '[redirect target] ' : ''}${req.method} ${lib.redactTarget(req.url, secrets)} `
       + `${res.headersSent ? res.statusCode : '-'} ${record.bytes}B ${ms.toFixed(1)}ms${faults} `
-      + `c=${connection?.number ?? '?'} t=${arrived}`);
+      + `c=${connection?.number ?? '?'} t=${arrived}${req.httpVersion === '2.0' ? ' h2' : ''}`);
     if (--requests.open === 0) requests.drained?.();
   });
   const signal = AbortSignal.any([state.shutdown.signal, gone.signal]);

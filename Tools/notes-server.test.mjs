@@ -10,6 +10,7 @@ import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
+import http2 from 'node:http2';
 import https from 'node:https';
 import net from 'node:net';
 import os from 'node:os';
@@ -1710,6 +1711,43 @@ describe('HTTPS (--tls-cert, --tls-key, --url-host)', { skip: HAS_OPENSSL ? fals
     assert.match(plain.url, /^http:\/\/localhost:\d+\/notes$/);
     assert.equal((await request(plain.url, { family: 4 })).status, 200);
     assert.equal((await plain.stop()).code, 0);
+  });
+
+  test('--http2: pages over HTTP/2 (ALPN h2) and still over HTTP/1.1; the log marks h2; exit 64 without TLS', async () => {
+    const server = await startServer(['--count', '25', '--page-size', '10', '--http2', '--tls-cert', file('both.pem'), '--tls-key', file('both.key')]);
+    let stderr;
+    try {
+      const session = http2.connect(server.url, { ca });
+      try {
+        const page = await new Promise((resolve, reject) => {
+          const stream = session.request({ ':path': '/notes' });
+          const chunks = [];
+          let head;
+          stream.on('response', (headers) => { head = headers; });
+          stream.on('data', (chunk) => chunks.push(chunk));
+          stream.on('end', () => resolve({ head, body: Buffer.concat(chunks) }));
+          stream.on('error', reject);
+        });
+        assert.equal(session.alpnProtocol, 'h2');
+        assert.equal(page.head[':status'], 200);
+        assert.deepEqual(JSON.parse(page.body).notes.map((note) => note.id).length, 10);
+      } finally {
+        session.close();
+      }
+      const overHTTP1 = await request(server.url, { ca });
+      assert.equal(overHTTP1.status, 200);
+    } finally {
+      const stopped = await server.stop();
+      assert.equal(stopped.code, 0);
+      stderr = stopped.stderr;
+    }
+    const gets = stderr.trimEnd().split('\n').filter((line) => line.startsWith('GET /notes '));
+    assert.equal(gets.length, 2, stderr);
+    assert.match(gets[0], / h2$/);
+    assert.doesNotMatch(gets[1], / h2$/);
+    const plain = await runServer(['--count', '5', '--http2']);
+    assert.equal(plain.code, 64);
+    assert.match(plain.stderr, /^Error: --http2 needs --tls-cert and --tls-key/);
   });
 
   test('exit 64 for only one of the two, 66 for an unreadable file, 65 for a file that is no PEM or a key of another certificate', async () => {

@@ -214,6 +214,24 @@ struct HTTPSTests {
         #expect(!run.stderr.contains(token) && !log.contains(token))
     }
 
+    @Test("Pages over HTTP/2: every note once, each page asked for once, the next ones early on a second connection")
+    func http2() async throws {
+        let certificates = try TestCertificates()
+        defer { certificates.remove() }
+        let server = try FixtureServer(
+            ["--count", "250", "--page-size", "10", "--seed", "7", "--http2"]
+                + ["--tls-cert", certificates.certificate, "--tls-key", certificates.key])
+        let run = try await Run(["fetch", "--all", "--cacert", certificates.ca, server.url, "--format", "ids"])
+        let log = server.stop()
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(Set(run.stdout.split(separator: "\n")).count == 250)
+        let gets = log.split(separator: "\n").filter { $0.hasPrefix("GET /notes") }
+        #expect(gets.count == 25, "\(log)")
+        #expect(gets.allSatisfy { $0.hasSuffix(" h2") }, "\(log)")
+        let connections = Set(gets.compactMap { $0.split(separator: " ").first { $0.hasPrefix("c=") } })
+        #expect(connections.count == 2, "the next pages went early on the second handle's connection: \(log)")
+    }
+
     @Test(
         "A certificate from another authority, or for another host name, fails at once and is not retried (69)",
         arguments: ["other-authority", "other-host"]
