@@ -73,8 +73,6 @@
         private let multi: UnsafeMutableRawPointer
         private let handles = [EasyHandle(), EasyHandle()]
         private var early: (request: HTTPRequest, handle: EasyHandle, exchange: Exchange)?
-        /// How each exchange that ended while another ran ended, by handle.
-        private var ended: [ObjectIdentifier: CURLcode] = [:]
         private(set) var earlyTaken = 0
         private(set) var earlyDropped = 0
 
@@ -107,7 +105,7 @@
                     exchange.paused = false
                     // The held chunk comes again, now taken; refused, it ends the transfer here.
                     let code = curl_easy_pause(handle.handle, CURLPAUSE_CONT)
-                    if code != CURLE_OK { ended[ObjectIdentifier(handle)] = code }
+                    if code != CURLE_OK { handle.ended = code }
                 }
             } else {
                 dropEarly()
@@ -118,7 +116,7 @@
             }
             let code = exchange.stopped ? CURLE_WRITE_ERROR : run(handle, exchange, configuration: configuration)
             curl_multi_remove_handle(multi, handle.handle)
-            ended[ObjectIdentifier(handle)] = nil
+            handle.ended = nil
             return try handle.outcome(code, exchange)
         }
 
@@ -127,7 +125,7 @@
             -> CURLcode
         {
             while true {
-                if let code = ended[ObjectIdentifier(handle)] { return code }
+                if let code = handle.ended { return code }
                 var running: Int32 = 0
                 curl_multi_perform(multi, &running)
                 var queued: Int32 = 0
@@ -135,7 +133,7 @@
                     guard message.pointee.msg == CURLMSG_DONE, let easy = message.pointee.easy_handle,
                         let done = handles.first(where: { $0.handle == easy })
                     else { continue }
-                    ended[ObjectIdentifier(done)] = message.pointee.data.result
+                    done.ended = message.pointee.data.result
                 }
                 if let next = exchange.nextRequest {
                     // The chunk that named it was held back: send the request, then take the chunk.
@@ -147,7 +145,7 @@
                     if code != CURLE_OK { return code }
                     continue
                 }
-                if ended[ObjectIdentifier(handle)] == nil {
+                if handle.ended == nil {
                     curl_multi_poll(multi, nil, 0, 250, nil)
                 }
             }
@@ -160,7 +158,7 @@
             guard let handle = handles.first(where: { $0 !== current }) else { return }
             let exchange = Exchange(receiver: nil, cancellation: CancellationFlag(), request: request)
             handle.configure(request, exchange, configuration: configuration)
-            ended[ObjectIdentifier(handle)] = nil
+            handle.ended = nil
             curl_multi_add_handle(multi, handle.handle)
             early = (request, handle, exchange)
             var running: Int32 = 0
@@ -173,7 +171,7 @@
             self.early = nil
             earlyDropped += 1
             curl_multi_remove_handle(multi, early.handle.handle)
-            ended[ObjectIdentifier(early.handle)] = nil
+            early.handle.ended = nil
         }
     }
 
@@ -320,6 +318,8 @@
     /// The one owner of a `CURL *` easy handle: created in `init`, cleaned up exactly once in `deinit`.
     private final class EasyHandle {
         let handle: UnsafeMutableRawPointer
+        /// How its transfer ended, once libcurl says (possibly while another transfer was being driven).
+        var ended: CURLcode?
         private let errorBuffer: UnsafeMutablePointer<CChar>
 
         init() {

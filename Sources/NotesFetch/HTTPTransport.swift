@@ -84,7 +84,6 @@ public struct HTTPResponseHead: Sendable, Hashable {
         headers.first { Self.sameName($0.name, name) }?.value
     }
 
-    /// Every value of the field `name` (case-insensitive), in order.
     /// Whether the body comes with a coding a client undoes: any `Content-Encoding` but `identity`, or any
     /// `Transfer-Encoding` but `chunked` (every field and every comma-separated value; libcurl undoes
     /// each, even a `Transfer-Encoding: gzip` it was not asked for).
@@ -97,6 +96,7 @@ public struct HTTPResponseHead: Sendable, Hashable {
             || codings("Transfer-Encoding").contains { $0 != "chunked" && $0 != "identity" }
     }
 
+    /// Every value of the field `name` (case-insensitive), in order.
     public func values(of name: String) -> [String] {
         headers.filter { Self.sameName($0.name, name) }.map(\.value)
     }

@@ -538,18 +538,19 @@ private final class PageReception: HTTPResponseReceiver {
             problem = .contentType(String(type.prefix(60)))
             return false
         }
+        let coded = head.hasCoding
         if let length = head.value(of: "Content-Length").flatMap({ Int($0.trimming(" \t")) }) {
             if length > limit {
                 problem = .tooLarge(contentLength: length, limit: limit)
                 return false
             }
             // A compressed length says little about the JSON's.
-            if !head.hasCoding { decoder.announce(byteCount: length) }
+            if !coded { decoder.announce(byteCount: length) }
         }
         // The next page of a compressed walk is likely compressed too, and an early answer with a coding
         // is refused while it waits (CurlTransport): no guess, no wasted request. Nor is a coded page
         // paused to send one (libcurl would inflate the rest of its read into the pause buffer).
-        if head.hasCoding { guess = nil }
+        if coded { guess = nil }
         if let early, early(head, nil) {
             self.early = nil
             guess = nil  // requested early from its head already

@@ -144,11 +144,14 @@ struct EarlyRequestTests {
 struct EarlyWalkTests {
     /// Five pages of one note each, the cursor after the notes.
     static func server() throws -> ScriptedServer {
-        try ScriptedServer { head in
-            let page = head.split(separator: " ")[1].split(separator: "=").last.flatMap { Int($0) } ?? 1
-            let next = page < 5 ? "\"\(page + 1)\"" : "null"
-            return [.send(ScriptedServer.json(#"{"notes":[{"id":"n\#(page)","title":"t"}],"next_cursor":\#(next)}"#))]
-        }
+        try ScriptedServer { head in [.send(ScriptedServer.json(page(answering: head)))] }
+    }
+
+    /// The body of the page a request head asks for (`?cursor=N`, page 1 without one).
+    static func page(answering head: String) -> String {
+        let page = head.split(separator: " ")[1].split(separator: "=").last.flatMap { Int($0) } ?? 1
+        let next = page < 5 ? "\"\(page + 1)\"" : "null"
+        return #"{"notes":[{"id":"n\#(page)","title":"t"}],"next_cursor":\#(next)}"#
     }
 
     @Test("Each page is asked for once; the pages after the first ones go out early and are taken over")
@@ -167,9 +170,7 @@ struct EarlyWalkTests {
     @Test("Compressed pages are not guessed from: every page is asked for once, none early")
     func compressed() async throws {
         let server = try ScriptedServer { head in
-            let page = head.split(separator: " ")[1].split(separator: "=").last.flatMap { Int($0) } ?? 1
-            let next = page < 5 ? "\"\(page + 1)\"" : "null"
-            let body = gzipStored(Array(#"{"notes":[{"id":"n\#(page)","title":"t"}],"next_cursor":\#(next)}"#.utf8))
+            let body = gzipStored(Array(Self.page(answering: head).utf8))
             let head =
                 "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Encoding: gzip\r\n"
                 + "Content-Length: \(body.count)\r\n\r\n"
