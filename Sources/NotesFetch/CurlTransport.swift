@@ -145,6 +145,9 @@
                     if code != CURLE_OK { return code }
                     continue
                 }
+                // libcurl has nothing more at once: the chunk held back is taken now, not after the network's
+                // next bytes.
+                if !exchange.deliverHeld() { return CURLE_WRITE_ERROR }
                 if handle.ended == nil {
                     curl_multi_poll(multi, nil, 0, 250, nil)
                 }
@@ -195,6 +198,13 @@
         private var peeks = true
         /// The next request a chunk named; that chunk was held back (paused) until it is sent.
         var nextRequest: HTTPRequest?
+        /// A chunk taken from libcurl but not yet given to the receiver. While the receiver awaits the next
+        /// request, each chunk waits here until the one after it has been peeked at, or until libcurl has no
+        /// more bytes at once: libcurl cuts what one read brought into chunks of 16 KiB, and a next cursor at
+        /// the end of a 17 KiB page would otherwise go out only after the first 16 KiB were decoded. One
+        /// chunk at most (libcurl's are at most its 64 KiB buffer); its storage is kept for the next.
+        private var held: [UInt8] = []
+        static let maxHeldBytes = 64 << 10
         /// Sent early: its first chunk is held (paused) until the exchange is taken over.
         var paused = false
         /// Sent early, and refused while it waited (a content or transfer coding): not to be taken over.
@@ -307,11 +317,30 @@
                 return Int(CURL_WRITEFUNC_PAUSE)
             }
             defer { active() }
+            guard deliverHeld() else { return 0 }
+            if peeks, receiver.awaitsNextRequest, chunk.count <= Self.maxHeldBytes {
+                held.append(contentsOf: chunk)
+                return chunk.count
+            }
             if !receiver.receive(body: chunk) {
                 stopped = true
                 return 0
             }
             return chunk.count
+        }
+
+        /// Gives the receiver the chunk held back, if there is one: `false` when the exchange is to end
+        /// (the receiver stopped, or the run was cancelled).
+        func deliverHeld() -> Bool {
+            guard !held.isEmpty, let receiver else { return true }
+            defer { held.removeAll(keepingCapacity: true) }
+            if cancellation.isCancelled { return false }
+            active()
+            if !held.withUnsafeBytes({ receiver.receive(body: $0) }) {
+                stopped = true
+                return false
+            }
+            return true
         }
     }
 

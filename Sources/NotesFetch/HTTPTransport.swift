@@ -133,10 +133,16 @@ public protocol HTTPResponseReceiver: AnyObject {
     /// while this response is still being taken; a later ``HTTPTransport/perform(_:receiver:cancellation:)``
     /// of an equal request takes over that exchange. `nil` by default.
     func nextRequest(peekingAt chunk: UnsafeRawBufferPointer) -> HTTPRequest?
+    /// Whether a chunk still to come may name the next request. While it does, a transport that sends
+    /// early may hold each chunk back until it has shown the receiver the next one (or would otherwise
+    /// wait on the network), so that the next request goes out before the bytes ahead of the one that
+    /// names it are taken. `false` by default.
+    var awaitsNextRequest: Bool { get }
 }
 
 extension HTTPResponseReceiver {
     public func nextRequest(peekingAt chunk: UnsafeRawBufferPointer) -> HTTPRequest? { nil }
+    public var awaitsNextRequest: Bool { false }
 }
 
 /// Why an exchange failed: all but ``Kind/cancelled`` and ``Kind/tls`` are worth a retry.

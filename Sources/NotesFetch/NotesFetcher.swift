@@ -558,6 +558,8 @@ private final class PageReception: HTTPResponseReceiver {
         return true
     }
 
+    var awaitsNextRequest: Bool { guess != nil }
+
     func nextRequest(peekingAt chunk: UnsafeRawBufferPointer) -> HTTPRequest? {
         guard let guess, let head, let value = NextGuess.value(after: nextKey, in: chunk) else { return nil }
         self.guess = nil

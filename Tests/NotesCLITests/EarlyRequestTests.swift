@@ -139,6 +139,91 @@ struct EarlyRequestTests {
     }
 }
 
+/// A body that libcurl hands over in several chunks (it cuts one read into chunks of 16 KiB).
+@Suite("A body in several chunks, the next request sent early")
+struct HeldChunkTests {
+    /// 20 KB of notes, the next cursor after them: more than one chunk of libcurl's.
+    static let long =
+        #"{"notes":[{"id":"a","title":""# + String(repeating: "x", count: 20_000) + #""}],"next_cursor":"b"}"#
+
+    @Test("The chunk that names the next request is peeked at before the chunks ahead of it are taken")
+    func namedBeforeTaken() throws {
+        let server = try ScriptedServer { head in
+            [.send(ScriptedServer.json(head.hasPrefix("GET /a ") ? Self.long : EarlyRequestTests.second))]
+        }
+        defer { server.close() }
+        let transport = CurlTransport()
+        let page = Guesser(next: HTTPRequest(url: server.origin + "/b"))
+        #expect(try transport.perform(HTTPRequest(url: server.origin + "/a"), receiver: page, cancellation: .init()))
+        #expect(page.body == Array(Self.long.utf8))
+        #expect(page.events.count >= 3, "named, then two chunks or more: \(page.events)")
+        #expect(page.events.first == "named", "\(page.events)")
+        let next = Peeker(next: nil)
+        #expect(try transport.perform(HTTPRequest(url: server.origin + "/b"), receiver: next, cancellation: .init()))
+        #expect(next.body == Array(EarlyRequestTests.second.utf8))
+        #expect(transport.earlyRequests == (taken: 1, dropped: 0))
+    }
+
+    @Test("A chunk held back is taken as soon as libcurl has no more bytes, not when the next ones arrive")
+    func heldNotWaiting() throws {
+        let response = ScriptedServer.json(Self.long)
+        let split = response.index(response.endIndex, offsetBy: -30)
+        let takenInTime = Flag()
+        let received = Counter()
+        let firstPart = Self.long.utf8.count - 30
+        let server = try ScriptedServer { _ in
+            [
+                .send(String(response[..<split])),
+                .waitUntil { _, _ in
+                    let taken = received.value == firstPart
+                    if taken { takenInTime.set() }
+                    return taken
+                },
+                .send(String(response[split...])),
+            ]
+        }
+        defer { server.close() }
+        let page = Guesser(next: HTTPRequest(url: server.origin + "/b"), received: received)
+        #expect(
+            try CurlTransport().perform(HTTPRequest(url: server.origin + "/a"), receiver: page, cancellation: .init()))
+        #expect(page.body == Array(Self.long.utf8))
+        #expect(takenInTime.isSet, "every byte sent was taken while the server waited")
+    }
+}
+
+/// Names `next` at the chunk whose bytes end the body's next value (as a walk's page does), records what
+/// happens in order, and counts the bytes taken in `received` (read from another thread).
+private final class Guesser: HTTPResponseReceiver {
+    private var next: HTTPRequest?
+    private let received: Counter?
+    var body: [UInt8] = []
+    /// "named", then "chunk" for each chunk taken.
+    var events: [String] = []
+
+    init(next: HTTPRequest, received: Counter? = nil) {
+        self.next = next
+        self.received = received
+    }
+
+    var awaitsNextRequest: Bool { next != nil }
+
+    func nextRequest(peekingAt chunk: UnsafeRawBufferPointer) -> HTTPRequest? {
+        guard let request = next, chunk.reversed().starts(with: "}\"b\"".utf8) else { return nil }
+        next = nil
+        events.append("named")
+        return request
+    }
+
+    func receive(head: HTTPResponseHead) -> Bool { true }
+
+    func receive(body chunk: UnsafeRawBufferPointer) -> Bool {
+        events.append("chunk")
+        body += chunk
+        received?.value = body.count
+        return true
+    }
+}
+
 /// A walk's next page requested early through the fetcher: no request wasted, none past --max-pages.
 @Suite("A walk's pages requested early")
 struct EarlyWalkTests {
@@ -165,6 +250,29 @@ struct EarlyWalkTests {
         #expect(run.stdout == "n1\nn2\nn3\nn4\nn5\n")
         #expect(server.requests.count == 5)
         #expect(transport.earlyRequests.taken >= 2 && transport.earlyRequests.dropped == 0)
+    }
+
+    @Test("A page in several chunks asks for the next before its first bytes are decoded (a bad one costs that)")
+    func askedBeforeDecoded() async throws {
+        let padding = String(repeating: "x", count: 20_000)
+        let server = try ScriptedServer { head in
+            // Page 4 (taken over from page 3's early request, so a kept-alive connection is free for its
+            // own): a duplicate in its first bytes, the cursor after 20 KB.
+            let body =
+                head.hasPrefix("GET /notes?cursor=4 ")
+                ? #"{"notes":[{"id":"n4","title":"t"},{"id":"n4","title":"\#(padding)"}],"next_cursor":"5"}"#
+                : Self.page(answering: head)
+            return [.send(ScriptedServer.json(body))]
+        }
+        defer { server.close() }
+        let run = try await InProcessRun(
+            ["--all", "--format", "ids"], transport: CurlTransport(), endpoint: server.origin + "/notes")
+        #expect(run.status != .success)
+        #expect(run.stderr.contains("duplicate id \"n4\""), "\(run.stderr)")
+        let asked = { server.requests.contains { $0.hasPrefix("GET /notes?cursor=5 ") } }
+        let deadline = DispatchTime.now() + 5
+        while !asked(), DispatchTime.now() < deadline { usleep(1_000) }
+        #expect(asked(), "page 5 was asked for from page 4's last chunk, before its first was decoded")
     }
 
     @Test("Compressed pages are not guessed from: every page is asked for once, none early")
@@ -238,6 +346,15 @@ private final class Peeker: HTTPResponseReceiver {
         chunks += 1
         body += chunk
         return !stopsAtFirstChunk
+    }
+}
+
+/// A count written on one thread and read on another.
+private final class Counter: Sendable {
+    private let state = Mutex(0)
+    var value: Int {
+        get { state.withLock { $0 } }
+        set { state.withLock { $0 = newValue } }
     }
 }
 
