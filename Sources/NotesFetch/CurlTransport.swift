@@ -145,8 +145,8 @@
                     if code != CURLE_OK { return code }
                     continue
                 }
-                // libcurl has nothing more at once: the chunk held back is taken now, not after the network's
-                // next bytes.
+                // libcurl has nothing more at once: the chunks held back are taken now, not after the
+                // network's next bytes.
                 if !exchange.deliverHeld() { return CURLE_WRITE_ERROR }
                 if handle.ended == nil {
                     curl_multi_poll(multi, nil, 0, 250, nil)
@@ -198,13 +198,13 @@
         private var peeks = true
         /// The next request a chunk named; that chunk was held back (paused) until it is sent.
         var nextRequest: HTTPRequest?
-        /// A chunk taken from libcurl but not yet given to the receiver. While the receiver awaits the next
-        /// request, each chunk waits here until the one after it has been peeked at, or until libcurl has no
-        /// more bytes at once: libcurl cuts what one read brought into chunks of 16 KiB, and a next cursor at
-        /// the end of a 17 KiB page would otherwise go out only after the first 16 KiB were decoded. One
-        /// chunk at most (libcurl's are at most its 64 KiB buffer); its storage is kept for the next.
+        /// Chunks taken from libcurl but not yet given to the receiver. While the receiver awaits the next
+        /// request, the chunks wait here until a later one has been peeked at, or until libcurl has no more
+        /// bytes at once: libcurl cuts what it reads into chunks of 16 KiB, and a next cursor at the end of a
+        /// 17 KiB page would otherwise go out only after the first 16 KiB were decoded (of a 177 KiB page,
+        /// after 161 KiB). At most ``maxHeldBytes``: past it, what is held is taken first.
         private var held: [UInt8] = []
-        static let maxHeldBytes = 64 << 10
+        static let maxHeldBytes = 256 << 10
         /// Sent early: its first chunk is held (paused) until the exchange is taken over.
         var paused = false
         /// Sent early, and refused while it waited (a content or transfer coding): not to be taken over.
@@ -317,11 +317,12 @@
                 return Int(CURL_WRITEFUNC_PAUSE)
             }
             defer { active() }
-            guard deliverHeld() else { return 0 }
             if peeks, receiver.awaitsNextRequest, chunk.count <= Self.maxHeldBytes {
+                if held.count + chunk.count > Self.maxHeldBytes, !deliverHeld() { return 0 }
                 held.append(contentsOf: chunk)
                 return chunk.count
             }
+            guard deliverHeld() else { return 0 }
             if !receiver.receive(body: chunk) {
                 stopped = true
                 return 0
@@ -329,7 +330,7 @@
             return chunk.count
         }
 
-        /// Gives the receiver the chunk held back, if there is one: `false` when the exchange is to end
+        /// Gives the receiver the chunks held back, if any, as one: `false` when the exchange is to end
         /// (the receiver stopped, or the run was cancelled).
         func deliverHeld() -> Bool {
             guard !held.isEmpty, let receiver else { return true }
