@@ -90,24 +90,36 @@ public struct PageLocator: Sendable {
     /// for one): a URL without a fragment whose query, if any, is `name=value` pairs, and parameter
     /// names of unreserved characters. `nil` for anything else, which takes the general way.
     static func quickSetting(_ parameters: [(name: String, value: String)], on url: String) -> String? {
-        // Bytes, not characters: every separator here is ASCII, and walking characters cost more than the
-        // rest of the page's bookkeeping.
-        guard !url.utf8.contains(UInt8(ascii: "#")) else { return nil }
-        let question = url.utf8.firstIndex(of: UInt8(ascii: "?"))
-        var items: [Substring] = []
-        if let question {
-            items = url[url.utf8.index(after: question)...].utf8
-                .split(separator: UInt8(ascii: "&"), omittingEmptySubsequences: false).map { Substring($0) }
-            guard items.allSatisfy({ !$0.isEmpty }) else { return nil }
-        }
-        for (name, value) in parameters {
-            guard !name.isEmpty, percentEncode(name) == name else { return nil }
-            let prefix = name + "="
-            setOnce(Substring(prefix + percentEncode(value)), in: &items) {
-                $0.utf8.elementsEqual(name.utf8) || $0.utf8.starts(with: prefix.utf8)
+        // Bytes, not characters or substrings: every separator here is ASCII, and this runs for every page
+        // (three times for a walk's page: its guess, its next page and that page's check).
+        var url = url
+        return url.withUTF8 { bytes -> String? in
+            guard !bytes.contains(UInt8(ascii: "#")) else { return nil }
+            let question = bytes.firstIndex(of: UInt8(ascii: "?"))
+            var items: [[UInt8]] = []
+            if let question {
+                var start = question + 1
+                for index in start...bytes.count where index == bytes.count || bytes[index] == UInt8(ascii: "&") {
+                    guard index > start else { return nil }
+                    items.append(Array(bytes[start..<index]))
+                    start = index + 1
+                }
             }
+            for (name, value) in parameters {
+                guard !name.isEmpty, name.utf8.allSatisfy(Self.isUnreserved) else { return nil }
+                let prefix = Array(name.utf8) + [UInt8(ascii: "=")]
+                setOnce(prefix + Self.percentEncoded(value), in: &items) {
+                    $0.elementsEqual(name.utf8) || $0.starts(with: prefix)
+                }
+            }
+            var result = Array(bytes[..<(question ?? bytes.count)])
+            result.append(UInt8(ascii: "?"))
+            for (index, item) in items.enumerated() {
+                if index > 0 { result.append(UInt8(ascii: "&")) }
+                result += item
+            }
+            return String(decoding: result, as: UTF8.self)
         }
-        return url[..<(question ?? url.endIndex)] + "?" + items.joined(separator: "&")
     }
 
     /// Puts `item` in the place of the first of `items` that `matches` and drops the later ones that do,
@@ -166,22 +178,37 @@ public struct PageLocator: Sendable {
 
     /// Percent-encodes everything but RFC 3986's unreserved characters, so `+`, `/` and `=` survive.
     public static func percentEncode(_ text: String) -> String {
-        let digits = Array("0123456789ABCDEF".utf8)
+        String(decoding: percentEncoded(text), as: UTF8.self)
+    }
+
+    /// ``percentEncode(_:)``'s bytes.
+    static func percentEncoded(_ text: String) -> [UInt8] {
+        let digits: StaticString = "0123456789ABCDEF"
         var encoded: [UInt8] = []
         encoded.reserveCapacity(text.utf8.count)
         for byte in text.utf8 {
-            switch byte {
-            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
-                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"),
-                UInt8(ascii: "~"):
+            if isUnreserved(byte) {
                 encoded.append(byte)
-            default:
+            } else {
                 encoded.append(UInt8(ascii: "%"))
-                encoded.append(digits[Int(byte >> 4)])
-                encoded.append(digits[Int(byte & 0xF)])
+                encoded.append(digits.utf8Start[Int(byte >> 4)])
+                encoded.append(digits.utf8Start[Int(byte & 0xF)])
             }
         }
-        return String(decoding: encoded, as: UTF8.self)
+        return encoded
+    }
+
+    /// RFC 3986's unreserved characters: letters, digits, `-`, `.`, `_` and `~`.
+    @inline(__always)
+    static func isUnreserved(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+            UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"),
+            UInt8(ascii: "~"):
+            return true
+        default:
+            return false
+        }
     }
 
     /// Whether `value` starts with `scheme://` (RFC 3986: a letter, then letters, digits, `+`, `-`, `.`).
