@@ -34,6 +34,14 @@ struct PageCostTests {
         #expect((PageLocator.quickSetting([("cursor", "c")], on: url) != nil) == common, "\(url)")
     }
 
+    @Test("A cursor's bytes are percent-encoded, all but letters, digits and - . _ ~ (a base64 + is not a space)")
+    func cursorEncoded() {
+        #expect(
+            PageLocator.quickSetting([("cursor", "+/8h=ü ~-._")], on: "http://h/notes")
+                == "http://h/notes?cursor=%2B%2F8h%3D%C3%BC%20~-._")
+        #expect(PageLocator.percentEncode("a+b/c==") == "a%2Bb%2Fc%3D%3D")
+    }
+
     @Test("Field names are compared without case, and only ASCII letters fold")
     func fieldNames() {
         let head = HTTPResponseHead(status: 200, headers: [HTTPHeader("content-TYPE", "a"), HTTPHeader("X-[", "b")])
