@@ -205,6 +205,7 @@
         /// after 161 KiB). At most ``maxHeldBytes``: past it, what is held is taken first.
         private var held: [UInt8] = []
         static let maxHeldBytes = 256 << 10
+        static let heldPieceBytes = 16 << 10
         /// Sent early: its first chunk is held (paused) until the exchange is taken over.
         var paused = false
         /// Sent early, and refused while it waited (a content or transfer coding): not to be taken over.
@@ -330,18 +331,28 @@
             return chunk.count
         }
 
-        /// Gives the receiver the chunks held back, if any, as one: `false` when the exchange is to end
-        /// (the receiver stopped, or the run was cancelled).
+        /// Gives the receiver the chunks held back, if any, in pieces of at most libcurl's 16 KiB (as they
+        /// came): a receiver that learns something from the first bytes, such as a next value written before
+        /// the items, learns it as early as before. `false` when the exchange is to end (the receiver
+        /// stopped, or the run was cancelled).
         func deliverHeld() -> Bool {
             guard !held.isEmpty, let receiver else { return true }
             defer { held.removeAll(keepingCapacity: true) }
-            if cancellation.isCancelled { return false }
-            active()
-            if !held.withUnsafeBytes({ receiver.receive(body: $0) }) {
-                stopped = true
-                return false
+            return held.withUnsafeBytes { bytes in
+                var start = 0
+                while start < bytes.count {
+                    if cancellation.isCancelled { return false }
+                    let end = min(bytes.count, start + Self.heldPieceBytes)
+                    let taken = receiver.receive(body: UnsafeRawBufferPointer(rebasing: bytes[start..<end]))
+                    active()  // from when the receiver is done: a slow receiver is not an idle server
+                    if !taken {
+                        stopped = true
+                        return false
+                    }
+                    start = end
+                }
+                return true
             }
-            return true
         }
     }
 

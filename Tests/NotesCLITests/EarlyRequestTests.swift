@@ -156,8 +156,11 @@ struct HeldChunkTests {
         let page = Guesser(next: HTTPRequest(url: server.origin + "/b"))
         #expect(try transport.perform(HTTPRequest(url: server.origin + "/a"), receiver: page, cancellation: .init()))
         #expect(page.body == Array(Self.long.utf8))
-        #expect(page.events.count >= 2, "named, then the chunks: \(page.events)")
+        #expect(page.events.count >= 4, "named, then the chunks: \(page.events)")
         #expect(page.events.first == "named", "\(page.events)")
+        // Held bytes go on in pieces as libcurl cut them, so that what the first bytes say (a next value
+        // before the items) is acted on as early as before.
+        #expect(page.pieces.allSatisfy { $0 <= 16 << 10 }, "\(page.pieces)")
         let next = Peeker(next: nil)
         #expect(try transport.perform(HTTPRequest(url: server.origin + "/b"), receiver: next, cancellation: .init()))
         #expect(next.body == Array(EarlyRequestTests.second.utf8))
@@ -189,6 +192,47 @@ struct HeldChunkTests {
         #expect(page.body == Array(Self.long.utf8))
         #expect(takenInTime.isSet, "every byte sent was taken while the server waited")
     }
+
+    @Test("Taking held bytes slowly is not an idle server: the idle clock runs from when the receiver is done")
+    func slowTakerNotIdle() throws {
+        let response = ScriptedServer.json(EarlyRequestTests.second)
+        let split = response.index(response.endIndex, offsetBy: -10)
+        let page = SlowTaker()
+        let done = page.done
+        let server = try ScriptedServer { _ in
+            [
+                .send(String(response[..<split])),
+                .waitUntil { _, _ in  // 0.5 s after the receiver is done: 1.3 s after the bytes came
+                    done.value > 0 && Int(DispatchTime.now().uptimeNanoseconds) - done.value > 500_000_000
+                },
+                .send(String(response[split...])),
+            ]
+        }
+        defer { server.close() }
+        #expect(
+            try CurlTransport().perform(
+                HTTPRequest(url: server.origin + "/a", idleTimeout: 1), receiver: page, cancellation: .init()))
+        #expect(page.body == Array(EarlyRequestTests.second.utf8))
+    }
+}
+
+/// Awaits a next request no chunk names, and takes its first chunk slowly (0.8 s), noting when it is done.
+private final class SlowTaker: HTTPResponseReceiver {
+    let done = Counter()
+    var body: [UInt8] = []
+
+    var awaitsNextRequest: Bool { true }
+
+    func receive(head: HTTPResponseHead) -> Bool { true }
+
+    func receive(body chunk: UnsafeRawBufferPointer) -> Bool {
+        if body.isEmpty {
+            usleep(800_000)
+            done.value = Int(DispatchTime.now().uptimeNanoseconds)
+        }
+        body += chunk
+        return true
+    }
 }
 
 /// Names `next` at the chunk whose bytes end the body's next value (as a walk's page does), records what
@@ -199,6 +243,8 @@ private final class Guesser: HTTPResponseReceiver {
     var body: [UInt8] = []
     /// "named", then "chunk" for each chunk taken.
     var events: [String] = []
+    /// The size of each chunk taken.
+    var pieces: [Int] = []
 
     init(next: HTTPRequest, received: Counter? = nil) {
         self.next = next
@@ -218,6 +264,7 @@ private final class Guesser: HTTPResponseReceiver {
 
     func receive(body chunk: UnsafeRawBufferPointer) -> Bool {
         events.append("chunk")
+        pieces.append(chunk.count)
         body += chunk
         received?.value = body.count
         return true
