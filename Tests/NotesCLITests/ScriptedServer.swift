@@ -99,7 +99,11 @@ final class ScriptedServer: @unchecked Sendable {
     private func write(_ bytes: [UInt8], to connection: Int32) {
         var written = 0
         while written < bytes.count {
-            let count = bytes[written...].withUnsafeBytes { Glibc.write(connection, $0.baseAddress, $0.count) }
+            // MSG_NOSIGNAL: a client that has gone (a walk that failed while its next page was answered)
+            // must not end the test process with SIGPIPE.
+            let count = bytes[written...].withUnsafeBytes {
+                Glibc.send(connection, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL))
+            }
             if count <= 0 { break }
             written += count
         }

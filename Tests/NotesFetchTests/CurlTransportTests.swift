@@ -184,13 +184,14 @@ private final class StallingServer: @unchecked Sendable {
                 request += buffer[..<count]
             }
             let bytes = Array(head.utf8)
-            _ = bytes.withUnsafeBytes { write(connection, $0.baseAddress, $0.count) }
+            // MSG_NOSIGNAL: a client that has gone must not end the test process with SIGPIPE.
+            _ = bytes.withUnsafeBytes { send(connection, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
             for byte in Array(drip.utf8) {
                 if done.wait(timeout: .now() + every) == .success {
                     Glibc.close(connection)
                     return
                 }
-                _ = withUnsafeBytes(of: byte) { write(connection, $0.baseAddress, 1) }
+                _ = withUnsafeBytes(of: byte) { send(connection, $0.baseAddress, 1, Int32(MSG_NOSIGNAL)) }
             }
             done.wait()
             Glibc.close(connection)
