@@ -84,9 +84,11 @@ let package = Package(
         .target(name: "YajlNoop", dependencies: ["CYajl"], path: "Benchmarks/YajlNoop"),
         /// Counts heap allocations (glibc): its malloc and friends interpose the C library's.
         .target(name: "AllocationCounter", path: "Benchmarks/AllocationCounter"),
+        /// A benchmark's runs in turn with its ceilings', and the paired ratio.
+        .target(name: "BenchmarkPairs", path: "Benchmarks/BenchmarkPairs", swiftSettings: swiftSettings),
         .executableTarget(
             name: "benchmarks",
-            dependencies: ["NotesPage", "YajlNoop", "AllocationCounter", "ArgumentParsing"],
+            dependencies: ["NotesPage", "YajlNoop", "AllocationCounter", "ArgumentParsing", "BenchmarkPairs"],
             path: "Benchmarks/benchmarks",
             swiftSettings: swiftSettings
         ),
@@ -112,6 +114,7 @@ let package = Package(
         .testTarget(
             name: "NotesGenTests", dependencies: ["NotesGen", "NotesPage", "TestSupport"], swiftSettings: swiftSettings),
         /// Runs the built `benchmarks --report --from-baselines` and checks the page against the JSON.
-        .testTarget(name: "BenchmarkReportTests", dependencies: ["TestSupport"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "BenchmarkReportTests", dependencies: ["TestSupport", "BenchmarkPairs"], swiftSettings: swiftSettings),
     ]
 )

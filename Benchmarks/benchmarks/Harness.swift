@@ -1,4 +1,5 @@
 import ArgumentParsing
+import BenchmarkPairs
 import Foundation
 
 /// One benchmark: a named workload, in a child process of its own.
@@ -261,43 +262,53 @@ struct Harness {
     var samples: Int
     var executable: String
 
-    func measure(_ benchmark: Benchmark) -> [ChildRun] {
-        var runs: [ChildRun] = []
-        for index in 0...samples {
-            let run: ChildRun
-            switch benchmark.run {
-            case .workload(let workload):
-                run = spawn([executable, "--child", workload.rawValue, "--input", inputs.pagePath])
-            case .command(let command):
-                // GNU time forks (no vfork), so the command's high-water mark is its own.
-                let record = inputs.scratch + "/peak.txt"
-                var timed = spawn(["/usr/bin/time", "-f", "%M", "-o", record] + command(inputs), captureOutput: false)
-                let kilobytes =
-                    (try? String(contentsOfFile: record, encoding: .utf8))
-                    .flatMap { Int($0.split(separator: "\n").last ?? "") } ?? 0
-                timed.peakResident = kilobytes * 1024
-                run = timed
-            }
-            guard run.status == 0 else {
-                FileHandle.standardError.write(
-                    Data("benchmark \(benchmark.name) failed with status \(run.status)\n".utf8))
-                exit(1)
-            }
-            if index > 0 { runs.append(run) }  // the first run warms caches up
+    /// A warm-up and `samples` measured runs of `benchmark`; with `ceilings`, each measured run comes
+    /// right after a run of each ceiling (``Pairing``), whose runs are returned too.
+    func measure(_ benchmark: Benchmark, pairedWith ceilings: [Benchmark] = []) -> (
+        runs: [ChildRun], ceilingRuns: [[ChildRun]]
+    ) {
+        Pairing.interleave(samples: samples, ceilings: ceilings.count) { ceiling in
+            runOnce(ceiling.map { ceilings[$0] } ?? benchmark)
         }
-        return runs
     }
 
-    func figures(_ benchmark: Benchmark, runs: [ChildRun], known: [String: Figures]) -> Figures {
-        // In-process workloads report the time of the measured part only; commands, their whole run.
-        let times = runs.map { run -> Double in
-            if case .workload = benchmark.run, let data = run.output.data(using: .utf8),
-                let result = try? JSONDecoder().decode(WorkloadResult.self, from: data)
-            {
-                return result.seconds
-            }
-            return run.wall
-        }.sorted()
+    private func runOnce(_ benchmark: Benchmark) -> ChildRun {
+        var run: ChildRun
+        switch benchmark.run {
+        case .workload(let workload):
+            run = spawn([executable, "--child", workload.rawValue, "--input", inputs.pagePath])
+        case .command(let command):
+            // GNU time forks (no vfork), so the command's high-water mark is its own.
+            let record = inputs.scratch + "/peak.txt"
+            run = spawn(["/usr/bin/time", "-f", "%M", "-o", record] + command(inputs), captureOutput: false)
+            let kilobytes =
+                (try? String(contentsOfFile: record, encoding: .utf8))
+                .flatMap { Int($0.split(separator: "\n").last ?? "") } ?? 0
+            run.peakResident = kilobytes * 1024
+        }
+        guard run.status == 0 else {
+            FileHandle.standardError.write(Data("benchmark \(benchmark.name) failed with status \(run.status)\n".utf8))
+            exit(1)
+        }
+        return run
+    }
+
+    /// The time a run counts: the measured part's for an in-process workload, the whole run's for a command.
+    func time(_ run: ChildRun, of benchmark: Benchmark) -> Double {
+        if case .workload = benchmark.run, let data = run.output.data(using: .utf8),
+            let result = try? JSONDecoder().decode(WorkloadResult.self, from: data)
+        {
+            return result.seconds
+        }
+        return run.wall
+    }
+
+    /// - Parameter ceilingTimes: Each ceiling's time in the rounds of `runs`, when they were paired.
+    func figures(
+        _ benchmark: Benchmark, runs: [ChildRun], known: [String: Figures], ceilingTimes: [[Double]] = []
+    ) -> Figures {
+        let inOrder = runs.map { time($0, of: benchmark) }
+        let times = inOrder.sorted()
         let cpu = runs.map { $0.userSeconds + $0.systemSeconds }.sorted()
         let peaks = runs.map { run -> Int in
             if case .workload = benchmark.run, let data = run.output.data(using: .utf8),
@@ -314,6 +325,8 @@ struct Harness {
         let p50 = percentile(times, 0.5)
         let size = benchmark.size(inputs)
         let ceilings = benchmark.ceiling.compactMap { known[$0]?.wallP50 }
+        // Paired rounds when there were any; else the ratio of medians measured apart.
+        let ratio = Pairing.ratio(inOrder, ceilings: ceilingTimes) ?? (ceilings.isEmpty ? nil : p50 / ceilings.max()!)
         return Figures(
             wallP50: p50,
             wallP90: percentile(times, 0.9),
@@ -321,7 +334,7 @@ struct Harness {
             peakResident: peaks.max() ?? 0,
             megabytesPerSecond: p50 > 0 ? Double(size.bytes) / 1e6 / p50 : 0,
             notesPerSecond: p50 > 0 ? Double(size.notes) / p50 : 0,
-            ratio: ceilings.isEmpty ? nil : p50 / ceilings.max()!,
+            ratio: ratio,
             samples: runs.count,
             allocations: allocations.min()
         )

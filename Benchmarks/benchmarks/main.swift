@@ -156,9 +156,15 @@ for benchmark in selected {
         skipped[benchmark.name] = reason
         continue
     }
-    FileHandle.standardError.write(Data("running \(benchmark.name) (\(samples) samples)\n".utf8))
-    let runs = harness.measure(benchmark)
-    results[benchmark.name] = harness.figures(benchmark, runs: runs, known: results)
+    // Its ceilings (measured above) run again in turn with it, so that their ratio is taken pair by pair.
+    let ceilings = benchmark.ceiling.filter { results[$0] != nil }.compactMap { name in
+        selected.first { $0.name == name }
+    }
+    let turns = ceilings.isEmpty ? "" : ", each after " + ceilings.map(\.name).joined(separator: " and ")
+    FileHandle.standardError.write(Data("running \(benchmark.name) (\(samples) samples\(turns))\n".utf8))
+    let (runs, ceilingRuns) = harness.measure(benchmark, pairedWith: ceilings)
+    let ceilingTimes = zip(ceilings, ceilingRuns).map { ceiling, runs in runs.map { harness.time($0, of: ceiling) } }
+    results[benchmark.name] = harness.figures(benchmark, runs: runs, known: results, ceilingTimes: ceilingTimes)
 }
 inputs.stop()
 
