@@ -303,10 +303,8 @@ struct Harness {
         return run.wall
     }
 
-    /// - Parameter ceilingTimes: Each ceiling's time in the rounds of `runs`, when they were paired.
-    func figures(
-        _ benchmark: Benchmark, runs: [ChildRun], known: [String: Figures], ceilingTimes: [[Double]] = []
-    ) -> Figures {
+    /// - Parameter ceilingTimes: Each ceiling's time in the rounds of `runs` (none: no ratio).
+    func figures(_ benchmark: Benchmark, runs: [ChildRun], ceilingTimes: [[Double]]) -> Figures {
         let inOrder = runs.map { time($0, of: benchmark) }
         let times = inOrder.sorted()
         let cpu = runs.map { $0.userSeconds + $0.systemSeconds }.sorted()
@@ -324,9 +322,6 @@ struct Harness {
         }
         let p50 = percentile(times, 0.5)
         let size = benchmark.size(inputs)
-        let ceilings = benchmark.ceiling.compactMap { known[$0]?.wallP50 }
-        // Paired rounds when there were any; else the ratio of medians measured apart.
-        let ratio = Pairing.ratio(inOrder, ceilings: ceilingTimes) ?? (ceilings.isEmpty ? nil : p50 / ceilings.max()!)
         return Figures(
             wallP50: p50,
             wallP90: percentile(times, 0.9),
@@ -334,7 +329,7 @@ struct Harness {
             peakResident: peaks.max() ?? 0,
             megabytesPerSecond: p50 > 0 ? Double(size.bytes) / 1e6 / p50 : 0,
             notesPerSecond: p50 > 0 ? Double(size.notes) / p50 : 0,
-            ratio: ratio,
+            ratio: Pairing.ratio(inOrder, ceilings: ceilingTimes),
             samples: runs.count,
             allocations: allocations.min()
         )

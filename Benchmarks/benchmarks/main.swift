@@ -164,7 +164,7 @@ for benchmark in selected {
     FileHandle.standardError.write(Data("running \(benchmark.name) (\(samples) samples\(turns))\n".utf8))
     let (runs, ceilingRuns) = harness.measure(benchmark, pairedWith: ceilings)
     let ceilingTimes = zip(ceilings, ceilingRuns).map { ceiling, runs in runs.map { harness.time($0, of: ceiling) } }
-    results[benchmark.name] = harness.figures(benchmark, runs: runs, known: results, ceilingTimes: ceilingTimes)
+    results[benchmark.name] = harness.figures(benchmark, runs: runs, ceilingTimes: ceilingTimes)
 }
 inputs.stop()
 

@@ -205,7 +205,8 @@
         /// after 161 KiB). At most ``maxHeldBytes``: past it, what is held is taken first.
         private var held: [UInt8] = []
         static let maxHeldBytes = 256 << 10
-        static let heldPieceBytes = 16 << 10
+        /// Held bytes go on in libcurl's own pieces.
+        static let heldPieceBytes = Int(CURL_MAX_WRITE_SIZE)
         /// Sent early: its first chunk is held (paused) until the exchange is taken over.
         var paused = false
         /// Sent early, and refused while it waited (a content or transfer coding): not to be taken over.
