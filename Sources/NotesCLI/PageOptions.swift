@@ -24,8 +24,15 @@ struct PageOptions: Equatable {
         .init("--max-string-bytes", value: "bytes", help: "Longest string, key or number, as written. Default: 1M."),
         .init("--max-depth", value: "n", help: "Deepest nesting of arrays and objects. Default: 64."),
         .init("--max-page-notes", value: "n", help: "Most notes on one page. Default: 100000."),
-        .init("--items-path", value: "path", help: "Dotted path of the notes array, e.g. results. Default: notes."),
-        .init("--next-path", value: "path", help: "Dotted path of the next cursor, e.g. next. Default: next_cursor."),
+        .init(
+            "--items-path", value: "path",
+            help: "Path of the notes array, e.g. results or /data (dotted, or a JSON Pointer). Default: notes."),
+        .init("--next-path", value: "path", help: "Path of the next cursor or URL, e.g. next. Default: next_cursor."),
+        .init("--id-path", value: "path", help: "Path of a note's id, relative to the note. Default: id."),
+        .init(
+            "--title-path", value: "path",
+            help: "Path of a note's title, relative to the note, e.g. attributes.title. Default: title."),
+        .init("--no-title", help: "Notes need no title (records of most APIs have none)."),
     ]
 
     init(configuration: PageConfiguration, format: Format) {
@@ -46,13 +53,34 @@ struct PageOptions: Equatable {
             limits: limits,
             maxPageNotes: try parsed.integer(
                 "--max-page-notes", default: defaults.maxPageNotes, in: 0...Int(Int32.max)),
-            itemsPath: FieldPath(parsed.value("--items-path") ?? defaults.itemsPath.description),
-            nextPath: FieldPath(parsed.value("--next-path") ?? defaults.nextPath.description)
+            itemsPath: try Self.path(parsed, "--items-path") ?? defaults.itemsPath,
+            nextPath: try Self.path(parsed, "--next-path") ?? defaults.nextPath
         )
+        configuration.idPath = try Self.path(parsed, "--id-path") ?? defaults.idPath
+        if parsed.has("--no-title") {
+            if parsed.has("--title-path") { throw UsageError("--no-title and --title-path cannot go together") }
+            configuration.titlePath = nil
+        } else {
+            configuration.titlePath = try Self.path(parsed, "--title-path") ?? defaults.titlePath
+        }
+        // Paths not given are found on the first page when it does not have them where the defaults say.
+        if !parsed.has("--items-path") { configuration.detects.insert(.items) }
+        if !parsed.has("--next-path") { configuration.detects.insert(.next) }
         let formatName = try parsed.choice(
             "--format", default: Format.ndjson.rawValue, from: Format.allCases.map(\.rawValue))
         format = Format(rawValue: formatName)!
         configuration.keepsJSON = format == .ndjson
         if let problem = configuration.pathProblem { throw UsageError("Invalid paths: \(problem)") }
+    }
+
+    /// The path `option` gives, if it is given: dotted, or a JSON Pointer when it starts with `/`.
+    /// - Throws: ``UsageError`` naming the option when the text cannot be a path.
+    static func path(_ parsed: ParsedArguments, _ option: String) throws(UsageError) -> FieldPath? {
+        guard let text = parsed.value(option) else { return nil }
+        do {
+            return try FieldPath.parse(text)
+        } catch {
+            throw UsageError("Invalid \(option): \(error)")
+        }
     }
 }

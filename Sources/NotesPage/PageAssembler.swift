@@ -35,8 +35,12 @@ struct PageState: ~Copyable {
         case path(level: Int, paths: PathMask)
         /// The notes array.
         case items
+        /// A top-level array that may be the items (``PathDetection/items``), before its first element.
+        case candidate
         /// A note object.
         case note
+        /// An object inside a note on the way to its id or title (``NotePaths``), `level` keys deep.
+        case noteWay(level: Int, paths: UInt8)
         /// A container inside a note: copied to the note's JSON.
         case inNote
         /// A container of no interest.
@@ -55,9 +59,14 @@ struct PageState: ~Copyable {
         case noteID
         case noteTitle
         case noteOther
+        /// A top-level array that may be the items (``PathDetection/items``).
+        case candidate
+        /// An object inside the note that may lead to the id or title.
+        case noteDescend(level: Int, paths: UInt8)
     }
 
     private let configuration: PageConfiguration
+    private let notePaths: NotePaths
     let ids: IDSet
 
     private var frames: Stack<Frame>
@@ -73,6 +82,15 @@ struct PageState: ~Copyable {
     private(set) var fields: [FieldValue?]
     /// Notes left out as duplicates (``PageConfiguration/duplicates`` is `.skip`).
     private(set) var skippedCount = 0
+    /// The top-level key whose array was taken for the items (``PathDetection/items``).
+    private(set) var detectedItems: [UInt8]?
+    /// Whether the array taken for the items had no elements: an array of objects met later takes its place.
+    private var detectedItemsEmpty = false
+    /// The key of the ``Frame/candidate`` array open.
+    private var candidateKey: [UInt8] = []
+    /// Top-level arrays not taken for the items (of other values, or after the items), for a message.
+    private(set) var otherArrays: [String] = []
+
     /// The id of the last note of the page so far, kept or skipped (keyset pagination goes on after it).
     private var lastIDBytes: [UInt8] = []
 
@@ -94,6 +112,7 @@ struct PageState: ~Copyable {
 
     init(configuration: PageConfiguration, ids: IDSet) {
         self.configuration = configuration
+        self.notePaths = NotePaths(configuration)
         self.ids = ids
         fields = Array(repeating: nil, count: configuration.fieldPaths.count)
         // yajl never sees a bracket past the depth limit (the scanner stops it), so this never grows.
@@ -103,9 +122,11 @@ struct PageState: ~Copyable {
     mutating func handle(_ event: JSONEvent) -> Bool {
         guard let frame = frames.last else { return top(event) }
         switch frame {
-        case .note: return inNote(event, direct: true)
-        case .inNote: return inNote(event, direct: false)
+        case .note: return inNote(event, level: 0, paths: notePaths.all)
+        case .noteWay(let level, let paths): return inNote(event, level: level, paths: paths)
+        case .inNote: return inNote(event, level: -1, paths: 0)
         case .items: return inItems(event)
+        case .candidate: return inCandidate(event)
         case .path(let level, let paths): return inPath(event, level: level, paths: paths)
         case .skip:
             switch event {
@@ -139,6 +160,17 @@ struct PageState: ~Copyable {
     private mutating func inPath(_ event: JSONEvent, level: Int, paths: PathMask) -> Bool {
         if case .key(let key) = event {
             role = pathRole(for: key, level: level, paths: paths)
+            if level == 0, configuration.detects.contains(.items) {
+                if case .skip = role {
+                    role = .candidate
+                    candidateKey = Array(key.assumingMemoryBound(to: UInt8.self))
+                } else if case .items = role, let detected = detectedItems {
+                    // The items where the configuration says, after an array taken for them.
+                    if !detectedItemsEmpty { return ambiguous(detected, Array(configuration.itemsPath.components[0])) }
+                    foundItems = false
+                    detectedItems = nil
+                }
+            }
             switch role {
             case .items where foundItems:
                 return fail(.duplicateKey, "'\(configuration.itemsPath)' appears twice")
@@ -158,6 +190,8 @@ struct PageState: ~Copyable {
         case (.items, .startArray):
             foundItems = true
             frames.append(.items)
+        case (.candidate, .startArray):
+            frames.append(.candidate)
         case (.items, _):
             return fail(.itemsNotArray, "'\(configuration.itemsPath)' is \(Self.describe(event)), not an array")
         case (.next, .string(let text)), (.next, .number(let text)):
@@ -204,6 +238,64 @@ struct PageState: ~Copyable {
         return along.isEmpty ? .skip : .descend(level: level + 1, paths: along)
     }
 
+    /// The first event inside a top-level array that may be the items: an object makes it the items (the
+    /// first such array, or the one with a common name), anything else makes it an array of no interest.
+    private mutating func inCandidate(_ event: JSONEvent) -> Bool {
+        let name = String(decoding: candidateKey, as: UTF8.self)
+        let common = PathDetection.itemNames.contains(name)
+        switch event {
+        case .startObject:
+            if let detected = detectedItems, !detectedItemsEmpty {
+                let chosenCommon = PathDetection.itemNames.contains(String(decoding: detected, as: UTF8.self))
+                guard chosenCommon && !common else { return ambiguous(detected, candidateKey) }
+                noteOtherArray(name)
+                frames.replaceLast(with: .skip)
+                frames.append(.skip)
+                return true
+            }
+            if foundItems && !detectedItemsEmpty {
+                // The items where the configuration says came first.
+                guard !common else { return ambiguous(Array(configuration.itemsPath.components[0]), candidateKey) }
+                noteOtherArray(name)
+                frames.replaceLast(with: .skip)
+                frames.append(.skip)
+                return true
+            }
+            foundItems = true
+            detectedItems = candidateKey
+            detectedItemsEmpty = false
+            frames.replaceLast(with: .items)
+            return inItems(event)
+        case .endArray:
+            frames.removeLast()
+            if common, !foundItems {
+                foundItems = true
+                detectedItems = candidateKey
+                detectedItemsEmpty = true
+            } else {
+                noteOtherArray(name)
+            }
+            return true
+        default:
+            noteOtherArray(name)
+            frames.replaceLast(with: .skip)
+            if event.isStart { frames.append(.skip) }
+            return true
+        }
+    }
+
+    private mutating func noteOtherArray(_ name: String) {
+        if otherArrays.count < 8 { otherArrays.append(name) }
+    }
+
+    private mutating func ambiguous(_ first: [UInt8], _ second: [UInt8]) -> Bool {
+        let names = [first, second].map { "'\(String(decoding: $0, as: UTF8.self).prefix(40))'" }
+        return fail(
+            .ambiguousPaths,
+            "the page has two arrays of objects that could be the items, \(names[0]) and \(names[1]): pass --items-path"
+        )
+    }
+
     private mutating func inItems(_ event: JSONEvent) -> Bool {
         switch event {
         case .startObject:
@@ -230,24 +322,29 @@ struct PageState: ~Copyable {
         }
     }
 
-    /// An event inside a note: `direct` when it belongs to the note object itself, not a nested value.
-    private mutating func inNote(_ event: JSONEvent, direct: Bool) -> Bool {
-        let role = direct ? self.role : .noteOther
-        if direct { self.role = .none }
+    /// An event inside a note: `level` keys below the note (0: the note object itself, -1: a container off
+    /// the id and title paths), `paths` the ones this object is on the way to (``NotePaths``).
+    private mutating func inNote(_ event: JSONEvent, level: Int, paths: UInt8) -> Bool {
+        let role = paths != 0 ? self.role : .noteOther
+        if paths != 0 { self.role = .none }
         let keeps = configuration.keepsJSON
         switch event {
         case .key(let key):
             if keeps { writer.key(key) }
-            guard direct else { return true }
-            if key.count == 2 && key[0] == UInt8(ascii: "i") && key[1] == UInt8(ascii: "d") {
-                if hasID { return fail(.duplicateField, "note has two 'id' fields", note: noteCount) }
+            guard paths != 0 else { return true }
+            switch notePaths.match(key, level: level, paths: paths) {
+            case NotePaths.idEnd:
+                if hasID { return fail(.duplicateField, "note has two '\(notePaths.id)' fields", note: noteCount) }
                 self.role = .noteID
-            } else if key.count == 5 && key.loadUnaligned(as: UInt32.self) == 0x6c74_6974 && key[4] == UInt8(ascii: "e")
-            {  // "titl" "e"
-                if hasTitle { return fail(.duplicateField, "note has two 'title' fields", note: noteCount) }
+            case NotePaths.titleEnd:
+                if hasTitle {
+                    return fail(.duplicateField, "note has two '\(notePaths.title)' fields", note: noteCount)
+                }
                 self.role = .noteTitle
-            } else {
+            case 0:
                 self.role = .noteOther
+            case let along:
+                self.role = .noteDescend(level: level + 1, paths: along)
             }
             return true
         case .string(let text):
@@ -261,18 +358,29 @@ struct PageState: ~Copyable {
             default:
                 return write(string: text)
             }
-        case .endObject where direct:
+        case .endObject where level == 0:
             return finishNote()
         case .endObject, .endArray:
             if keeps { writer.close(event.isEndObject ? UInt8(ascii: "}") : UInt8(ascii: "]")) }
             frames.removeLast()
             return true
         default:
-            if case .noteID = role {
-                return fail(.invalidID, "id is \(Self.describe(event)), not a string", note: noteCount)
-            }
-            if case .noteTitle = role {
+            switch role {
+            case .noteID:
+                guard case .number(let text) = event else {
+                    return fail(
+                        .invalidID, "id is \(Self.describe(event)), not a string or an integer", note: noteCount)
+                }
+                if let kind = Self.nonInteger(text) {
+                    return fail(
+                        .invalidID, "id is a number with \(kind) (\(Self.raw(text))), not a string or an integer",
+                        note: noteCount)
+                }
+                guard acceptID(text) else { return false }
+            case .noteTitle:
                 return fail(.invalidTitle, "title is \(Self.describe(event)), not a string", note: noteCount)
+            default:
+                break
             }
             if keeps {
                 switch event {
@@ -284,9 +392,28 @@ struct PageState: ~Copyable {
                 default: break
                 }
             }
-            if event.isStart { frames.append(.inNote) }
+            if case .noteDescend(let level, let paths) = role, case .startObject = event {
+                frames.append(.noteWay(level: level, paths: paths))
+            } else if event.isStart {
+                frames.append(.inNote)
+            }
             return true
         }
+    }
+
+    /// What makes a JSON number's text not an integer (`a fraction`, `an exponent`), or `nil` when it is one.
+    private static func nonInteger(_ text: UnsafeRawBufferPointer) -> String? {
+        for byte in text {
+            if byte == UInt8(ascii: ".") { return "a fraction" }
+            if byte == UInt8(ascii: "e") || byte == UInt8(ascii: "E") { return "an exponent" }
+        }
+        return nil
+    }
+
+    /// At most 24 bytes of a number's text, for a message.
+    private static func raw(_ text: UnsafeRawBufferPointer) -> String {
+        let shown = String(decoding: text.prefix(24), as: UTF8.self)
+        return text.count > 24 ? shown + "…" : shown
     }
 
     private mutating func write(string text: UnsafeRawBufferPointer) -> Bool {
@@ -316,8 +443,10 @@ struct PageState: ~Copyable {
     }
 
     private mutating func finishNote() -> Bool {
-        guard hasID else { return fail(.missingID, "note has no 'id'", note: noteCount) }
-        guard hasTitle else { return fail(.missingTitle, "note has no 'title'", note: noteCount) }
+        guard hasID else { return fail(.missingID, "note has no '\(notePaths.id)'", note: noteCount) }
+        guard hasTitle || notePaths.title == nil else {
+            return fail(.missingTitle, "note has no '\(notePaths.title!)'", note: noteCount)
+        }
         frames.removeLast()
         noteCount += 1
         if isDuplicate {
@@ -360,6 +489,54 @@ struct PageState: ~Copyable {
         var quoted = String(decoding: writer.bytes, as: UTF8.self)
         if shown.count < text.count { quoted.insert(contentsOf: "…", at: quoted.index(before: quoted.endIndex)) }
         return quoted
+    }
+}
+
+/// A note's id and title paths, as the state machine asks about them: for a key at a level of the note,
+/// whether it ends either path, leads on to one, or neither. Bit 0 is the id path, bit 1 the title path.
+private struct NotePaths {
+    static let idBit: UInt8 = 1
+    static let titleBit: UInt8 = 2
+    /// ``match(_:level:paths:)``'s answer for the key that ends the id path.
+    static let idEnd: UInt8 = 0x10
+    /// ``match(_:level:paths:)``'s answer for the key that ends the title path.
+    static let titleEnd: UInt8 = 0x20
+
+    let id: FieldPath
+    let title: FieldPath?
+    private let idKeys: [[UInt8]]
+    private let titleKeys: [[UInt8]]
+    /// The paths a note object starts on.
+    let all: UInt8
+
+    init(_ configuration: PageConfiguration) {
+        id = configuration.idPath
+        title = configuration.titlePath
+        idKeys = configuration.idPath.components
+        titleKeys = configuration.titlePath?.components ?? []
+        all = title == nil ? Self.idBit : Self.idBit | Self.titleBit
+    }
+
+    /// ``idEnd`` or ``titleEnd`` when `key`, `level` keys below the note, ends that path; else the bits of
+    /// the paths it leads on to (0 for none). The paths never overlap (``PageConfiguration/pathProblem``).
+    @inline(__always)
+    func match(_ key: UnsafeRawBufferPointer, level: Int, paths: UInt8) -> UInt8 {
+        var along: UInt8 = 0
+        if paths & Self.idBit != 0, level < idKeys.count, Self.equal(key, idKeys[level]) {
+            if level + 1 == idKeys.count { return Self.idEnd }
+            along |= Self.idBit
+        }
+        if paths & Self.titleBit != 0, level < titleKeys.count, Self.equal(key, titleKeys[level]) {
+            if level + 1 == titleKeys.count { return Self.titleEnd }
+            along |= Self.titleBit
+        }
+        return along
+    }
+
+    @inline(__always)
+    private static func equal(_ key: UnsafeRawBufferPointer, _ expected: [UInt8]) -> Bool {
+        guard key.count == expected.count else { return false }
+        return expected.withUnsafeBytes { key.elementsEqual($0) }
     }
 }
 
@@ -429,6 +606,11 @@ private struct Stack<Element>: ~Copyable {
     }
 
     var last: Element? { count > 0 ? base[count - 1] : nil }
+
+    mutating func replaceLast(with element: Element) {
+        precondition(count > 0)
+        base[count - 1] = element
+    }
 
     mutating func append(_ element: Element) {
         precondition(count < capacity, "nesting deeper than the depth limit")

@@ -18,6 +18,14 @@ public struct PageConfiguration: Sendable, Hashable {
     public var fieldPaths: [FieldPath] = []
     /// What a note whose id the run has seen before is: an error (the default) or left out.
     public var duplicates: DuplicatePolicy = .fail
+    /// Where a note's id is, relative to the note, e.g. `id` or `attributes.uuid`: a non-empty string or
+    /// an integer (a JSON number with no fraction or exponent, kept as written).
+    public var idPath = FieldPath("id")
+    /// Where a note's title is, relative to the note (a string); `nil` when notes need none.
+    public var titlePath: FieldPath? = FieldPath("title")
+    /// The paths to find on the page when it does not have them where ``itemsPath`` and ``nextPath`` say
+    /// (those the caller was not told): the first page of a walk (``PathDetection``).
+    public var detects: PathDetection = []
 
     /// - Parameters:
     ///   - limits: Defaults to 64 MiB pages, 1 MiB strings, depth 64.
@@ -44,6 +52,13 @@ public struct PageConfiguration: Sendable, Hashable {
     public var pathProblem: String? {
         if itemsPath.components.isEmpty { return "the items path is empty" }
         if nextPath.components.isEmpty { return "the next path is empty" }
+        if idPath.components.isEmpty { return "the id path is empty" }
+        if let titlePath {
+            if titlePath.components.isEmpty { return "the title path is empty" }
+            if titlePath.overlaps(idPath) {
+                return "the id path '\(idPath)' and the title path '\(titlePath)' overlap"
+            }
+        }
         if fieldPaths.count > 60 { return "more than 60 field paths" }
         if let empty = fieldPaths.first(where: { $0.components.isEmpty }) { return "a field path is empty (\(empty))" }
         let named = [("items", itemsPath), ("next", nextPath)] + fieldPaths.map { ("field", $0) }
@@ -54,6 +69,43 @@ public struct PageConfiguration: Sendable, Hashable {
         }
         return nil
     }
+}
+
+/// Which of a page's paths its decoder finds for itself when the page does not have them where the
+/// configuration says.
+///
+/// - ``items``: the items path (when the page has no array there) is the one array of objects at the top
+///   level, or the one of them with a common name (``PathDetection/itemNames``); an array of objects met
+///   after the first one chosen is an ``PageError/Code/ambiguousPaths`` error naming both, unless the one
+///   chosen has a common name and the other not (JSON:API's `included` beside its `data`).
+/// - ``next``: the next path (when the page has no value there) is the one of ``PathDetection/nextPaths``
+///   the page has; two of them is an error naming both.
+///
+/// The choice is in ``PageDecoder/Summary/detectedItemsPath`` and ``PageDecoder/Summary/detectedNextPath``.
+public struct PathDetection: OptionSet, Sendable, Hashable {
+    public let rawValue: UInt8
+
+    public init(rawValue: UInt8) {
+        self.rawValue = rawValue
+    }
+
+    public static let items = PathDetection(rawValue: 1)
+    public static let next = PathDetection(rawValue: 2)
+
+    /// The names that make a top-level array of objects the items, in the order of preference.
+    public static let itemNames = [
+        "notes", "results", "data", "items", "records", "rows", "entries", "nodes", "value", "content", "objects",
+        "elements", "list",
+    ]
+
+    /// Where the common APIs write the next cursor or URL: Django REST framework's `next`, Laravel's
+    /// `next_page_url`, JSON:API's `links.next`, OData's `@odata.nextLink`, Google's `nextPageToken`, and
+    /// others.
+    public static let nextPaths: [FieldPath] = [
+        "next_cursor", "next", "next_page_url", "next_url", "links.next", "meta.next_page", "meta.next_cursor",
+        "meta.next", "/@odata.nextLink", "nextPageToken", "next_page", "nextCursor", "next_page_token",
+        "pagination.next", "pagination.next_cursor", "paging.next", "cursor.next",
+    ].map { $0.hasPrefix("/") ? FieldPath(components: [Array($0.utf8.dropFirst())]) : FieldPath($0) }
 }
 
 /// What a page's decoder does with a note whose id the run has seen before.
@@ -85,7 +137,8 @@ public enum FieldValue: Sendable, Hashable, CustomStringConvertible {
     }
 }
 
-/// A dotted path of object keys, such as `data.items`.
+/// A path of object keys, such as `data.items`: dotted, or an RFC 6901 JSON Pointer (`/data/items`) for
+/// keys that hold dots or slashes.
 public struct FieldPath: Sendable, Hashable, CustomStringConvertible {
     /// The keys as UTF-8 bytes, outermost first.
     public let components: [[UInt8]]
@@ -96,8 +149,70 @@ public struct FieldPath: Sendable, Hashable, CustomStringConvertible {
             dotted.isEmpty ? [] : dotted.split(separator: ".", omittingEmptySubsequences: false).map { Array($0.utf8) }
     }
 
+    init(components: [[UInt8]]) {
+        self.components = components
+    }
+
+    /// The path `text` names: a JSON Pointer when it starts with `/` (`~0` is `~`, `~1` is `/`), else keys
+    /// separated by dots.
+    /// - Throws: ``FieldPath/SyntaxError`` for an empty text, an empty dotted key (`a..b`), a `~` not
+    ///   followed by `0` or `1`, or more than 64 keys.
+    public static func parse(_ text: String) throws(SyntaxError) -> FieldPath {
+        guard !text.isEmpty else { throw SyntaxError(path: text, reason: "it is empty") }
+        var keys: [[UInt8]] = []
+        if text.utf8.first == UInt8(ascii: "/") {
+            for token in text.utf8.dropFirst().split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false) {
+                var key: [UInt8] = []
+                var escaped = false
+                for byte in token {
+                    if escaped {
+                        guard byte == UInt8(ascii: "0") || byte == UInt8(ascii: "1") else {
+                            throw SyntaxError(path: text, reason: "'~' must be followed by 0 or 1")
+                        }
+                        key.append(byte == UInt8(ascii: "0") ? UInt8(ascii: "~") : UInt8(ascii: "/"))
+                        escaped = false
+                    } else if byte == UInt8(ascii: "~") {
+                        escaped = true
+                    } else {
+                        key.append(byte)
+                    }
+                }
+                if escaped { throw SyntaxError(path: text, reason: "'~' must be followed by 0 or 1") }
+                keys.append(key)
+            }
+        } else {
+            keys = text.utf8.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false).map(Array.init)
+            if keys.contains(where: \.isEmpty) {
+                throw SyntaxError(path: text, reason: "a key is empty (a JSON Pointer starting with / takes any key)")
+            }
+        }
+        guard keys.count <= Self.maxComponents else {
+            throw SyntaxError(path: text, reason: "more than \(Self.maxComponents) keys")
+        }
+        return FieldPath(components: keys)
+    }
+
+    /// The most keys a parsed path may have: deeper than any page the default depth limit lets through.
+    public static let maxComponents = 64
+
+    /// A path that cannot be a path.
+    public struct SyntaxError: Error, Sendable, Hashable, CustomStringConvertible {
+        /// The text given (at most 80 bytes of it in ``description``).
+        public var path: String
+        public var reason: String
+
+        public var description: String { "'\(path.prefix(80))' is not a path: \(reason)" }
+    }
+
+    /// Dotted when every key can be written so (no dots, none empty, the first not starting with `/`), else
+    /// the JSON Pointer.
     public var description: String {
-        components.map { String(decoding: $0, as: UTF8.self) }.joined(separator: ".")
+        let keys = components.map { String(decoding: $0, as: UTF8.self) }
+        let dottable =
+            !keys.isEmpty && keys.allSatisfy { !$0.isEmpty && !$0.contains(".") }
+            && keys.first?.hasPrefix("/") == false
+        if dottable { return keys.joined(separator: ".") }
+        return keys.map { "/" + $0.replacing("~", with: "~0").replacing("/", with: "~1") }.joined()
     }
 
     /// Whether one path is the other or lies inside it.

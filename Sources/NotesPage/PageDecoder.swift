@@ -31,9 +31,18 @@ public struct PageDecoder: ~Copyable {
         public var skippedCount = 0
         /// The id of the last note kept, if any.
         public var lastID: [UInt8]?
+        /// Whether the page has a value at the next path, `null` and `""` included: `true` with no
+        /// ``nextCursor`` means the server says this page is the last.
+        public var hasNextValue = false
+        /// The items path found on the page (``PathDetection/items``), when it is not the configuration's.
+        public var detectedItemsPath: FieldPath?
+        /// The next path found on the page (``PathDetection/next``), when it is not the configuration's.
+        public var detectedNextPath: FieldPath?
     }
 
     public let configuration: PageConfiguration
+    /// The next paths read for ``PathDetection/next``, after the configuration's field paths.
+    private let nextCandidates: [FieldPath]
     private let assembler: PageAssembler
     private var parser: PipelinedJSONParser
     private let commitsIDs: Bool
@@ -60,7 +69,20 @@ public struct PageDecoder: ~Copyable {
         precondition(configuration.pathProblem == nil, configuration.pathProblem ?? "")
         self.configuration = configuration
         self.commitsIDs = commitsIDs
-        self.assembler = PageAssembler(configuration: configuration, ids: ids)
+        var reading = configuration
+        var candidates: [FieldPath] = []
+        if configuration.detects.contains(.next) {
+            for path in PathDetection.nextPaths where path != configuration.nextPath {
+                var trial = reading
+                trial.fieldPaths.append(path)
+                if trial.pathProblem == nil {
+                    reading = trial
+                    candidates.append(path)
+                }
+            }
+        }
+        self.nextCandidates = candidates
+        self.assembler = PageAssembler(configuration: reading, ids: ids)
         // The caller's thread writes each note's JSON when the page keeps it: the scan then evens out the
         // two threads' work on the other side.
         var pipeline = pipeline
@@ -149,21 +171,66 @@ public struct PageDecoder: ~Copyable {
             try fail(error)
         }
         take(into: &notes)
-        guard assembler.state.pointee.foundItems else {
+        let state = assembler.state
+        guard state.pointee.foundItems else {
             let path = configuration.itemsPath
-            try fail(PageError(.missingItems, message: "no '\(path)' array in the page", offset: parser.offset))
+            var message = "no '\(path)' array in the page"
+            if configuration.detects.contains(.items) {
+                let others = state.pointee.otherArrays.map { "'\($0.prefix(40))'" }
+                message +=
+                    others.isEmpty
+                    ? ", nor any array of objects at its top level: pass --items-path"
+                    : ", nor an array of objects at its top level (arrays of other values: \(others.joined(separator: ", "))): pass --items-path"
+            }
+            try fail(PageError(.missingItems, message: message, offset: parser.offset))
         }
-        if commitsIDs { assembler.state.pointee.ids.commitPage() }
-        settled = true
-        return Summary(
-            nextCursor: assembler.state.pointee.nextCursor.map { String(decoding: $0, as: UTF8.self) },
-            noteCount: assembler.state.pointee.noteCount,
+        var summary = Summary(
+            nextCursor: state.pointee.nextCursor.map { String(decoding: $0, as: UTF8.self) },
+            noteCount: state.pointee.noteCount,
             byteCount: parser.offset,
-            isBareArray: assembler.state.pointee.isBareArray,
-            fields: assembler.state.pointee.fields,
-            skippedCount: assembler.state.pointee.skippedCount,
-            lastID: assembler.state.pointee.lastID
+            isBareArray: state.pointee.isBareArray,
+            fields: Array(state.pointee.fields.prefix(configuration.fieldPaths.count)),
+            skippedCount: state.pointee.skippedCount,
+            lastID: state.pointee.lastID,
+            hasNextValue: state.pointee.foundNext,
+            detectedItemsPath: state.pointee.detectedItems.map { FieldPath(components: [$0]) }
         )
+        if !state.pointee.foundNext, !nextCandidates.isEmpty {
+            let found = nextCandidates.indices.compactMap { index -> (FieldPath, FieldValue)? in
+                switch state.pointee.fields[configuration.fieldPaths.count + index] {
+                case let value?:
+                    if case .container = value { return nil }
+                    return (nextCandidates[index], value)
+                case nil:
+                    return nil
+                }
+            }
+            if found.count > 1 {
+                try fail(
+                    PageError(
+                        .ambiguousPaths,
+                        message:
+                            "the page has two values that could be the next page's, '\(found[0].0)' and '\(found[1].0)': pass --next-path",
+                        offset: parser.offset))
+            }
+            if let (path, value) = found.first {
+                summary.detectedNextPath = path
+                summary.hasNextValue = true
+                switch value {
+                case .string(let text), .number(let text): summary.nextCursor = text.isEmpty ? nil : text
+                default: summary.nextCursor = nil
+                }
+                if case .bool = value {
+                    try fail(
+                        PageError(
+                            .invalidNext, message: "'\(path)' is \(value), not a string, number or null",
+                            offset: parser.offset))
+                }
+            }
+        }
+        if commitsIDs { state.pointee.ids.commitPage() }
+        settled = true
+        return summary
     }
 
     private func take(into notes: inout [Note]) {

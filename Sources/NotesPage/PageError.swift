@@ -35,6 +35,8 @@ public struct PageError: Error, Sendable, Hashable, CustomStringConvertible {
         case duplicateField
         /// The id was seen before, on page `firstPage` of the run (0-based).
         case duplicateID(firstPage: Int)
+        /// Paths left to be found (``PageConfiguration/detects``) could be more than one of the page's.
+        case ambiguousPaths
     }
 
     /// The broad kind of failure.
@@ -124,6 +126,7 @@ extension PageError.Code {
         case .invalidTitle: return "invalid-title"
         case .duplicateField: return "duplicate-field"
         case .duplicateID: return "duplicate-id"
+        case .ambiguousPaths: return "ambiguous-paths"
         }
     }
 }

@@ -306,7 +306,7 @@ struct PipelineTests {
         var again = PageDecoder(ids: ids, pipeline: JSONPipelineOptions(threshold: 0, blocks: 2))
         notes = []
         let broken = Array(
-            String(decoding: renamed, as: UTF8.self).replacingOccurrences(of: "\"m300\"", with: "1").utf8)
+            String(decoding: renamed, as: UTF8.self).replacingOccurrences(of: "\"m300\"", with: "1.5").utf8)
         var failure: PageError?
         for chunk in chunks(broken, size: 64 << 10) {
             do throws(PageError) { try again.feed(chunk, into: &notes) } catch {

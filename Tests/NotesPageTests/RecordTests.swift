@@ -1,0 +1,190 @@
+import NotesPage
+import Testing
+
+/// What a record must be: an id that is a non-empty string or an integer, at any path inside the item, and
+/// a title at any path, or none.
+@Suite("Records: integer ids, ids and titles at any path, paths dotted or JSON Pointers")
+struct RecordTests {
+    /// The ids of `body`'s notes, or the error, decoded at every split point: a record's answer never
+    /// depends on how the body was cut.
+    func ids(_ body: String, _ configure: (inout PageConfiguration) -> Void = { _ in }) -> Result<[String], PageError> {
+        var configuration = PageConfiguration()
+        configure(&configuration)
+        let bytes = Array(body.utf8)
+        var answers: [Result<[String], PageError>] = []
+        for split in 0...bytes.count {
+            var decoder = PageDecoder(configuration: configuration)
+            var notes: [Note] = []
+            do throws(PageError) {
+                try decoder.feed(bytes[..<split], into: &notes)
+                try decoder.feed(bytes[split...], into: &notes)
+                _ = try decoder.finish(into: &notes)
+                answers.append(.success(notes.map(\.id)))
+            } catch {
+                answers.append(.failure(error))
+            }
+        }
+        #expect(Set(answers.map { "\($0)" }).count == 1, "the answer changed with the split point")
+        return answers[0]
+    }
+
+    func message(_ result: Result<[String], PageError>) -> String? {
+        if case .failure(let error) = result { return error.message }
+        return nil
+    }
+
+    @Test("An integer id is taken as written, digits and sign; its JSON is unchanged")
+    func integerIDs() throws {
+        let body = #"{"notes": [{"id": 42, "title": "a"}, {"id": -7, "title": "b"}, {"id": 0, "title": "c"}]}"#
+        #expect(try ids(body).get() == ["42", "-7", "0"])
+        var decoder = PageDecoder()
+        var notes: [Note] = []
+        try decoder.feed(Array(body.utf8)[...], into: &notes)
+        _ = try decoder.finish(into: &notes)
+        #expect(notes.map { String(decoding: $0.json ?? [], as: UTF8.self) }.first == #"{"id":42,"title":"a"}"#)
+    }
+
+    @Test(
+        "An id of any other type is a contract error naming it",
+        arguments: [
+            ("1.5", "id is a number with a fraction (1.5), not a string or an integer"),
+            ("1e3", "id is a number with an exponent (1e3), not a string or an integer"),
+            ("-2E-1", "id is a number with an exponent (-2E-1), not a string or an integer"),
+            ("true", "id is a boolean, not a string or an integer"),
+            ("null", "id is null, not a string or an integer"),
+            (#"{"a": 1}"#, "id is an object, not a string or an integer"),
+            ("[1]", "id is an array, not a string or an integer"),
+            (#""""#, "id is an empty string"),
+        ])
+    func otherTypes(id: String, expected: String) {
+        let result = ids(#"{"notes": [{"id": \#(id), "title": "x"}]}"#)
+        #expect(message(result) == expected)
+        if case .failure(let error) = result { #expect(error.code == .invalidID && error.noteIndex == 0) }
+    }
+
+    @Test("An integer and a string of the same digits are the same id")
+    func integerAndStringCollide() {
+        let result = ids(#"{"notes": [{"id": 42, "title": "a"}, {"id": "42", "title": "b"}]}"#)
+        #expect(message(result) == #"duplicate id "42", seen earlier on this page"#)
+        let reversed = ids(#"{"notes": [{"id": "7", "title": "a"}, {"id": 7, "title": "b"}]}"#)
+        #expect(message(reversed) == #"duplicate id "7", seen earlier on this page"#)
+    }
+
+    @Test("The id and the title at paths inside the item (JSON:API's attributes), the rest of the item kept")
+    func nestedPaths() throws {
+        let body = #"""
+            {"data": [{"type": "notes", "id": "1", "attributes": {"body": {"title": "not this"}, "title": "one"}},
+                      {"attributes": {"title": "two", "uuid": 9}, "id": "2", "links": {"title": "no"}}]}
+            """#
+        let result = ids(body) {
+            $0.itemsPath = FieldPath("data")
+            $0.titlePath = FieldPath("attributes.title")
+        }
+        #expect(try result.get() == ["1", "2"])
+        var configuration = PageConfiguration(itemsPath: FieldPath("data"))
+        configuration.idPath = FieldPath("attributes.uuid")
+        configuration.titlePath = FieldPath("attributes.title")
+        configuration.keepsJSON = true
+        var decoder = PageDecoder(configuration: configuration)
+        var notes: [Note] = []
+        try decoder.feed(
+            Array(#"{"data": [{"attributes": {"title": "t", "uuid": 9, "x": [{"uuid": 1}]}}]}"#.utf8)[...], into: &notes
+        )
+        _ = try decoder.finish(into: &notes)
+        #expect(notes.map(\.id) == ["9"])
+        #expect(notes.map(\.title) == ["t"])
+        #expect(
+            notes.first.flatMap { $0.json }.map { String(decoding: $0, as: UTF8.self) }
+                == #"{"attributes":{"title":"t","uuid":9,"x":[{"uuid":1}]}}"#)
+    }
+
+    @Test("A path's id or title missing, twice, or of the wrong type is named by its path")
+    func pathErrors() {
+        let configure: (inout PageConfiguration) -> Void = {
+            $0.idPath = FieldPath("meta.key")
+            $0.titlePath = FieldPath("attributes.title")
+        }
+        #expect(
+            message(ids(#"{"notes": [{"meta": {"key": 1}, "attributes": {}}]}"#, configure))
+                == "note has no 'attributes.title'")
+        #expect(
+            message(ids(#"{"notes": [{"meta": {}, "attributes": {"title": ""}}]}"#, configure))
+                == "note has no 'meta.key'")
+        #expect(
+            message(ids(#"{"notes": [{"meta": {"key": 1, "key": 2}}]}"#, configure)) == "note has two 'meta.key' fields"
+        )
+        #expect(
+            message(ids(#"{"notes": [{"meta": {"key": 1}, "attributes": {"title": 3}}]}"#, configure))
+                == "title is a number, not a string")
+        // The id at a path is found only there: an `id` elsewhere in the item is just a field.
+        #expect(
+            message(ids(#"{"notes": [{"id": "x", "meta": [{"key": 1}], "attributes": {"title": ""}}]}"#, configure))
+                == "note has no 'meta.key'")
+    }
+
+    @Test("With no title path, items need none; a title is then just a field")
+    func noTitle() throws {
+        let result = ids(#"{"notes": [{"id": 1}, {"id": 2, "title": 5}]}"#) { $0.titlePath = nil }
+        #expect(try result.get() == ["1", "2"])
+        #expect(message(ids(#"{"notes": [{"id": 1}]}"#)) == "note has no 'title'")
+    }
+
+    @Test("The id and title paths may not overlap, nor be empty")
+    func pathProblems() {
+        var configuration = PageConfiguration()
+        configuration.titlePath = FieldPath("id")
+        #expect(configuration.pathProblem == "the id path 'id' and the title path 'id' overlap")
+        configuration.titlePath = FieldPath("a.b")
+        configuration.idPath = FieldPath("a")
+        #expect(configuration.pathProblem != nil)
+        configuration.idPath = FieldPath("")
+        #expect(configuration.pathProblem == "the id path is empty")
+    }
+
+    @Test(
+        "A path is dotted, or an RFC 6901 JSON Pointer when it starts with /",
+        arguments: [
+            ("results", [["results"]], "results"),
+            ("meta.pagination.count", [["meta", "pagination", "count"]], "meta.pagination.count"),
+            ("/@odata.nextLink", [["@odata.nextLink"]], "/@odata.nextLink"),
+            ("/a~1b/c~0d/~01", [["a/b", "c~d", "~1"]], "a/b.c~d.~1"),
+            ("/data/", [["data", ""]], "/data/"),
+            ("/", [[""]], "/"),
+            ("//x", [["", "x"]], "//x"),
+        ])
+    func parsing(text: String, keys: [[String]], description: String) throws {
+        let path = try FieldPath.parse(text)
+        #expect(path.components == keys[0].map { Array($0.utf8) })
+        #expect(path.description == description)
+        #expect(try FieldPath.parse(path.description) == path, "the description names the same path")
+    }
+
+    @Test(
+        "A text that cannot be a path says why",
+        arguments: [
+            ("", "'' is not a path: it is empty"),
+            ("a..b", "'a..b' is not a path: a key is empty (a JSON Pointer starting with / takes any key)"),
+            (".a", "'.a' is not a path: a key is empty (a JSON Pointer starting with / takes any key)"),
+            ("/a~2", "'/a~2' is not a path: '~' must be followed by 0 or 1"),
+            ("/a~", "'/a~' is not a path: '~' must be followed by 0 or 1"),
+        ])
+    func invalidPaths(text: String, expected: String) {
+        #expect(throws: FieldPath.SyntaxError.self) { try FieldPath.parse(text) }
+        do {
+            _ = try FieldPath.parse(text)
+        } catch {
+            #expect(error.description == expected)
+        }
+        let deep = Array(repeating: "k", count: FieldPath.maxComponents + 1).joined(separator: ".")
+        #expect(throws: FieldPath.SyntaxError.self) { try FieldPath.parse(deep) }
+    }
+
+    @Test("A JSON Pointer reaches keys with dots: the items at /@odata.value, the id at /a.b")
+    func pointerKeys() throws {
+        let result = ids(#"{"@odata.value": [{"a.b": 5, "title": ""}]}"#) {
+            $0.itemsPath = try! FieldPath.parse("/@odata.value")
+            $0.idPath = try! FieldPath.parse("/a.b")
+        }
+        #expect(try result.get() == ["5"])
+    }
+}
