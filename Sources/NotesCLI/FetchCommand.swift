@@ -222,6 +222,7 @@ struct FetchCommand {
             ) { page throws(FetchError) in
                 if !recognised, let facts = page.facts {
                     recognised = true
+                    if let text = facts.foundPaths { progress.say(text) }
                     if let text = pagination.recognition(after: facts, endpoint: url) { progress.say(text) }
                 }
                 try session.commit(page)
@@ -250,6 +251,10 @@ struct FetchCommand {
             if let stop {
                 runtime.report("More pages remain: the next is \(stop). Continue with --cursor or --state.\n")
             }
+        }
+        if stop == nil, let missing = session.missingNotes {
+            runtime.report(missing)
+            return .dataError
         }
         return .success
     }
@@ -396,7 +401,7 @@ final class FetchSession: @unchecked Sendable {
     }
 
     /// The summary line; when the walk reached the last page (`complete`), also a total the server
-    /// announced that differs from the notes that arrived.
+    /// announced below the notes that arrived (one above them is an error: ``missingNotes``).
     func summary(seconds: Double, complete: Bool) -> String {
         let megabytes = Double(state.bytes) / 1e6
         let rate = seconds > 0 ? megabytes / seconds : 0
@@ -410,10 +415,18 @@ final class FetchSession: @unchecked Sendable {
             wire > 0 && wire != state.bytes ? "\(state.bytes) bytes (\(wire) on the wire)" : "\(state.bytes) bytes"
         var text =
             "\(notes), \(pages)\(skipped), \(bytes), \(Clock.format(seconds)) s, \(Clock.format(rate, places: 1)) MB/s\n"
-        if complete, let total = state.total, total != state.notes + state.skipped {
+        if complete, let total = state.total, total < state.notes + state.skipped {
             text += "The server announced \(total) notes; \(state.notes + state.skipped) arrived.\n"
         }
         return text
+    }
+
+    /// The error for a walk that reached its last page with fewer notes than the server announced.
+    var missingNotes: String? {
+        guard let total = state.total, total > state.notes + state.skipped else { return nil }
+        let arrived = state.notes + state.skipped
+        return
+            "Error: the server announced \(total) notes, but its last page came after \(arrived): \(total - arrived) are missing\n"
     }
 
     /// How to go on after a stop, or `nil` when there is nothing to resume.

@@ -47,11 +47,11 @@ enum PaginationOptions {
             help: "keyset: the parameter that takes the last id. Default: starting_after.",
             group: group),
         .init(
-            "--has-more-path", value: "path", help: "keyset: dotted path of the has-more flag. Default: has_more.",
+            "--has-more-path", value: "path", help: "keyset: path of the has-more flag. Default: has_more.",
             group: group),
         .init(
             "--total-path", value: "path",
-            help: "offset, page: dotted path of the total number of notes, e.g. count (X-Total-Count is read anyway).",
+            help: "offset, page: path of the total number of notes, e.g. count (X-Total-Count is read anyway).",
             group: group),
         .init(
             "--parallel", value: "n",
@@ -96,7 +96,7 @@ enum PaginationOptions {
         let cursorParameter = try name(parsed, "--cursor-param", default: "cursor")
         let pageSize =
             parsed.has("--page-size") ? try parsed.integer("--page-size", default: 0, in: 1...1_000_000) : nil
-        let totalPath = parsed.value("--total-path").map(FieldPath.init)
+        let totalPath = try PageOptions.path(parsed, "--total-path")
         switch style {
         case .auto:
             return AutoPagination(cursorParameter: cursorParameter)
@@ -135,7 +135,7 @@ enum PaginationOptions {
         case .keyset:
             return KeysetPagination(
                 afterParameter: try name(parsed, "--after-param", default: "starting_after"),
-                hasMorePath: FieldPath(parsed.value("--has-more-path") ?? "has_more"),
+                hasMorePath: try PageOptions.path(parsed, "--has-more-path") ?? FieldPath("has_more"),
                 limitParameter: try name(parsed, "--limit-param", default: "limit"),
                 pageSize: pageSize)
         }

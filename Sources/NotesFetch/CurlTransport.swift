@@ -388,7 +388,7 @@
             for header in request.headers {
                 headerList = curl_slist_append(headerList, "\(header.name): \(header.value)")
             }
-            headerList = curl_slist_append(headerList, "Accept: application/json")
+            if let accept = request.accept { headerList = curl_slist_append(headerList, "Accept: \(accept)") }
 
             let context = Unmanaged.passUnretained(exchange).toOpaque()
             let timeout = max(1, Int(request.idleTimeout.rounded(.up)))

@@ -39,6 +39,17 @@ public struct HTTPRequest: Sendable, Hashable {
         self.meter = meter
     }
 
+    /// The `Accept` a transport sends when ``headers`` has none: JSON first, anything else at a lower
+    /// quality (as curl's `*/*`), so that a server speaking only a JSON type of its own
+    /// (`application/vnd.api+json`) answers rather than refusing with 406; the content type of the answer is
+    /// still checked.
+    public static let defaultAccept = "application/json, */*;q=0.8"
+
+    /// The `Accept` to send: the caller's if ``headers`` has one, else ``defaultAccept``.
+    public var accept: String? {
+        headers.contains { $0.name.lowercased() == "accept" } ? nil : Self.defaultAccept
+    }
+
     public static func == (left: HTTPRequest, right: HTTPRequest) -> Bool {
         left.url == right.url && left.headers == right.headers && left.idleTimeout == right.idleTimeout
             && left.totalTimeout == right.totalTimeout && left.freshConnection == right.freshConnection

@@ -114,23 +114,9 @@ extension NotesFetcher {
                         group.cancelAll()
                         return .failure(problem)
                     }
-                    // A page shorter than the page size is the last, whatever the total says (the summary
-                    // reports a total that disagrees), unless the very first page is short while the total
-                    // says there is more: the server's pages are smaller than --page-size. A scheme with no
-                    // page size (next URLs addressed ahead) ends where the server says.
-                    if let pageSize = pagination.pageSize, page.next != nil,
-                        page.notes.count + page.skippedCount < pageSize
-                    {
-                        if index == 0, page.facts.flatMap({ pagination.lastIndex(after: $0, start: start) }) ?? 0 > 0 {
-                            ids.rollbackPage()
-                            group.cancelAll()
-                            let reason =
-                                "the server sent \(page.notes.count) notes on a page of \(pageSize) but announces more: its pages are smaller than --page-size; ask for at most \(page.notes.count) or use --parallel 1"
-                            return .failure(
-                                FetchError(
-                                    .pagination(reason), page: page.number, location: page.location,
-                                    attempts: page.attempts))
-                        }
+                    // Without a total, a page with nothing new (all of it skipped as seen) ends the walk, as an empty
+                    // one does: a server that answers every offset with the same notes is not walked forever.
+                    if page.notes.isEmpty, page.skippedCount > 0, page.facts.flatMap(pagination.total(of:)) == nil {
                         page.next = nil
                     }
                     // The scheme's own next page must be the one scheduled after it, or the end.
@@ -139,7 +125,7 @@ extension NotesFetcher {
                         ids.rollbackPage()
                         group.cancelAll()
                         let reason =
-                            "the page is followed by \(next), not \(expected.map { "\($0)" } ?? "nothing") as fetched ahead: \(pagination.pageSize == nil ? "the server's next pages changed their pattern" : "the server's pages are not those of --page-size"); use --parallel 1"
+                            "the page is followed by \(next), not \(expected.map { "\($0)" } ?? "nothing") as fetched ahead: the server's next pages changed their pattern; use --parallel 1"
                         return .failure(
                             FetchError(
                                 .pagination(reason), page: page.number, location: page.location, attempts: page.attempts

@@ -83,7 +83,13 @@ public final class NotesFetcher: Sendable {
         }
         gate = RequestGate(rate: configuration.rate)
         var page = configuration.page
-        page.fieldPaths += locator.pagination.fieldPaths.filter { !page.fieldPaths.contains($0) }
+        // A scheme's paths that the page's own would hide (an items path `count` hides a total there) are
+        // left out: the decoder reads no path twice.
+        for path in locator.pagination.fieldPaths where !page.fieldPaths.contains(path) {
+            var trial = page
+            trial.fieldPaths.append(path)
+            if trial.pathProblem == nil { page = trial }
+        }
         self.page = page
         let endpoint = Array(locator.endpoint.absoluteString.utf8)
         origin = Origin(String(decoding: endpoint, as: UTF8.self))
@@ -98,11 +104,11 @@ public final class NotesFetcher: Sendable {
 
     /// The same client (lanes, connections, rate limits) walking with another scheme, which reads the
     /// same field paths: the pages after one that showed they can be addressed ahead.
-    private init(sharing other: NotesFetcher, pagination: any Pagination) {
+    private init(sharing other: NotesFetcher, pagination: any Pagination, page: PageConfiguration? = nil) {
         locator = PageLocator(endpoint: other.locator.endpoint, pagination: pagination)
         configuration = other.configuration
         environment = other.environment
-        page = other.page
+        self.page = page ?? other.page
         lanes = other.lanes
         gate = other.gate
         origin = other.origin
@@ -253,6 +259,11 @@ public final class NotesFetcher: Sendable {
         cancellation: CancellationFlag = CancellationFlag(),
         body: (FetchedPage) async throws(FetchError) -> Void
     ) async throws(FetchError) -> PageLocation? {
+        if locator.pagination.learnsFromFirstPage {
+            return try await walkFirstAlone(
+                from: start, firstNumber: firstNumber, ids: ids, visited: visited, maxPages: maxPages,
+                maxNotes: maxNotes, cancellation: cancellation, body: body)
+        }
         if configuration.parallel > 1, locator.pagination.location(1, after: start) != nil {
             return try await walkInParallel(
                 from: start, firstNumber: firstNumber, ids: ids, visited: visited, maxPages: maxPages,
@@ -266,6 +277,63 @@ public final class NotesFetcher: Sendable {
         }
     }
 
+    /// ``walk(from:firstNumber:ids:visited:maxPages:maxNotes:cancellation:body:)`` when the first page
+    /// shows how to read the rest (a scheme that learns the server's page size from it, paths to find on
+    /// it): that page on its own, then the rest with the scheme and the paths it showed (in parallel where
+    /// the scheme allows).
+    private func walkFirstAlone(
+        from start: PageLocation,
+        firstNumber: Int,
+        ids: IDSet,
+        visited: IDSet,
+        maxPages: Int?,
+        maxNotes: Int?,
+        cancellation: CancellationFlag,
+        body: (FetchedPage) async throws(FetchError) -> Void
+    ) async throws(FetchError) -> PageLocation? {
+        var first: (facts: PageFacts?, count: Int)?
+        let next = try await withTaskExecutorPreference(lanes[0].thread) {
+            () async throws(FetchError) -> PageLocation? in
+            // Its next page may still go out early (when the paths stay as they are): lane 0's transport holds
+            // it for the walk that follows, which takes it over with an equal request.
+            try await walkInSequence(
+                from: start, firstNumber: firstNumber, ids: ids, visited: visited, maxPages: 1, maxNotes: nil,
+                cancellation: cancellation, guessesAfterLast: (maxPages ?? 2) > 1 && maxNotes == nil
+            ) { (page: FetchedPage) async throws(FetchError) -> Void in
+                first = (page.facts, page.notes.count)
+                try await body(page)
+            }
+        }
+        guard let next, let first else { return next }
+        if let maxPages, maxPages <= 1 { return next }
+        if let maxNotes, first.count >= maxNotes { return next }
+        let pagination = first.facts.flatMap { locator.pagination.learned(from: $0) } ?? NotLearning(locator.pagination)
+        let rest = first.facts.flatMap(pageConfiguration(after:)) ?? page
+        return try await NotesFetcher(sharing: self, pagination: pagination, page: rest).walk(
+            from: next, firstNumber: firstNumber + 1, ids: ids, visited: visited, maxPages: maxPages.map { $0 - 1 },
+            maxNotes: maxNotes.map { $0 - first.count }, cancellation: cancellation, body: body)
+    }
+
+    /// The page configuration for the pages after `first`, when `first` showed paths to read them by
+    /// (``PageConfiguration/detects``); `nil` when they stay as they are.
+    private func pageConfiguration(after first: PageFacts) -> PageConfiguration? {
+        guard !page.detects.isEmpty else { return nil }
+        let items = first.summary.detectedItemsPath
+        let next = first.summary.detectedNextPath
+        guard items != nil || next != nil else { return nil }
+        var rest = page
+        rest.detects = []
+        if let items { rest.itemsPath = items }
+        if let next { rest.nextPath = next }
+        // A field path the paths found would hide is no longer read.
+        rest.fieldPaths = rest.fieldPaths.filter { path in
+            var trial = rest
+            trial.fieldPaths = [path]
+            return trial.pathProblem == nil
+        }
+        return rest
+    }
+
     private func walkInSequence(
         from start: PageLocation,
         firstNumber: Int,
@@ -274,6 +342,7 @@ public final class NotesFetcher: Sendable {
         maxPages: Int?,
         maxNotes: Int?,
         cancellation: CancellationFlag,
+        guessesAfterLast: Bool = false,
         body: (FetchedPage) async throws(FetchError) -> Void
     ) async throws(FetchError) -> PageLocation? {
         var location = start
@@ -313,7 +382,7 @@ public final class NotesFetcher: Sendable {
                 // parallel.
                 let guessesNext =
                     prefetch != nil && (configuration.parallel <= 1 || pages >= 2)
-                    && (maxPages.map { pages + 2 <= $0 } ?? true) && maxNotes == nil
+                    && (guessesAfterLast || (maxPages.map { pages + 2 <= $0 } ?? true)) && maxNotes == nil
                 page = try await fetchPage(
                     location, number: number, ids: ids, cancellation: cancellation, lane: 0,
                     early: prefetch?.earlyHandler(for: number), guessesNext: guessesNext)
@@ -338,6 +407,14 @@ public final class NotesFetcher: Sendable {
             guard let next = page.next else { return nil }
             if let maxPages, pages >= maxPages { return next }
             if let maxNotes, notes >= maxNotes { return next }
+            if pages == 1, let facts = page.facts, let rest = pageConfiguration(after: facts) {
+                // The first page showed where the items or the next value are: the rest is read there (what
+                // was requested early, read the first page's way, is dropped).
+                prefetch?.stop()
+                return try await NotesFetcher(sharing: self, pagination: locator.pagination, page: rest).walk(
+                    from: next, firstNumber: number + 1, ids: ids, visited: visited, maxPages: maxPages.map { $0 - 1 },
+                    maxNotes: maxNotes.map { $0 - page.notes.count }, cancellation: cancellation, body: body)
+            }
             if configuration.parallel > 1, pages <= 2, let facts = page.facts,
                 let addressed = locator.pagination.addressed(after: facts, endpoint: locator.endpoint)
             {

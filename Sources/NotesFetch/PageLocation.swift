@@ -70,55 +70,83 @@ public struct PageLocator: Sendable {
     /// `endpoint` with each of `parameters` set (percent-encoded): one already in its query is replaced,
     /// never repeated; the others keep their place.
     static func setting(_ parameters: [(name: String, value: String)], on endpoint: URL) -> String {
-        quickSetting(parameters, on: endpoint.absoluteString) ?? generalSetting(parameters, on: endpoint)
+        setting(parameters, on: endpoint.absoluteString)
     }
 
-    /// ``setting(_:on:)`` through `URLComponents`, for any URL.
-    static func generalSetting(_ parameters: [(name: String, value: String)], on endpoint: URL) -> String {
-        guard var components = URLComponents(url: endpoint, resolvingAgainstBaseURL: false) else {
-            return endpoint.absoluteString
-        }
-        var items = components.percentEncodedQueryItems ?? []
-        for (name, value) in parameters {
-            setOnce(URLQueryItem(name: name, value: percentEncode(value)), in: &items) { $0.name == name }
-        }
-        components.percentEncodedQueryItems = items
-        return components.string ?? endpoint.absoluteString
-    }
-
-    /// ``setting(_:on:)`` without `URLComponents`, for the common case (every page of a cursor walk asks
-    /// for one): a URL without a fragment whose query, if any, is `name=value` pairs, and parameter
-    /// names of unreserved characters. `nil` for anything else, which takes the general way.
-    static func quickSetting(_ parameters: [(name: String, value: String)], on url: String) -> String? {
+    /// `url` with each of `parameters` set, over its bytes: no `URLComponents` setter, which traps on
+    /// names it did not encode itself (`page[offset]`). A parameter already in the query, its name raw or
+    /// percent-encoded (`page%5Boffset%5D`), keeps its place and its spelling and takes the new value; a
+    /// new one is appended with its name and value percent-encoded (all but RFC 3986's unreserved
+    /// characters). Empty pairs (`&&`, a trailing `?`) are dropped; a fragment stays at the end.
+    static func setting(_ parameters: [(name: String, value: String)], on url: String) -> String {
         // Bytes, not characters or substrings: every separator here is ASCII, and this runs for every page
         // (three times for a walk's page: its guess, its next page and that page's check).
         var url = url
-        return url.withUTF8 { bytes -> String? in
-            guard !bytes.contains(UInt8(ascii: "#")) else { return nil }
-            let question = bytes.firstIndex(of: UInt8(ascii: "?"))
-            var items: [[UInt8]] = []
+        return url.withUTF8 { bytes -> String in
+            let hash = bytes.firstIndex(of: UInt8(ascii: "#")) ?? bytes.count
+            let question = bytes[..<hash].firstIndex(of: UInt8(ascii: "?"))
+            var items: [ArraySlice<UInt8>] = []
             if let question {
                 var start = question + 1
-                for index in start...bytes.count where index == bytes.count || bytes[index] == UInt8(ascii: "&") {
-                    guard index > start else { return nil }
-                    items.append(Array(bytes[start..<index]))
+                for index in start...hash where index == hash || bytes[index] == UInt8(ascii: "&") {
+                    if index > start { items.append(ArraySlice(bytes[start..<index])) }
                     start = index + 1
                 }
             }
             for (name, value) in parameters {
-                guard !name.isEmpty, name.utf8.allSatisfy(Self.isUnreserved) else { return nil }
-                let prefix = Array(name.utf8) + [UInt8(ascii: "=")]
-                setOnce(prefix + Self.percentEncoded(value), in: &items) {
-                    $0.elementsEqual(name.utf8) || $0.starts(with: prefix)
+                let wanted = Array(name.utf8)
+                let matches = { (item: ArraySlice<UInt8>) -> Bool in
+                    let end = item.firstIndex(of: UInt8(ascii: "=")) ?? item.endIndex
+                    return Self.decodedEquals(item[item.startIndex..<end], wanted)
+                }
+                let encodedValue = Self.percentEncoded(value)
+                if let first = items.firstIndex(where: matches) {
+                    let item = items[first]
+                    let end = item.firstIndex(of: UInt8(ascii: "=")) ?? item.endIndex
+                    setOnce(
+                        ArraySlice(Array(item[..<end]) + [UInt8(ascii: "=")] + encodedValue), in: &items, where: matches
+                    )
+                } else {
+                    items.append(ArraySlice(Self.percentEncoded(name) + [UInt8(ascii: "=")] + encodedValue))
                 }
             }
-            var result = Array(bytes[..<(question ?? bytes.count)])
+            var result = Array(bytes[..<(question ?? hash)])
             result.append(UInt8(ascii: "?"))
             for (index, item) in items.enumerated() {
                 if index > 0 { result.append(UInt8(ascii: "&")) }
                 result += item
             }
+            result += bytes[hash...]
             return String(decoding: result, as: UTF8.self)
+        }
+    }
+
+    /// Whether a query parameter's name as written (`page%5Boffset%5D`, `page[offset]`) is `name` once its
+    /// percent escapes are decoded; a `%` not followed by two hex digits stands for itself.
+    static func decodedEquals(_ written: ArraySlice<UInt8>, _ name: [UInt8]) -> Bool {
+        var index = written.startIndex
+        var position = 0
+        while index < written.endIndex {
+            var byte = written[index]
+            index += 1
+            if byte == UInt8(ascii: "%"), written.endIndex - index >= 2, let high = hexValue(written[index]),
+                let low = hexValue(written[index + 1])
+            {
+                byte = high << 4 | low
+                index += 2
+            }
+            guard position < name.count, name[position] == byte else { return false }
+            position += 1
+        }
+        return position == name.count
+    }
+
+    private static func hexValue(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): return byte - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): return byte - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): return byte - UInt8(ascii: "A") + 10
+        default: return nil
         }
     }
 

@@ -43,6 +43,13 @@ public protocol Pagination: Sendable, CustomStringConvertible {
     /// The scheme for the pages after `page`, addressed ahead so that they can be fetched in parallel, when
     /// `page` shows that they can be (its next URL walks offsets or page numbers); `nil` otherwise.
     func addressed(after page: PageFacts, endpoint: URL) -> (any Pagination)?
+    /// Whether the scheme learns how the server pages from a walk's first page (``learned(from:)``): the walk
+    /// then fetches that page on its own before any other.
+    var learnsFromFirstPage: Bool { get }
+    /// The scheme for the rest of a walk whose first page is `first`: one that advances by the page size the
+    /// server showed (a server that caps the size asked sends fewer notes a page), or `nil` when nothing
+    /// changes.
+    func learned(from first: PageFacts) -> (any Pagination)?
 }
 
 extension Pagination {
@@ -58,6 +65,8 @@ extension Pagination {
         nil
     }
     public func addressed(after page: PageFacts, endpoint: URL) -> (any Pagination)? { nil }
+    public var learnsFromFirstPage: Bool { false }
+    public func learned(from first: PageFacts) -> (any Pagination)? { nil }
 
     /// ``addressed(after:endpoint:)`` for schemes that follow next URLs: when `page`'s next URL is its own
     /// URL with an offset advanced by its note count or a page number advanced by one, and its own URL
@@ -114,6 +123,63 @@ public struct PageFacts: Sendable {
         if let path, case .number(let text) = value(at: path), let total = Int(text), total >= 0 { return total }
         return head.value(of: "X-Total-Count").flatMap { Int($0.trimming(" \t")) }.flatMap { $0 >= 0 ? $0 : nil }
     }
+
+    /// The total the page announces at `path`, or else at the first of ``TotalPaths/common`` it has, or in
+    /// `X-Total-Count`; and where it was read.
+    func total(path: FieldPath?, orCommon: Bool) -> (value: Int, source: String)? {
+        let paths = path.map { [$0] } ?? (orCommon ? TotalPaths.common : [])
+        for path in paths {
+            if case .number(let text) = value(at: path), let total = Int(text), total >= 0 {
+                return (total, "'\(path)'")
+            }
+        }
+        return head.value(of: "X-Total-Count").flatMap { Int($0.trimming(" \t")) }.flatMap {
+            $0 >= 0 ? ($0, "X-Total-Count") : nil
+        }
+    }
+
+    /// What the server says of the page after this one: a next reference (the body's next value, else a
+    /// `Link` `rel="next"`, resolved against the page's URL), that there is none (the next value is `null`
+    /// or empty, with no `Link`), or nothing either way.
+    var nextReference: NextReference {
+        if let value = summary.nextCursor, !value.isEmpty {
+            let isURL = value.hasPrefix("/") || value.hasPrefix("?") || PageLocator.hasScheme(value)
+            return .some(isURL ? PageLocator.resolve(value, against: url) ?? value : value)
+        }
+        if let link = link("next") { return .some(link) }
+        return summary.hasNextValue ? .none : .unknown
+    }
+
+    /// What the page showed of paths nobody gave (``PathDetection``): the items and the next value found
+    /// on it, and where its total is, said once after the first page; `nil` when nothing was found.
+    public var foundPaths: String? {
+        var parts: [String] = []
+        if let items = summary.detectedItemsPath { parts.append("items at '\(items)'") }
+        if let next = summary.detectedNextPath { parts.append("next at '\(next)'") }
+        guard !parts.isEmpty else { return nil }
+        if let total = total(path: nil, orCommon: true) { parts.append("total at \(total.source) (\(total.value))") }
+        return "Pagination: found " + parts.joined(separator: ", ")
+    }
+
+    /// What a page says of the page after it (``PageFacts/nextReference``).
+    enum NextReference: Equatable {
+        /// A cursor or a URL.
+        case some(String)
+        /// The page is the last.
+        case none
+        /// The page does not say.
+        case unknown
+    }
+}
+
+/// Where the common APIs write the number of records a collection holds.
+enum TotalPaths {
+    /// Django REST framework's `count`, FastAPI's `total`, JSON:API's `meta.pagination.count`, and others.
+    static let common: [FieldPath] = [
+        "count", "total", "total_count", "totalCount", "total_results", "totalResults", "meta.total",
+        "meta.count", "meta.total_count", "meta.totalCount", "meta.pagination.count", "meta.pagination.total",
+        "pagination.total", "pagination.count", "page.totalElements",
+    ].map(FieldPath.init)
 }
 
 /// A page says something its pagination scheme cannot follow.
@@ -234,26 +300,40 @@ public struct HeaderCursorPagination: Pagination {
     }
 }
 
-/// `?offset=K&limit=L`: the next page starts after the notes of this one. Ends at an empty page, at the
-/// total when the server announces one, else at a page shorter than `limit`.
+/// `?offset=K&limit=L`: the next page starts where the server's next reference says, else one page size on.
+///
+/// Pages are never taken as the last because they are short: a server may send fewer notes than asked (it
+/// caps the size, or hides some). The page size is what the walk's first page showed (``learned(from:)``),
+/// and the walk ends at an empty page, at the total the server announces, or where its next reference
+/// (the body's next value, `Link` `rel="next"`) ends.
 public struct OffsetPagination: Pagination {
     public var offsetParameter: String
     public var limitParameter: String
+    /// Notes per page to ask for.
     public var limit: Int
-    /// Where the total is in the body (e.g. `count`); `X-Total-Count` is read either way.
+    /// Where the total is in the body (e.g. `count`); when `nil`, the common places (``TotalPaths``).
+    /// `X-Total-Count` is read either way.
     public var totalPath: FieldPath?
+    /// Notes per page as the server sends them, once a first page showed fewer than ``limit``.
+    public var serverPageSize: Int?
 
-    public init(offsetParameter: String = "offset", limitParameter: String = "limit", limit: Int, totalPath: FieldPath?)
-    {
+    public init(
+        offsetParameter: String = "offset", limitParameter: String = "limit", limit: Int, totalPath: FieldPath?,
+        serverPageSize: Int? = nil
+    ) {
         self.offsetParameter = offsetParameter
         self.limitParameter = limitParameter
         self.limit = limit
         self.totalPath = totalPath
+        self.serverPageSize = serverPageSize
     }
 
     public var description: String { "offset (\(offsetParameter), \(limitParameter)=\(limit))" }
-    public var fieldPaths: [FieldPath] { totalPath.map { [$0] } ?? [] }
-    public func total(of page: PageFacts) -> Int? { page.total(path: totalPath) }
+    public var fieldPaths: [FieldPath] { totalPath.map { [$0] } ?? TotalPaths.common }
+    public func total(of page: PageFacts) -> Int? { page.total(path: totalPath, orCommon: true)?.value }
+
+    /// How far one page moves the offset.
+    private var step: Int { serverPageSize ?? limit }
 
     public func start(endpoint: URL) -> PageLocation {
         .offset(PageLocator.integer(offsetParameter, in: endpoint.absoluteString) ?? 0)
@@ -265,14 +345,17 @@ public struct OffsetPagination: Pagination {
 
     public func location(_ index: Int, after start: PageLocation) -> PageLocation? {
         guard case .offset(let first) = start else { return nil }
-        return .offset(first + index * limit)
+        let (product, overflow) = index.multipliedReportingOverflow(by: step)
+        guard !overflow, product <= Int.max - first else { return nil }
+        return .offset(first + product)
     }
 
-    public var pageSize: Int? { limit }
+    public var pageSize: Int? { step }
 
     public func lastIndex(after first: PageFacts, start: PageLocation) -> Int? {
         guard case .offset(let offset) = start, let total = total(of: first) else { return nil }
-        return max(0, (total - offset + limit - 1) / limit - 1)
+        guard total > offset else { return 0 }
+        return (total - offset - 1) / step
     }
 
     public func url(for location: PageLocation, endpoint: URL) -> String {
@@ -282,46 +365,94 @@ public struct OffsetPagination: Pagination {
         return PageLocator.setting([(offsetParameter, "\(offset)"), (limitParameter, "\(limit)")], on: endpoint)
     }
 
+    public var learnsFromFirstPage: Bool { serverPageSize == nil }
+
+    /// The scheme with the server's page size fixed: the first page's count when it is shorter than asked,
+    /// else the size asked, so that no later short page moves the offsets.
+    public func learned(from first: PageFacts) -> (any Pagination)? {
+        let count = first.summary.noteCount
+        guard serverPageSize == nil, count > 0 else { return nil }
+        var learned = self
+        learned.serverPageSize = min(count, limit)
+        return learned
+    }
+
+    public func recognition(after page: PageFacts, endpoint: URL) -> String? {
+        let count = page.summary.noteCount
+        guard serverPageSize == nil, count > 0, count < limit, (try? next(after: page, endpoint: endpoint)) != nil
+        else { return nil }
+        return "Pagination: the server sends \(count) a page (\(limit) asked)"
+    }
+
     public func next(after page: PageFacts, endpoint: URL) throws(PaginationError) -> PageLocation? {
         guard case .offset(let offset) = page.location else { return nil }
         let count = page.summary.noteCount
-        guard count > 0 else { return nil }
-        if let total = page.total(path: totalPath) {
-            if offset + count >= total { return nil }
-        } else if count < limit {
+        // A first page shorter than asked shows the server's page size.
+        let step = serverPageSize ?? (count > 0 && count < limit ? count : limit)
+        let (following, overflow) = offset.addingReportingOverflow(step)
+        if overflow { throw PaginationError("the offset after \(offset) is past the largest integer") }
+        let total = page.total(path: totalPath, orCommon: true)
+        switch page.nextReference {
+        case .some(let reference):
+            // Where the server's own next reference says, when it names the offset.
+            guard let named = PageLocator.integer(offsetParameter, in: reference) else { return .offset(following) }
+            guard named > offset else {
+                throw PaginationError("the next reference names offset \(named), not one after \(offset)")
+            }
+            return .offset(named)
+        case .none:
+            if let total, following < total.value {
+                throw PaginationError(
+                    "the page says it is the last, at offset \(offset), but \(total.source) says \(total.value) notes")
+            }
             return nil
+        case .unknown:
+            if let total {
+                if count == 0 && offset < total.value {
+                    throw PaginationError(
+                        "an empty page at offset \(offset), but \(total.source) says \(total.value) notes")
+                }
+                return following >= total.value ? nil : .offset(following)
+            }
+            // Without a total, the end is a page with nothing new: empty, or (skipping duplicates) a server
+            // that answers every offset with the same notes.
+            return count == 0 || page.summary.skippedCount == count ? nil : .offset(following)
         }
-        return .offset(offset + count)
     }
 }
 
-/// `?page=P&per_page=L`: page numbers. Ends at an empty page, at the `Link` header's `rel="last"` page,
-/// at the total when the server announces one, else at a page shorter than the page size.
+/// `?page=P&per_page=L`: page numbers. Ends at an empty page, at the `Link` header's `rel="last"` page, at
+/// the total when the server announces one, or where its next reference ends; never at a page only because
+/// it is short (a server may send fewer notes than asked: the page size is what the first page showed).
 public struct PageNumberPagination: Pagination {
     public var pageParameter: String
     public var firstPage: Int
     public var pageSizeParameter: String
     /// Notes per page, sent as `pageSizeParameter` when set.
     public var pageSize: Int?
+    /// Where the total is in the body (e.g. `count`); when `nil`, the common places (``TotalPaths``).
     public var totalPath: FieldPath?
+    /// Notes per page as the server sends them, as the walk's first page showed.
+    public var serverPageSize: Int?
 
     public init(
         pageParameter: String = "page", firstPage: Int = 1, pageSizeParameter: String = "per_page", pageSize: Int?,
-        totalPath: FieldPath?
+        totalPath: FieldPath?, serverPageSize: Int? = nil
     ) {
         self.pageParameter = pageParameter
         self.firstPage = firstPage
         self.pageSizeParameter = pageSizeParameter
         self.pageSize = pageSize
         self.totalPath = totalPath
+        self.serverPageSize = serverPageSize
     }
 
     public var description: String {
         "page (\(pageParameter) from \(firstPage)\(pageSize.map { ", \(pageSizeParameter)=\($0)" } ?? ""))"
     }
-    public var fieldPaths: [FieldPath] { totalPath.map { [$0] } ?? [] }
+    public var fieldPaths: [FieldPath] { totalPath.map { [$0] } ?? TotalPaths.common }
 
-    public func total(of page: PageFacts) -> Int? { page.total(path: totalPath) }
+    public func total(of page: PageFacts) -> Int? { page.total(path: totalPath, orCommon: true)?.value }
 
     public func start(endpoint: URL) -> PageLocation {
         .page(PageLocator.integer(pageParameter, in: endpoint.absoluteString) ?? firstPage)
@@ -332,7 +463,9 @@ public struct PageNumberPagination: Pagination {
     }
 
     public func location(_ index: Int, after start: PageLocation) -> PageLocation? {
-        guard case .page(let first) = start, pageSize != nil else { return nil }
+        guard case .page(let first) = start, pageSize != nil || serverPageSize != nil, index <= Int.max - first else {
+            return nil
+        }
         return .page(first + index)
     }
 
@@ -341,8 +474,8 @@ public struct PageNumberPagination: Pagination {
         if let last = first.link("last").flatMap({ PageLocator.integer(pageParameter, in: $0) }) {
             return max(0, last - number)
         }
-        guard let pageSize, let total = total(of: first) else { return nil }
-        return max(0, (total + pageSize - 1) / pageSize - 1 - (number - firstPage))
+        guard let size = serverPageSize ?? pageSize, let total = total(of: first) else { return nil }
+        return max(0, (total + size - 1) / size - 1 - (number - firstPage))
     }
 
     public func url(for location: PageLocation, endpoint: URL) -> String {
@@ -354,18 +487,59 @@ public struct PageNumberPagination: Pagination {
         return PageLocator.setting(parameters, on: endpoint)
     }
 
+    public var learnsFromFirstPage: Bool { serverPageSize == nil }
+
+    public func learned(from first: PageFacts) -> (any Pagination)? {
+        let count = first.summary.noteCount
+        guard serverPageSize == nil, count > 0 else { return nil }
+        var learned = self
+        learned.serverPageSize = min(count, pageSize ?? count)
+        return learned
+    }
+
+    public func recognition(after page: PageFacts, endpoint: URL) -> String? {
+        let count = page.summary.noteCount
+        guard serverPageSize == nil, let pageSize, count > 0, count < pageSize,
+            (try? next(after: page, endpoint: endpoint)) != nil
+        else { return nil }
+        return "Pagination: the server sends \(count) a page (\(pageSize) asked)"
+    }
+
     public func next(after page: PageFacts, endpoint: URL) throws(PaginationError) -> PageLocation? {
         guard case .page(let number) = page.location else { return nil }
         let count = page.summary.noteCount
-        guard count > 0 else { return nil }
+        guard number < Int.max else { throw PaginationError("the page number after \(number) is too large") }
         if let last = page.link("last").flatMap({ PageLocator.integer(pageParameter, in: $0) }) {
             return number >= last ? nil : .page(number + 1)
         }
-        if let total = page.total(path: totalPath), let pageSize {
-            return (number - firstPage + 1) * pageSize >= total ? nil : .page(number + 1)
+        let size = serverPageSize ?? (count > 0 ? min(count, pageSize ?? count) : pageSize)
+        let total = page.total(path: totalPath, orCommon: true)
+        // Notes on the pages up to this one, at the server's page size.
+        let through = size.map { $0.multipliedReportingOverflow(by: number - firstPage + 1) }
+            .flatMap { $0.overflow ? nil : $0.partialValue }
+        switch page.nextReference {
+        case .some(let reference):
+            guard let named = PageLocator.integer(pageParameter, in: reference) else { return .page(number + 1) }
+            guard named > number else {
+                throw PaginationError("the next reference names page \(named), not one after \(number)")
+            }
+            return .page(named)
+        case .none:
+            if let total, let through, through < total.value {
+                throw PaginationError(
+                    "the page says it is the last, at page \(number), but \(total.source) says \(total.value) notes")
+            }
+            return nil
+        case .unknown:
+            if let total, let through {
+                if count == 0 && through - (size ?? 0) < total.value {
+                    throw PaginationError(
+                        "an empty page at page \(number), but \(total.source) says \(total.value) notes")
+                }
+                return through >= total.value ? nil : .page(number + 1)
+            }
+            return count == 0 || page.summary.skippedCount == count ? nil : .page(number + 1)
         }
-        if let pageSize, count < pageSize { return nil }
-        return .page(number + 1)
     }
 }
 
@@ -427,6 +601,8 @@ public struct AutoPagination: Pagination {
     }
 
     public var description: String { "auto" }
+    public var fieldPaths: [FieldPath] { TotalPaths.common }
+    public func total(of page: PageFacts) -> Int? { page.total(path: nil, orCommon: true)?.value }
 
     public func url(for location: PageLocation, endpoint: URL) -> String {
         PageLocator.url(for: location, endpoint: endpoint, cursorParameter: cursorParameter)
@@ -470,6 +646,35 @@ public struct AutoPagination: Pagination {
 
     public func addressed(after page: PageFacts, endpoint: URL) -> (any Pagination)? {
         addressedByURL(after: page, endpoint: endpoint)
+    }
+}
+
+/// A scheme that has learned what its first page could teach it, or had nothing to learn: the same scheme,
+/// never learning again.
+struct NotLearning: Pagination {
+    let base: any Pagination
+
+    init(_ base: any Pagination) {
+        self.base = base
+    }
+
+    var description: String { base.description }
+    var fieldPaths: [FieldPath] { base.fieldPaths }
+    func start(endpoint: URL) -> PageLocation { base.start(endpoint: endpoint) }
+    func location(cursor: String) -> PageLocation? { base.location(cursor: cursor) }
+    func url(for location: PageLocation, endpoint: URL) -> String { base.url(for: location, endpoint: endpoint) }
+    func next(after page: PageFacts, endpoint: URL) throws(PaginationError) -> PageLocation? {
+        try base.next(after: page, endpoint: endpoint)
+    }
+    func total(of page: PageFacts) -> Int? { base.total(of: page) }
+    func location(_ index: Int, after start: PageLocation) -> PageLocation? { base.location(index, after: start) }
+    var pageSize: Int? { base.pageSize }
+    func lastIndex(after first: PageFacts, start: PageLocation) -> Int? { base.lastIndex(after: first, start: start) }
+    func earlyNext(head: HTTPResponseHead, nextValue: String??, url: String, endpoint: URL) -> PageLocation? {
+        base.earlyNext(head: head, nextValue: nextValue, url: url, endpoint: endpoint)
+    }
+    func addressed(after page: PageFacts, endpoint: URL) -> (any Pagination)? {
+        base.addressed(after: page, endpoint: endpoint)
     }
 }
 

@@ -6,13 +6,13 @@ public import ArgumentParsing
 /// Every kind changes the page's last note, so the notes before it decode and the decoder names that
 /// note. What the project's `PageDecoder` reports for each:
 ///
-/// | kind              | the last note                                     | decoder error          |
-/// |-------------------|---------------------------------------------------|------------------------|
-/// | `duplicate-id`    | takes the id of the run's first note              | `duplicateID`          |
-/// | `missing-id`      | has no `id`                                       | `missingID`            |
-/// | `number-id`       | has its index as a number for an id               | `invalidID`            |
-/// | `invalid-json`    | has an unescaped `"` in its title                 | `invalidJSON`          |
-/// | `oversized-title` | has a 2 MiB title (the default string cap: 1 MiB) | `limitExceeded(.stringBytes)` |
+/// | kind              | the last note                                          | decoder error                 |
+/// |-------------------|--------------------------------------------------------|-------------------------------|
+/// | `duplicate-id`    | takes the id of the run's first note (`1` for int ids) | `duplicateID`                 |
+/// | `missing-id`      | has no `id`                                            | `missingID`                   |
+/// | `number-id`       | has its index, or its int id, and a half: a fraction   | `invalidID`                   |
+/// | `invalid-json`    | has an unescaped `"` in its title                      | `invalidJSON`                 |
+/// | `oversized-title` | has a 2 MiB title (the default string cap: 1 MiB)      | `limitExceeded(.stringBytes)` |
 public struct Fault: Sendable, Hashable, CustomStringConvertible {
     public enum Kind: String, Sendable, Hashable, CaseIterable {
         case duplicateID = "duplicate-id"

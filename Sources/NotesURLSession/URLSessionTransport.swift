@@ -108,7 +108,7 @@ public final class URLSessionTransport: HTTPTransport, @unchecked Sendable {
         for header in request.headers {
             urlRequest.addValue(header.value, forHTTPHeaderField: header.name)
         }
-        urlRequest.setValue("application/json", forHTTPHeaderField: "Accept")
+        if let accept = request.accept { urlRequest.setValue(accept, forHTTPHeaderField: "Accept") }
         urlRequest.setValue("notes-page/1", forHTTPHeaderField: "User-Agent")
         // URLSession's own timer is only a backstop: the timeouts are timed below, with CurlTransport's messages.
         urlRequest.timeoutInterval = max(request.idleTimeout, request.totalTimeout) + 30

@@ -64,8 +64,9 @@ func offPool<Value: Sendable>(_ body: @escaping @Sendable () throws -> Value) as
 
 /// `text` without a first line `Pagination: auto …`.
 func withoutRecognition(_ text: String) -> String {
-    guard text.hasPrefix("Pagination: auto "), let end = text.firstIndex(of: "\n") else { return text }
-    return String(text[text.index(after: end)...])
+    var text = Substring(text)
+    while text.hasPrefix("Pagination: "), let end = text.firstIndex(of: "\n") { text = text[text.index(after: end)...] }
+    return String(text)
 }
 
 @Suite("notes-page decode, end to end")

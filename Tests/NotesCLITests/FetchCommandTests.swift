@@ -97,7 +97,10 @@ struct FetchCommandTests {
             ("content-type@3", 65, #"page 3 \(\#(cursor)\): the response is 'text/plain; charset=utf-8', not JSON"#),
             ("invalid-json@2", 65, #"page 2 \(\#(cursor)\): invalid JSON: parse error: .* \(byte \d+\)"#),
             ("missing-id", 65, #"page 1 \(the first page\): note has no 'id' \(note 1, byte 65\)"#),
-            ("number-id", 65, #"page 1 \(the first page\): id is a number, not a string \(note 0, byte \d+\)"#),
+            (
+                "number-id", 65,
+                #"page 1 \(the first page\): id is a number with a fraction \(42.5\), not a string or an integer \(note 0, byte \d+\)"#
+            ),
             (
                 "duplicate-id@3", 65,
                 #"page 3 \(\#(cursor)\): duplicate id "n0", seen on page 1 \(note 49, byte \d+\)"#

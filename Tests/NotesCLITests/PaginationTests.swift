@@ -181,7 +181,9 @@ struct PaginationTests {
             ])
     }
 
-    @Test("Without --page-size, offset takes the URL's limit; page and offset end at a short page without a total")
+    @Test(
+        "Without --page-size, offset takes the URL's limit; without a total a walk ends at an empty page, not a short one"
+    )
     func shortPages() async throws {
         let offset = SchemeAPI(count: 25).transport(style: "offset")
         let run = try await InProcessRun(
@@ -191,26 +193,35 @@ struct PaginationTests {
         #expect(run.status == .success, "\(run.stderr)")
         #expect(offset.requests.count == 3)
 
-        // A server without a total or Link: the short third page is the last.
+        // A server without a total or Link: a short page is not the last (the server may cap the size, or
+        // hide notes), the empty one after it is.
         let page = MemoryTransport { request, _ in
             let number = Int(URLComponents(string: request.url)!.queryItems!.first { $0.name == "page" }!.value!)!
-            return .json(
-                "[\((0..<(number < 3 ? 10 : 4)).map { SchemeAPI.note(number * 100 + $0) }.joined(separator: ","))]")
+            let count = number < 3 ? 10 : number == 3 ? 4 : 0
+            return .json("[\((0..<count).map { SchemeAPI.note(number * 100 + $0) }.joined(separator: ","))]")
         }
         let pages = try await InProcessRun(
             ["--all", "--paginate", "page", "--page-size", "10", "-o", "/dev/null", "--parallel", "1"], transport: page)
         #expect(pages.status == .success)
-        #expect(page.requests.count == 3)
-        #expect(pages.messages.hasPrefix("24 notes, 3 pages, "))
+        #expect(page.requests.count == 4)
+        #expect(pages.messages.hasPrefix("24 notes, 4 pages, "))
     }
 
-    @Test("A total that disagrees with what arrived is reported, not hidden")
+    @Test("A total above what arrived is an error (65), not exit 0 with notes missing; one below is reported")
     func totalDisagrees() async throws {
         let transport = SchemeAPI(count: 25, announced: 30).transport(style: "page")
         let run = try await InProcessRun(
             ["--all", "--paginate", "link", "-o", "/dev/null"], transport: transport)
-        #expect(run.status == .success)
-        #expect(run.messages.contains(" MB/s\nThe server announced 30 notes; 25 arrived.\n"), "\(run.stderr)")
+        #expect(run.status == .dataError)
+        #expect(
+            run.messages.contains(
+                " MB/s\nError: the server announced 30 notes, but its last page came after 25: 5 are missing\n"),
+            "\(run.stderr)")
+        let fewer = try await InProcessRun(
+            ["--all", "--paginate", "link", "-o", "/dev/null"],
+            transport: SchemeAPI(count: 25, announced: 20).transport(style: "page"))
+        #expect(fewer.status == .success)
+        #expect(fewer.messages.contains(" MB/s\nThe server announced 20 notes; 25 arrived.\n"), "\(fewer.stderr)")
         let agreeing = try await InProcessRun(
             ["--all", "--paginate", "link", "-o", "/dev/null"], transport: SchemeAPI(count: 25).transport(style: "page")
         )

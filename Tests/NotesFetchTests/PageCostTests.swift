@@ -7,37 +7,70 @@ import Testing
 
 @testable import NotesFetch
 
-/// The shortcuts that keep a page's cost low must give exactly what the general way gives.
-@Suite("A page's cost: shortcuts that agree with the general way")
+/// Query parameters set over bytes: what `URLComponents` reads back from the URL built, and no setter of
+/// its that traps on names it did not encode itself.
+@Suite("A page's URL: query parameters set over bytes")
 struct PageCostTests {
-    /// `URLComponents`' answer, which the shortcut must match wherever it answers at all.
-    func general(_ parameters: [(String, String)], _ url: String) -> String {
-        PageLocator.generalSetting(parameters.map { (name: $0.0, value: $0.1) }, on: URL(string: url)!)
+    /// The query's pairs as `URLComponents` reads them (decoded), the oracle for what was set.
+    func readBack(_ url: String) -> [String: [String]] {
+        var pairs: [String: [String]] = [:]
+        for item in URLComponents(string: url)?.queryItems ?? [] {
+            pairs[item.name, default: []].append(item.value ?? "")
+        }
+        return pairs
     }
 
     @Test(
-        "Setting query parameters without URLComponents gives URLComponents' URL, or leaves the URL to it",
+        "Each parameter set once, with its value; the others kept, in their place; any URL shape",
         arguments: [
             "http://127.0.0.1:8080/notes", "http://127.0.0.1:8080/notes?limit=2",
             "https://api.example/v1/notes?cursor=old&limit=2", "https://api.example/notes?a=1&cursor=x&b=2&cursor=y",
             "https://api.example/notes?flag&cursor", "https://api.example/n%20otes?q=a%2Bb",
             "http://user@host:9/notes?limit=10#top", "http://host/notes?", "http://host/notes?a=1&&b=2",
+            "http://host/notes?page%5Boffset%5D=100&page%5Blimit%5D=100",
         ])
-    func quickSetting(url: String) {
-        for parameters in [[("cursor", "q+/=x y")], [("offset", "20"), ("limit", "10")], [("cursor", "ünï")]] {
-            let quick = PageLocator.quickSetting(parameters, on: url)
-            if let quick { #expect(quick == general(parameters, url), "\(url) \(parameters)") }
-            #expect(PageLocator.setting(parameters, on: URL(string: url)!) == general(parameters, url))
+    func setting(url: String) throws {
+        for parameters in [
+            [("cursor", "q+/=x y")], [("offset", "20"), ("limit", "10")], [("cursor", "ünï")],
+            [("page[offset]", "200"), ("page[limit]", "100")], [("filter[x y]", "a&b")],
+        ] {
+            let built = PageLocator.setting(parameters.map { (name: $0.0, value: $0.1) }, on: url)
+            // Empty pairs (`&&`) are dropped.
+            var expected = readBack(url).filter { !$0.key.isEmpty }
+            for (name, value) in parameters { expected[name] = [value] }
+            #expect(readBack(built) == expected, "\(url) \(parameters): \(built)")
+            #expect(URL(string: built) != nil, "\(built)")
+            // The parts around the query are untouched.
+            let before = url.prefix { $0 != "?" && $0 != "#" }
+            #expect(built.hasPrefix(before + "?"), "\(built)")
+            if url.contains("#") { #expect(built.hasSuffix("#top"), "\(built)") }
+            // What comes first keeps its place.
+            if let first = URLComponents(string: url)?.queryItems?.first,
+                !parameters.contains(where: { $0.0 == first.name }),
+                !first.name.isEmpty
+            {
+                #expect(URLComponents(string: built)?.queryItems?.first?.name == first.name, "\(built)")
+            }
         }
-        // The shortcut answers the common shapes; the rest go the general way.
-        let common = !url.contains("#") && !url.hasSuffix("?") && !url.contains("&&")
-        #expect((PageLocator.quickSetting([("cursor", "c")], on: url) != nil) == common, "\(url)")
+    }
+
+    @Test("A bracketed name keeps the server's spelling, raw or encoded; a new one is percent-encoded")
+    func brackets() {
+        #expect(
+            PageLocator.setting([("page[offset]", "200")], on: "http://h/n?page%5Blimit%5D=100&page%5Boffset%5D=100")
+                == "http://h/n?page%5Blimit%5D=100&page%5Boffset%5D=200")
+        #expect(
+            PageLocator.setting([("page[number]", "3")], on: "http://h/n?page[number]=2") == "http://h/n?page[number]=3"
+        )
+        #expect(PageLocator.setting([("page[number]", "1")], on: "http://h/n") == "http://h/n?page%5Bnumber%5D=1")
+        // A stray % is itself, not an escape.
+        #expect(PageLocator.setting([("a%", "1")], on: "http://h/n?a%=0&a%25=9") == "http://h/n?a%=1")
     }
 
     @Test("A cursor's bytes are percent-encoded, all but letters, digits and - . _ ~ (a base64 + is not a space)")
     func cursorEncoded() {
         #expect(
-            PageLocator.quickSetting([("cursor", "+/8h=ü ~-._")], on: "http://h/notes")
+            PageLocator.setting([("cursor", "+/8h=ü ~-._")], on: "http://h/notes")
                 == "http://h/notes?cursor=%2B%2F8h%3D%C3%BC%20~-._")
         #expect(PageLocator.percentEncode("a+b/c==") == "a%2Bb%2Fc%3D%3D")
     }

@@ -152,9 +152,11 @@ struct PagingTests {
     @Test("The screen follows any pagination scheme: offsets from the first page on, the same rules")
     func offsetScheme() async {
         let server = Server([
-            "\(endpoint)?offset=0&limit=2": .json(body(["a", "b"])),
-            "\(endpoint)?offset=2&limit=2": .json(body(["c", "d"])),
-            "\(endpoint)?offset=4&limit=2": .json(body(["e"])),
+            // No next value: an offset walk goes on to an empty page (`next_cursor: null` would end it).
+            "\(endpoint)?offset=0&limit=2": .json(#"{"notes": [{"id": "a", "title": ""}, {"id": "b", "title": ""}]}"#),
+            "\(endpoint)?offset=2&limit=2": .json(#"{"notes": [{"id": "c", "title": ""}, {"id": "d", "title": ""}]}"#),
+            "\(endpoint)?offset=4&limit=2": .json(#"{"notes": [{"id": "e", "title": ""}]}"#),
+            "\(endpoint)?offset=5&limit=2": .json(#"{"notes": []}"#),
         ])
         let model = NotesScreenModel(
             fetcher: NotesFetcher(
@@ -167,7 +169,8 @@ struct PagingTests {
         await model.load().value
         await model.loadMore().value
         await model.loadMore().value
+        await model.loadMore().value
         #expect(log.summaries.last == "[a b c d e]")
-        #expect(server.requested.count == 3)
+        #expect(server.requested.count == 4)
     }
 }

@@ -8,16 +8,23 @@
 /// run therefore gives back the index. Ids are 1 to about 45 bytes; some contain `\/`, `\"`, `\\` or
 /// `\uXXXX` escapes and non-ASCII text, so the decoded id differs from the text written.
 ///
+/// With ``Generator/Configuration/IDKind/int`` an id is a JSON integer instead (``IntegerIDs``), and the
+/// rest of each note is the string kind's byte for byte: the string id is still drawn, so every later
+/// draw is the same.
+///
 /// Notes are 26 to about 600 bytes: 177 on average, median 164 (measured over 200,000 notes). Key order
 /// varies: most notes start with `id`, some with `title`, a few end with `title`.
 final class NoteRenderer {
     /// 2 MiB: the length of an `oversized-title` title, twice the decoder's default string cap.
     static let oversizedTitleBytes = 2 << 20
 
+    private let seed: UInt64
     private let seedKey: UInt64
+    private let idKind: Generator.Configuration.IDKind
     private let words = Vocabulary()
 
-    /// The id being rendered, as written in JSON and as decoded.
+    /// The id being rendered, as written in JSON (without quotes) and as decoded; an integer id's digits
+    /// in both.
     private let idJSON: UnsafeMutablePointer<UInt8>
     private let idText: UnsafeMutablePointer<UInt8>
     private var idJSONCount = 0
@@ -31,8 +38,12 @@ final class NoteRenderer {
     /// Whether the note being rendered has written a field yet, for commas.
     private var hasField = false
 
-    /// - Parameter seed: The run's seed.
-    init(seed: UInt64) {
+    /// - Parameters:
+    ///   - seed: The run's seed.
+    ///   - idKind: What the ids are.
+    init(seed: UInt64, idKind: Generator.Configuration.IDKind) {
+        self.seed = seed
+        self.idKind = idKind
         seedKey = SplitMix64.mix(seed ^ 0x6E6F_7465_732D_6731)  // "notes-g1"
         idJSON = .allocate(capacity: Self.idCapacity)
         idText = .allocate(capacity: Self.idCapacity)
@@ -57,7 +68,7 @@ final class NoteRenderer {
 
     /// Appends note `index` to `sink` and hashes its id (decoded, as a client sees it) into `checksum`.
     /// - Parameter fault: A contract violation to plant in this note, or `nil`. `missing-id` and
-    ///   `number-id` notes have no string id, so they add nothing to `checksum`.
+    ///   `number-id` notes have no valid id, so they add nothing to `checksum`.
     func render(note index: Int, fault: Fault.Kind?, into sink: inout ByteSink, checksum: inout FNV1a64) {
         var random = noteRandom(index)
         makeID(index: index, random: &random)  // always first: note 0's id is drawn the same way in init
@@ -92,20 +103,34 @@ final class NoteRenderer {
         switch fault {
         case .missingID:
             return
-        case .numberID:
+        case .numberID:  // a string id's note index, or an integer id, and a half: 12.5
             field(#""id":"#, into: &sink)
-            sink.append(decimal: index)
+            if idKind == .int {
+                sink.append(UnsafeRawBufferPointer(start: idJSON, count: idJSONCount))
+            } else {
+                sink.append(decimal: index)
+            }
+            sink.append(#".5"#)
         case .duplicateID:
-            field(#""id":""#, into: &sink)
-            sink.append(firstIDJSON)
-            sink.append(byte: UInt8(ascii: "\""))
+            firstIDJSON.withUnsafeBytes { writeID($0, into: &sink) }
             checksum.update(id: firstIDText)
         default:
-            field(#""id":""#, into: &sink)
-            sink.append(UnsafeRawBufferPointer(start: idJSON, count: idJSONCount))
-            sink.append(byte: UInt8(ascii: "\""))
+            writeID(UnsafeRawBufferPointer(start: idJSON, count: idJSONCount), into: &sink)
             checksum.update(UnsafeRawBufferPointer(start: idText, count: idTextCount))
             checksum.update(CollectionOfOne(UInt8(ascii: "\n")))
+        }
+    }
+
+    /// Writes the `id` field with `json`, the id as written: in quotes for a string id.
+    @inline(__always)
+    private func writeID(_ json: UnsafeRawBufferPointer, into sink: inout ByteSink) {
+        if idKind == .int {
+            field(#""id":"#, into: &sink)
+            sink.append(json)
+        } else {
+            field(#""id":""#, into: &sink)
+            sink.append(json)
+            sink.append(byte: UInt8(ascii: "\""))
         }
     }
 
@@ -303,8 +328,19 @@ final class NoteRenderer {
 
     // MARK: - Ids
 
-    /// Fills the id buffers with note `index`'s id: base 36, then a suffix of one of six kinds.
+    /// Fills the id buffers with note `index`'s id: base 36, then a suffix of one of six kinds; for integer
+    /// ids, the digits of ``IntegerIDs/id(seed:note:)`` once the string id has been drawn all the same.
     private func makeID(index: Int, random: inout SplitMix64) {
+        makeStringID(index: index, random: &random)
+        if idKind == .int {
+            idJSONCount = 0
+            idTextCount = 0
+            appendID(IntegerIDs.id(seed: seed, note: index), radix: 10)
+        }
+    }
+
+    /// Fills the id buffers with note `index`'s string id.
+    private func makeStringID(index: Int, random: inout SplitMix64) {
         idJSONCount = 0
         idTextCount = 0
         appendID(UInt64(index), radix: 36)
