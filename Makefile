@@ -21,6 +21,8 @@ deps:
 		echo "Installing:$$missing"; \
 		$(SUDO) apt-get update -qq && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; \
 	fi
+	@Tools/drf/install.sh || { [ "$${CI:-}" != true ] && echo 'deps: no Django REST framework: its tests are skipped'; }
+	@Tools/fastapi/install.sh || { [ "$${CI:-}" != true ] && echo 'deps: no FastAPI: its tests are skipped'; }
 
 build: deps
 	$(SWIFT) build

@@ -1,5 +1,6 @@
 // The pure parts of notes-server: argument parsing, the fault grammar and planner, cursor derivation
-// and generated pages, the notes-gen manifest, envelope wrapping, content-coding negotiation, the bomb's
+// and generated pages with string or integer ids, the notes-gen manifest, envelope wrapping, Django REST
+// framework's links and djangorestframework-jsonapi's checks, content-coding negotiation, the bomb's
 // body, rate limit headers, the note scanner behind the content faults, a page cache and log redaction.
 // Nothing here touches the network, the file system or the clock (callers pass the time in), so all of
 // it is unit-tested in notes-server-lib.test.mjs.
@@ -13,9 +14,15 @@ export class UsageError extends Error {}
 /** A notes-gen directory whose manifest or pages break Fixtures/README.md. */
 export class ManifestError extends Error {}
 
-export const STYLES = ['contract', 'drf', 'link', 'header', 'offset', 'page', 'keyset'];
-/** The styles that page through the list of generated notes by position rather than by cursor. */
-export const LIST_STYLES = ['offset', 'page', 'keyset'];
+export const STYLES = ['contract', 'drf', 'link', 'header', 'offset', 'page', 'keyset', 'jsonapi'];
+/**
+ * The styles that page through the list of generated notes by position rather than by cursor. With
+ * `--id-kind int`, `drf` does too (see isListStyle).
+ */
+export const LIST_STYLES = ['offset', 'page', 'keyset', 'jsonapi'];
+
+/** The kinds of note id of generated notes: `n<i>` strings, or integers with gaps. */
+export const ID_KINDS = ['string', 'int'];
 
 /** What the offset and page styles announce of the total, by default: everything. */
 export const TOTALS = ['count', 'header', 'link', 'pages'];
@@ -25,16 +32,21 @@ export const ENCODINGS = ['gzip', 'deflate', 'br'];
 
 export const JSON_TYPE = 'application/json; charset=utf-8';
 export const HTML_TYPE = 'text/html; charset=utf-8';
+/** The media type of JSON:API (jsonapi.org), which takes no parameters. */
+export const JSONAPI_TYPE = 'application/vnd.api+json';
 
 // MARK: - Command line
 
 const VALUE_FLAGS = new Set([
   '--dir', '--count', '--page-size', '--seed', '--host', '--port', '--style', '--fault',
   '--token-file', '--fixtures', '--cache-mb', '--max-limit', '--totals', '--total-lie',
-  '--tls-cert', '--tls-key', '--url-host', '--compress',
+  '--tls-cert', '--tls-key', '--url-host', '--compress', '--id-kind',
 ]);
 // The flags of generated notes only; a --dir run refuses them.
-const COUNT_FLAGS = [['--page-size', 'pageSize'], ['--seed', 'seed'], ['--max-limit', 'maxLimit'], ['--totals', 'totals'], ['--total-lie', 'totalLie']];
+const COUNT_FLAGS = [
+  ['--page-size', 'pageSize'], ['--seed', 'seed'], ['--max-limit', 'maxLimit'], ['--totals', 'totals'], ['--total-lie', 'totalLie'],
+  ['--id-kind', 'idKind'],
+];
 const BOOLEAN_FLAGS = new Set(['--quiet', '--help', '--http2']);
 
 /**
@@ -43,7 +55,7 @@ const BOOLEAN_FLAGS = new Set(['--quiet', '--help', '--http2']);
  */
 export function parseArgs(argv) {
   const options = {
-    dir: null, count: null, pageSize: null, seed: null, maxLimit: null, totals: null, totalLie: null,
+    dir: null, count: null, pageSize: null, seed: null, maxLimit: null, totals: null, totalLie: null, idKind: null,
     host: '127.0.0.1', port: 0, style: 'contract', faults: [],
     tokenFile: null, fixtures: null, cacheMiB: 256, quiet: false, help: false,
     tlsCert: null, tlsKey: null, urlHost: null, compress: [], http2: false,
@@ -80,6 +92,7 @@ export function parseArgs(argv) {
       case '--tls-key': options.tlsKey = nonEmpty(value, flag); break;
       case '--url-host': options.urlHost = parseUrlHost(value, flag); break;
       case '--compress': options.compress = parseCompress(value, flag); break;
+      case '--id-kind': options.idKind = parseIdKind(value, flag); break;
     }
   }
   if (options.help) return options;
@@ -103,8 +116,23 @@ export function parseArgs(argv) {
     options.maxLimit ??= Math.max(1000, options.pageSize);
     options.totals ??= parseTotals(TOTALS.join(','), '--totals');
     options.totalLie ??= 0;
+    options.idKind ??= 'string';
   }
   return options;
+}
+
+export function parseIdKind(value, what) {
+  if (!ID_KINDS.includes(value)) throw new UsageError(`${what} takes ${ID_KINDS.join(' or ')}, not '${value}'`);
+  return value;
+}
+
+/**
+ * Whether a style pages through the list of generated notes (offset, page, keyset, jsonapi) rather
+ * than through cursor pages. `drf` with integer ids does, as Django REST framework's
+ * PageNumberPagination over a default model; with string ids it is CursorPagination.
+ */
+export function isListStyle(style, idKind = 'string') {
+  return LIST_STYLES.includes(style) || (style === 'drf' && idKind === 'int');
 }
 
 export function parseStyle(value) {
@@ -327,13 +355,16 @@ export function faultProblem(fault, { fixtures, hasToken, pageCount = null }) {
   return null;
 }
 
-/** What keeps a fault from working in a style, or null: `cycle` in keyset style, `shift` outside the list styles. */
-export function styleProblem(fault, style) {
+/**
+ * What keeps a fault from working in a style, or null: `cycle` in keyset style, `shift` outside the
+ * list styles (see isListStyle; `idKind` is that of the generated notes).
+ */
+export function styleProblem(fault, style, idKind = 'string') {
   if (fault.kind === 'cycle' && style === 'keyset') {
     return `fault '${fault.spec}' cannot work in keyset style: the next page starts after the last id served, so nothing can point back`;
   }
-  if (fault.kind === 'shift' && !LIST_STYLES.includes(style)) {
-    return `fault '${fault.spec}' works in the ${LIST_STYLES.join(', ')} styles only, not ${style}`;
+  if (fault.kind === 'shift' && !isListStyle(style, idKind)) {
+    return `fault '${fault.spec}' works in the ${LIST_STYLES.join(', ')} styles (and drf with --id-kind int) only, not ${style}`;
   }
   return null;
 }
@@ -443,29 +474,94 @@ function mix32(seed, i) {
   return (h ^ (h >>> 16)) >>> 0;
 }
 
-/**
- * Note `i` (0-based) of a generated run, compact: `{"id":"n<i>","title":…,"rank":…,"pinned":…}`. Its
- * bytes depend on the seed and `i` only, whatever page or style serves it.
- */
-export function renderNote(seed, i) {
-  const r = mix32(seed, i);
-  return `{"id":"n${i}","title":"${TITLES[r % TITLES.length](i)}","rank":${(r >>> 8) % 10_000},"pinned":${((r >>> 3) & 1) === 1}}`;
+// Integer ids: each group of INT_ID_GROUP notes takes the INT_ID_SPAN ids after the group before,
+// less two that were "deleted" (never the group's first id), so the ids rise with gaps of one or two,
+// as in a table with deletes, and id and index convert in constant time either way.
+const INT_ID_GROUP = 8;
+const INT_ID_SPAN = 10;
+
+// The two deleted slots (1 to 9, ascending) of group `g` of the integer ids.
+function deletedSlots(seed, g) {
+  const r = mix32(seed ^ 0x1d5e1d5e, g);
+  const a = 1 + (r % 9);
+  let b = 1 + ((r >>> 8) % 8);
+  if (b >= a) b++;
+  return a < b ? [a, b] : [b, a];
 }
 
-/** Note `j` of those that `shift` faults insert: `{"id":"new<j>","title":"New note <j>",…}`. */
-export function renderNewNote(seed, j) {
+/**
+ * The id of note `i` (0-based) as a JS value: `n<i>`, or with idKind 'int' a positive integer, the
+ * same for every style and page size, rising with `i`, with gaps (e.g. 1, 2, 4, 5, 7, …).
+ */
+export function noteId(seed, i, idKind = 'string') {
+  if (idKind !== 'int') return `n${i}`;
+  const g = Math.floor(i / INT_ID_GROUP);
+  const [a, b] = deletedSlots(seed, g);
+  let slot = i % INT_ID_GROUP;
+  if (slot >= a) slot++;
+  if (slot >= b) slot++;
+  return g * INT_ID_SPAN + slot + 1;
+}
+
+/** The index of the generated note with integer id `id`, or -1 for an id that was never given or was deleted. */
+export function intIdIndex(seed, id) {
+  if (!Number.isSafeInteger(id) || id < 1) return -1;
+  const g = Math.floor((id - 1) / INT_ID_SPAN);
+  const slot = (id - 1) % INT_ID_SPAN;
+  const [a, b] = deletedSlots(seed, g);
+  if (slot === a || slot === b) return -1;
+  return g * INT_ID_GROUP + slot - (slot > a ? 1 : 0) - (slot > b ? 1 : 0);
+}
+
+/** The largest integer id of `count` generated notes (0 for none): the notes that `shift` inserts count on from it. */
+export function lastIntId(seed, count) {
+  return count === 0 ? 0 : noteId(seed, count - 1, 'int');
+}
+
+/**
+ * A note as JSON: `{"id":…,"title":"…","rank":…,"pinned":…}` (form 'plain'), or (form 'jsonapi') a
+ * JSON:API resource object, `{"type":"notes","id":"<id as a string>","attributes":{"title":…,…}}`.
+ * `title` is the contents of a JSON string, escapes already written.
+ */
+function formatNote(id, title, rank, pinned, form) {
+  const attributes = `"title":"${title}","rank":${rank},"pinned":${pinned}`;
+  if (form === 'jsonapi') return `{"type":"notes","id":${JSON.stringify(String(id))},"attributes":{${attributes}}}`;
+  return `{"id":${JSON.stringify(id)},${attributes}}`;
+}
+
+/**
+ * Note `i` (0-based) of a generated run, compact: `{"id":"n<i>","title":…,"rank":…,"pinned":…}`, with
+ * an integer id for idKind 'int' (see noteId), or in `form` 'jsonapi' (see formatNote). Its bytes
+ * depend on the seed, `i`, the id kind and the form only, whatever page or style serves it.
+ */
+export function renderNote(seed, i, idKind = 'string', form = 'plain') {
+  const r = mix32(seed, i);
+  return formatNote(noteId(seed, i, idKind), TITLES[r % TITLES.length](i), (r >>> 8) % 10_000, ((r >>> 3) & 1) === 1, form);
+}
+
+/**
+ * The id of note `j` of those that `shift` faults insert: `new<j>`, or with idKind 'int' the `j+1`-th
+ * id after the last of the `count` generated notes, as a database numbers new rows.
+ */
+export function newNoteId(seed, j, idKind = 'string', count = 0) {
+  return idKind === 'int' ? lastIntId(seed, count) + 1 + j : `new${j}`;
+}
+
+/** Note `j` of those that `shift` faults insert: `{"id":"new<j>","title":"New note <j>",…}` (ids: see newNoteId). */
+export function renderNewNote(seed, j, idKind = 'string', count = 0, form = 'plain') {
   const r = mix32(seed ^ 0x5eed5eed, j);
-  return `{"id":"new${j}","title":"New note ${j}","rank":${(r >>> 8) % 10_000},"pinned":false}`;
+  return formatNote(newNoteId(seed, j, idKind, count), `New note ${j}`, (r >>> 8) % 10_000, false, form);
 }
 
 /**
  * Page `pageIndex` (0-based) of a generated run, in the notes-gen page format: compact, `notes` first,
- * `next_cursor` last. Note ids are `n<index>` with the note's 0-based index in the run.
+ * `next_cursor` last. Note ids are `n<index>` with the note's 0-based index in the run, or integers
+ * (idKind 'int', see noteId).
  */
-export function renderGeneratedPage(count, pageSize, seed, pageIndex) {
+export function renderGeneratedPage(count, pageSize, seed, pageIndex, idKind = 'string') {
   const pages = Math.max(1, Math.ceil(count / pageSize));
   const notes = [];
-  for (let i = pageIndex * pageSize; i < Math.min(count, (pageIndex + 1) * pageSize); i++) notes.push(renderNote(seed, i));
+  for (let i = pageIndex * pageSize; i < Math.min(count, (pageIndex + 1) * pageSize); i++) notes.push(renderNote(seed, i, idKind));
   const head = '{"notes":';
   const items = `[${notes.join(',')}]`;
   const next = pageIndex + 1 < pages ? deriveCursor(seed, pageIndex + 1) : null;
@@ -475,15 +571,18 @@ export function renderGeneratedPage(count, pageSize, seed, pageIndex) {
 }
 
 /**
- * The list that the offset, page and keyset styles page through: the `count` generated notes n0…, after
- * the notes that `shift` faults inserted at the front. `batches` are the shifts' sizes in the order they
- * acted. Each batch goes in front of the ones before it, and the batches' ids count on from each other:
- * batches [2, 3] give new2 new3 new4 new0 new1 n0 n1 …. One batch of N gives new0 … new<N-1> n0 ….
+ * The list that the list styles page through: the `count` generated notes n0…, after the notes that
+ * `shift` faults inserted at the front. `batches` are the shifts' sizes in the order they acted. Each
+ * batch goes in front of the ones before it, and the batches' ids count on from each other: batches
+ * [2, 3] give new2 new3 new4 new0 new1 n0 n1 …. One batch of N gives new0 … new<N-1> n0 …. With
+ * idKind 'int' the ids are integers (noteId, newNoteId) of `seed`.
  */
 export class NoteList {
-  constructor(count, batches = []) {
+  constructor(count, batches = [], idKind = 'string', seed = 42) {
     this.count = count;
     this.batches = batches;
+    this.idKind = idKind;
+    this.seed = seed;
     this.inserted = batches.reduce((sum, size) => sum + size, 0);
     this.length = this.inserted + count;
     // The first id number of each batch, in the order they acted.
@@ -506,17 +605,30 @@ export class NoteList {
     throw new Error('unreachable');
   }
 
+  /** The id of the note at position `p`, as a JS value (a string, or a number with idKind 'int'). */
   idAt(p) {
     const note = this.at(p);
-    return note.fresh ? `new${note.j}` : `n${note.i}`;
+    return note.fresh ? newNoteId(this.seed, note.j, this.idKind, this.count) : noteId(this.seed, note.i, this.idKind);
   }
 
-  /** The position of the note with id `id`, or -1. */
+  /** The position of the note whose id is written `id` (`n7`, `new2`; with idKind 'int', digits), or -1. */
   positionOf(id) {
-    const match = /^(n|new)(0|[1-9]\d{0,15})$/.exec(id);
-    if (!match) return -1;
-    const number = Number(match[2]);
-    if (match[1] === 'n') return number < this.count ? this.inserted + number : -1;
+    let fresh, number;
+    if (this.idKind === 'int') {
+      if (!/^[1-9]\d{0,15}$/.test(id)) return -1;
+      const value = Number(id);
+      const last = lastIntId(this.seed, this.count);
+      if (value <= last) {
+        const i = intIdIndex(this.seed, value);
+        return i === -1 ? -1 : this.inserted + i;
+      }
+      [fresh, number] = [true, value - last - 1];
+    } else {
+      const match = /^(n|new)(0|[1-9]\d{0,15})$/.exec(id);
+      if (!match) return -1;
+      [fresh, number] = [match[1] === 'new', Number(match[2])];
+      if (!fresh) return number < this.count ? this.inserted + number : -1;
+    }
     let before = 0; // the notes of the batches in front of batch b
     for (let b = this.batches.length - 1; b >= 0; b--) {
       if (number >= this.firstIds[b] && number < this.firstIds[b] + this.batches[b]) return before + number - this.firstIds[b];
@@ -525,24 +637,32 @@ export class NoteList {
     return -1;
   }
 
-  /** The JSON array of the notes at positions [start, end), compact. */
-  render(seed, start, end) {
+  /** The JSON array of the notes at positions [start, end), compact, in `form` 'plain' or 'jsonapi' (see formatNote). */
+  render(seed, start, end, form = 'plain') {
     const notes = [];
     for (let p = start; p < Math.min(end, this.length); p++) {
       const note = this.at(p);
-      notes.push(note.fresh ? renderNewNote(seed, note.j) : renderNote(seed, note.i));
+      notes.push(note.fresh ? renderNewNote(seed, note.j, this.idKind, this.count, form) : renderNote(seed, note.i, this.idKind, form));
     }
     return Buffer.from(`[${notes.join(',')}]`);
   }
 }
 
+/** The parameter of the page size in each list style. */
+export const LIMIT_NAMES = { offset: 'limit', page: 'per_page', keyset: 'limit', drf: 'page_size', jsonapi: 'page[size]' };
+
 /**
  * The paging parameters of a request in a list style (`query`: URLSearchParams), or a UsageError:
- *   offset  offset=K (default 0) and limit=L
- *   page    page=P (1-based, default 1) and per_page=L
- *   keyset  starting_after=ID (default: from the start) and limit=L
- * L defaults to `pageSize` and is served as `maxLimit` when larger. The offset and page styles also
- * read `totals=` (default `totals`). Returns `{offset|page|startingAfter, limit, totals}`.
+ *   offset   offset=K (default 0) and limit=L
+ *   page     page=P (1-based, default 1) and per_page=L
+ *   keyset   starting_after=ID (default: from the start) and limit=L
+ *   drf      page=P and page_size=L (drf with --id-kind int: Django REST framework's PageNumberPagination)
+ *   jsonapi  page[number]=P and page[size]=L (djangorestframework-jsonapi)
+ * L defaults to `pageSize` and is served as `maxLimit` when larger. All but keyset also read `totals=`
+ * (default `totals`). Returns `{offset|page|startingAfter, limit, totals}`.
+ * drf and jsonapi read their parameters as Django REST framework does: the last value of each, as
+ * Python's int() reads it; a page size that is not a positive integer is the default, and `page` is
+ * 'last', or null for a page number that is not an integer (see resolvePageNumber).
  */
 export function parseListQuery(style, query, { pageSize, maxLimit, totals }) {
   const single = (name) => {
@@ -558,7 +678,19 @@ export function parseListQuery(style, query, { pageSize, maxLimit, totals }) {
     if (value > max) throw new UsageError(`${name} must be at most ${max}, not '${text}'`);
     return value;
   };
-  const limitName = style === 'page' ? 'per_page' : 'limit';
+  const limitName = LIMIT_NAMES[style];
+  if (limitName === undefined) throw new Error(`not a list style: ${style}`);
+  if (style === 'drf' || style === 'jsonapi') {
+    const last = (name) => query.getAll(name).at(-1) ?? null;
+    const size = pythonInteger(last(limitName));
+    const text = last(style === 'drf' ? 'page' : 'page[number]');
+    const page = text === null ? 1 : text === 'last' ? 'last' : pythonInteger(text);
+    return {
+      page: Number.isNaN(page) ? null : page,
+      limit: Math.min(size >= 1 ? size : pageSize, maxLimit),
+      totals: optionalTotals(single('totals'), totals),
+    };
+  }
   const limit = Math.min(integer(limitName, 1, pageSize, Infinity), maxLimit);
   switch (style) {
     case 'offset':
@@ -567,9 +699,87 @@ export function parseListQuery(style, query, { pageSize, maxLimit, totals }) {
       return { page: integer('page', 1, 1), limit, totals: optionalTotals(single('totals'), totals) };
     case 'keyset':
       return { startingAfter: single('starting_after'), limit };
-    default:
-      throw new Error(`not a list style: ${style}`);
   }
+}
+
+/** The query parameters of the server's own, which every style takes. */
+export const SERVER_PARAMETERS = ['style', 'fault', 'totals', 'compress'];
+
+// The names that djangorestframework-jsonapi's QueryParameterValidationFilter lets through.
+const JSONAPI_PARAMETER = /^(?:sort|include)$|^(?<family>filter|fields|page)(?:\[[\w.-]+\])?$/;
+
+/**
+ * What djangorestframework-jsonapi's QueryParameterValidationFilter says of a query (URLSearchParams),
+ * as its message, or null: a name other than `sort`, `include`, `filter`, `fields` and `page` (each
+ * alone or with one bracketed member, as `page[number]`) or the server's own is invalid, and only
+ * `filter[…]` (and the server's `fault`) may repeat.
+ */
+export function jsonApiQueryProblem(query) {
+  for (const name of new Set(query.keys())) {
+    if (SERVER_PARAMETERS.includes(name)) continue;
+    const match = JSONAPI_PARAMETER.exec(name);
+    if (!match) return `invalid query parameter: ${name}`;
+    if (match.groups.family !== 'filter' && query.getAll(name).length !== 1) return `repeated query parameter not allowed: ${name}`;
+  }
+  return null;
+}
+
+/**
+ * Whether an Accept header admits JSON:API, as Django REST framework's content negotiation decides it
+ * for a view that renders only `application/vnd.api+json`: no header, or a media range (parameters
+ * aside) of `application/vnd.api+json`, `application/*` or the full wildcard. An empty header admits
+ * nothing.
+ */
+export function acceptsJsonApi(accept) {
+  if (accept === undefined) return true;
+  return accept.split(',').some((range) => ['application/vnd.api+json', 'application/*', '*/*'].includes(range.split(';')[0].trim().toLowerCase()));
+}
+
+/**
+ * A JSON:API error document as djangorestframework-jsonapi's exception handler writes one for Django
+ * REST framework's own exceptions: `{"errors":[{"detail":…,"status":"406","source":{"pointer":"/data"},"code":…}]}`.
+ */
+export function jsonApiErrorBody(status, code, detail) {
+  return { errors: [{ detail, status: String(status), source: { pointer: '/data' }, code }] };
+}
+
+/**
+ * A query value or name as Python's urllib.parse.quote_plus writes it (and so Django REST framework's
+ * links): everything but letters, digits and `_.-~` percent-encoded in UTF-8, a space as `+`.
+ */
+export function quotePlus(text) {
+  return encodeURIComponent(text).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`).replaceAll('%20', '+');
+}
+
+/**
+ * The absolute URL of /notes with the request's query pairs `pairs` (decoded), the parameter `name`
+ * set to `value` (or removed, for null), as Django REST framework's replace_query_param and
+ * remove_query_param write it: the pairs sorted by name (a name's values in their order), quotePlus-encoded.
+ */
+export function djangoUrl(base, pairs, name, value) {
+  const kept = pairs.filter(([n]) => n !== name);
+  if (value !== null) kept.push([name, String(value)]);
+  kept.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  const query = kept.map(([n, v]) => `${quotePlus(n)}=${quotePlus(v)}`).join('&');
+  return `${base}/notes${query ? `?${query}` : ''}`;
+}
+
+// A number as Python's int() reads a string (surrounding space, a sign, `_` between digits), or NaN.
+function pythonInteger(text) {
+  const match = /^\s*([+-]?\d+(?:_\d+)*)\s*$/.exec(text ?? '');
+  return match ? Number(match[1].replaceAll('_', '')) : NaN;
+}
+
+/**
+ * The page that a drf or jsonapi request's `page` (see parseListQuery) names among `length` notes in
+ * pages of `limit`, or null where Django's Paginator finds no such page (Django REST framework then
+ * answers 404 "Invalid page."): not an integer, below 1, or past the last page. Page 1 always exists,
+ * even with no notes; 'last' is the last page.
+ */
+export function resolvePageNumber(page, length, limit) {
+  const lastPage = Math.max(1, Math.ceil(length / limit));
+  if (page === 'last') return lastPage;
+  return Number.isSafeInteger(page) && page >= 1 && page <= lastPage ? page : null;
 }
 
 function optionalTotals(text, fallback) {
@@ -662,7 +872,12 @@ export function formatLinkHeader(links) {
  *   page      {"count":N,"total_pages":T,"next":…,"previous":…,"results":[…]}
  *             with `Link: <next>; rel="next", <last>; rel="last"`
  *   keyset    {"object":"list","data":[…],"has_more":bool,"url":"/notes"}     (Stripe)
- * offset and page send `X-Total-Count: N` when `totalHeader` is set.
+ * offset and page send `X-Total-Count: N` when `totalHeader` is set. `drf` starts with `"count":N`
+ * when `count` is set (with --id-kind int: DRF's PageNumberPagination). And, with `links` ({first,
+ * last, next, prev}, each a URL or null; a null `last` is left out) and `page`, `pages`, `count` (the
+ * last two null for none):
+ *   jsonapi   {"links":{"first":…,"last":…,"next":…,"prev":…},"data":[…],"meta":{"pagination":{"page":P,"pages":K,"count":N}}}
+ *             with `Content-Type: application/vnd.api+json` (djangorestframework-jsonapi)
  * Returns the extra headers and the body parts.
  */
 export function wrapPage(style, items, nav) {
@@ -672,11 +887,13 @@ export function wrapPage(style, items, nav) {
         headers: {},
         parts: [Buffer.from('{"notes":'), ...items, Buffer.from(`,"next_cursor":${JSON.stringify(nav.nextCursor)}}`)],
       };
-    case 'drf':
+    case 'drf': {
+      const count = (nav.count ?? null) === null ? '' : `"count":${nav.count},`;
       return {
         headers: {},
-        parts: [Buffer.from(`{"next":${JSON.stringify(nav.nextUrl)},"previous":${JSON.stringify(nav.prevUrl)},"results":`), ...items, Buffer.from('}')],
+        parts: [Buffer.from(`{${count}"next":${JSON.stringify(nav.nextUrl)},"previous":${JSON.stringify(nav.prevUrl)},"results":`), ...items, Buffer.from('}')],
       };
+    }
     case 'link': {
       const links = [{ rel: 'prev', url: nav.prevUrl }, { rel: 'next', url: nav.nextUrl }].filter((l) => l.url !== null);
       return { headers: links.length ? { Link: formatLinkHeader(links) } : {}, parts: items };
@@ -706,6 +923,17 @@ export function wrapPage(style, items, nav) {
         headers: {},
         parts: [Buffer.from('{"object":"list","data":'), ...items, Buffer.from(`,"has_more":${nav.hasMore},"url":"/notes"}`)],
       };
+    case 'jsonapi': {
+      const { first, last, next, prev } = nav.links;
+      const links = last === null ? { first, next, prev } : { first, last, next, prev };
+      const pagination = { page: nav.page };
+      if (nav.pages !== null) pagination.pages = nav.pages;
+      if (nav.count !== null) pagination.count = nav.count;
+      return {
+        headers: { 'Content-Type': JSONAPI_TYPE },
+        parts: [Buffer.from(`{"links":${JSON.stringify(links)},"data":`), ...items, Buffer.from(`,"meta":${JSON.stringify({ pagination })}}`)],
+      };
+    }
     default:
       throw new Error(`unknown style ${style}`);
   }
@@ -853,11 +1081,13 @@ const QUOTE = 0x22, BACKSLASH = 0x5c, COLON = 0x3a, COMMA = 0x2c;
 const OPEN_OBJECT = 0x7b, CLOSE_OBJECT = 0x7d, OPEN_ARRAY = 0x5b, CLOSE_ARRAY = 0x5d;
 const ID_KEY = Buffer.from('"id"');
 const TITLE_KEY = Buffer.from('"title"');
+const ATTRIBUTES_KEY = Buffer.from('"attributes"');
 
 /**
  * Finds the notes of a JSON array (the bytes of a page's `items` range) without decoding them:
  * per element, its byte range, whether it is an object with members, and the ranges of the values
- * of its `"id"` and `"title"` members (keys written without escapes), or null. Works on bytes, since
+ * of its `"id"` and `"title"` members (keys written without escapes), or null; a title may also be a
+ * member of an `"attributes"` object member, as in a JSON:API resource object. Works on bytes, since
  * every JSON delimiter is ASCII and UTF-8 never repeats an ASCII byte inside a multi-byte character.
  * Throws on input that is not a well-formed array.
  */
@@ -898,6 +1128,28 @@ export function scanNotes(items) {
     } while (depth > 0);
   };
 
+  // Reads the object at `at`, calling `visit(key, valueStart)` at each member's value, which `visit`
+  // must read; returns the number of members.
+  const members = (visit) => {
+    let count = 0;
+    expect(OPEN_OBJECT);
+    space();
+    while (items[at] !== CLOSE_OBJECT) {
+      if (count > 0) { expect(COMMA); space(); }
+      const keyStart = at;
+      skipString();
+      const key = items.subarray(keyStart, at);
+      space();
+      expect(COLON);
+      space();
+      visit(key, at);
+      count++;
+      space();
+    }
+    at++;
+    return count;
+  };
+
   const notes = [];
   space();
   expect(OPEN_ARRAY);
@@ -907,24 +1159,18 @@ export function scanNotes(items) {
     space();
     const note = { start: at, end: 0, object: items[at] === OPEN_OBJECT, members: 0, id: null, title: null };
     if (note.object) {
-      at++;
-      space();
-      while (items[at] !== CLOSE_OBJECT) {
-        if (note.members > 0) { expect(COMMA); space(); }
-        const keyStart = at;
-        skipString();
-        const key = items.subarray(keyStart, at);
-        space();
-        expect(COLON);
-        space();
-        const valueStart = at;
+      note.members = members((key, valueStart) => {
+        if (key.equals(ATTRIBUTES_KEY) && items[at] === OPEN_OBJECT) {
+          members((inner, innerStart) => {
+            skipValue();
+            if (inner.equals(TITLE_KEY)) note.title = [innerStart, at];
+          });
+          return;
+        }
         skipValue();
         if (key.equals(ID_KEY)) note.id = [valueStart, at];
         else if (key.equals(TITLE_KEY)) note.title = [valueStart, at];
-        note.members++;
-        space();
-      }
-      at++;
+      });
     } else {
       skipValue();
     }

@@ -66,6 +66,24 @@ describe('parseArgs', () => {
     assert.equal(lib.parseArgs(['--dir', 'd', '--style', 'header']).style, 'header');
   });
 
+  test('--id-kind: string by default, int; only with --count', () => {
+    assert.equal(lib.parseArgs(['--count', '1']).idKind, 'string');
+    assert.equal(lib.parseArgs(['--count', '1', '--id-kind', 'int']).idKind, 'int');
+    assert.equal(lib.parseArgs(['--count', '1', '--id-kind=string']).idKind, 'string');
+    assert.throws(() => lib.parseArgs(['--count', '1', '--id-kind', 'uuid']), /--id-kind takes string or int, not 'uuid'/);
+    assert.throws(() => lib.parseArgs(['--dir', 'd', '--id-kind', 'int']), /go with --count, not --dir \(given: --id-kind\)/);
+    assert.throws(() => lib.parseArgs(['--dir', 'd', '--style', 'jsonapi']), /style 'jsonapi' pages through generated notes/);
+    assert.equal(lib.parseArgs(['--count', '1', '--style', 'jsonapi']).style, 'jsonapi');
+  });
+
+  test('list styles: offset, page, keyset, jsonapi, and drf with integer ids', () => {
+    for (const style of ['offset', 'page', 'keyset', 'jsonapi']) assert.ok(lib.isListStyle(style) && lib.isListStyle(style, 'int'), style);
+    for (const style of ['contract', 'link', 'header']) assert.ok(!lib.isListStyle(style) && !lib.isListStyle(style, 'int'), style);
+    assert.ok(!lib.isListStyle('drf'));
+    assert.ok(!lib.isListStyle('drf', 'string'));
+    assert.ok(lib.isListStyle('drf', 'int'));
+  });
+
   test('--help needs nothing else', () => {
     assert.equal(lib.parseArgs(['--help']).help, true);
   });
@@ -189,12 +207,16 @@ describe('fault grammar', () => {
     assert.equal(lib.faultProblem(lib.parseFault('html@4', 'request'), { ...context, pageCount: null }), null);
   });
 
-  test('problems in a style: cycle in keyset, shift outside offset, page and keyset', () => {
-    const problem = (spec, style) => lib.styleProblem(lib.parseFault(spec, 'request'), style);
+  test('problems in a style: cycle in keyset, shift outside offset, page, keyset, jsonapi and drf with integer ids', () => {
+    const problem = (spec, style, idKind) => lib.styleProblem(lib.parseFault(spec, 'request'), style, idKind);
     assert.match(problem('cycle@2', 'keyset'), /cannot work in keyset style/);
-    for (const style of ['contract', 'drf', 'link', 'header', 'offset', 'page']) assert.equal(problem('cycle@2', style), null);
-    for (const style of ['offset', 'page', 'keyset']) assert.equal(problem('shift:3@2', style), null);
-    for (const style of ['contract', 'drf', 'link', 'header']) assert.match(problem('shift:3@2', style), /offset, page, keyset styles only/);
+    for (const style of ['contract', 'drf', 'link', 'header', 'offset', 'page', 'jsonapi']) assert.equal(problem('cycle@2', style), null);
+    for (const style of ['offset', 'page', 'keyset', 'jsonapi']) assert.equal(problem('shift:3@2', style), null);
+    for (const style of ['contract', 'drf', 'link', 'header']) {
+      assert.match(problem('shift:3@2', style), /offset, page, keyset, jsonapi styles \(and drf with --id-kind int\) only/);
+    }
+    assert.equal(problem('shift:3@2', 'drf', 'int'), null);
+    assert.match(problem('shift:3@2', 'link', 'int'), /only, not link/);
     assert.equal(problem('503@2', 'keyset'), null);
   });
 
@@ -355,6 +377,53 @@ describe('cursors and generated pages', () => {
     assert.equal(lib.renderNote(7, 3), lib.renderNote(7, 3));
   });
 
+  test('integer ids: from 1, strictly increasing with gaps of one or two, fixed by the seed; back to the index', () => {
+    for (const seed of [0, 7, 42, 0xffffffff]) {
+      const ids = Array.from({ length: 2000 }, (_, i) => lib.noteId(seed, i, 'int'));
+      assert.equal(ids[0], 1);
+      for (let i = 1; i < ids.length; i++) {
+        assert.ok(Number.isSafeInteger(ids[i]) && ids[i] > ids[i - 1], `seed ${seed}, index ${i}`);
+        assert.ok(ids[i] - ids[i - 1] <= 3, `seed ${seed}, index ${i}`);
+      }
+      // Two of every ten ids are missing, as after deletes.
+      assert.ok(ids.at(-1) > 2490 && ids.at(-1) <= 2500);
+      assert.ok(ids.some((id, i) => i > 0 && id - ids[i - 1] === 2) && ids.some((id, i) => i > 0 && id - ids[i - 1] === 3));
+      const given = new Set(ids);
+      for (let id = 1; id <= 2500; id++) assert.equal(lib.intIdIndex(seed, id), given.has(id) ? ids.indexOf(id) : -1, `seed ${seed}, id ${id}`);
+      for (const id of [0, -1, 1.5, NaN]) assert.equal(lib.intIdIndex(seed, id), -1);
+    }
+    assert.deepEqual(Array.from({ length: 10 }, (_, i) => lib.noteId(7, i, 'int')), [1, 2, 4, 5, 6, 7, 8, 10, 11, 12]);
+    assert.deepEqual(Array.from({ length: 10 }, (_, i) => lib.noteId(42, i, 'int')), [1, 3, 5, 6, 7, 8, 9, 10, 11, 12]);
+    assert.notDeepEqual(Array.from({ length: 40 }, (_, i) => lib.noteId(7, i, 'int')), Array.from({ length: 40 }, (_, i) => lib.noteId(8, i, 'int')));
+    assert.equal(lib.noteId(7, 3), 'n3');
+    assert.equal(lib.lastIntId(7, 0), 0);
+    assert.equal(lib.lastIntId(7, 10), 12);
+  });
+
+  test('integer ids in notes and pages: the same note otherwise, byte for byte', () => {
+    for (let i = 0; i < 30; i++) {
+      const plain = lib.renderNote(7, i);
+      const int = lib.renderNote(7, i, 'int');
+      assert.equal(int, plain.replace(`"id":"n${i}"`, `"id":${lib.noteId(7, i, 'int')}`));
+      assert.deepEqual(Object.keys(JSON.parse(int)), ['id', 'title', 'rank', 'pinned']);
+    }
+    const { body, items } = lib.renderGeneratedPage(25, 10, 7, 1, 'int');
+    const page = JSON.parse(body);
+    assert.deepEqual(page.notes.map((n) => n.id), Array.from({ length: 10 }, (_, i) => lib.noteId(7, 10 + i, 'int')));
+    assert.ok(page.notes.every((n) => typeof n.id === 'number'));
+    assert.deepEqual(JSON.parse(body.subarray(...items)), page.notes);
+    assert.equal(page.next_cursor, lib.deriveCursor(7, 2));
+  });
+
+  test('JSON:API resource objects: the id as a string, the other members as attributes', () => {
+    const note = JSON.parse(lib.renderNote(7, 3, 'int', 'jsonapi'));
+    const plain = JSON.parse(lib.renderNote(7, 3, 'int'));
+    assert.deepEqual(Object.keys(note), ['type', 'id', 'attributes']);
+    assert.deepEqual(note, { type: 'notes', id: String(plain.id), attributes: { title: plain.title, rank: plain.rank, pinned: plain.pinned } });
+    assert.equal(JSON.parse(lib.renderNote(7, 3, 'string', 'jsonapi')).id, 'n3');
+    assert.equal(lib.renderNote(7, 3, 'string', 'jsonapi'), `{"type":"notes","id":"n3","attributes":{${lib.renderNote(7, 3).slice('{"id":"n3",'.length)}}`);
+  });
+
   test('--count 0 is one empty page', () => {
     assert.deepEqual(lib.generatedPages(0, 10, 1), [{ cursor: null, nextCursor: null }]);
     const { body, items } = lib.renderGeneratedPage(0, 10, 1, 0);
@@ -390,6 +459,24 @@ describe('the list of the offset, page and keyset styles', () => {
     assert.equal(two.render(7, 5, 6).toString(), `[${lib.renderNote(7, 0)}]`);
   });
 
+  test('integer ids: positions by the digits of the id; shifted notes count on from the last id', () => {
+    const list = new lib.NoteList(10, [], 'int', 7);
+    const ids = Array.from({ length: 10 }, (_, p) => list.idAt(p));
+    assert.deepEqual(ids, [1, 2, 4, 5, 6, 7, 8, 10, 11, 12]);
+    assert.deepEqual(ids.map((id) => list.positionOf(String(id))), ids.map((_, p) => p));
+    for (const text of ['3', '9', '13', '0', '01', '-1', 'n1', '1.0', '', ' 1']) assert.equal(list.positionOf(text), -1, text);
+    const shifted = new lib.NoteList(10, [2, 3], 'int', 7);
+    const all = Array.from({ length: shifted.length }, (_, p) => shifted.idAt(p));
+    assert.deepEqual(all, [15, 16, 17, 13, 14, ...ids]);
+    assert.deepEqual(all.map((id) => shifted.positionOf(String(id))), all.map((_, p) => p));
+    assert.equal(shifted.positionOf('18'), -1);
+    const notes = JSON.parse(shifted.render(7, 4, 6));
+    assert.deepEqual(notes.map((n) => n.id), [14, 1]);
+    assert.deepEqual(Object.keys(notes[0]), ['id', 'title', 'rank', 'pinned']);
+    assert.deepEqual(JSON.parse(shifted.render(7, 4, 6, 'jsonapi')).map((n) => n.id), ['14', '1']);
+    assert.equal(new lib.NoteList(0, [1], 'int', 7).idAt(0), 1);
+  });
+
   describe('parseListQuery', () => {
     const settings = { pageSize: 10, maxLimit: 50, totals: { count: true, header: true, link: true, pages: true } };
     const parse = (style, query) => lib.parseListQuery(style, new URLSearchParams(query), settings);
@@ -404,6 +491,39 @@ describe('the list of the offset, page and keyset styles', () => {
       assert.deepEqual(parse('keyset', 'starting_after=n3&limit=4&totals=bogus'), { startingAfter: 'n3', limit: 4 });
       assert.deepEqual(parse('keyset', ''), { startingAfter: null, limit: 10 });
       assert.equal(lib.parseListQuery('offset', new URLSearchParams(''), { ...settings, pageSize: 80 }).limit, 50);
+    });
+
+    test('drf (page, page_size) and jsonapi (page[number], page[size], raw or percent-encoded), capped alike', () => {
+      assert.deepEqual(parse('drf', 'page=3&page_size=7&per_page=1'), { page: 3, limit: 7, totals: settings.totals });
+      assert.deepEqual(parse('drf', 'page_size=51&totals=count'), { page: 1, limit: 50, totals: { count: true, header: false, link: false, pages: false } });
+      assert.deepEqual(parse('jsonapi', 'page[number]=2&page[size]=4&page=9'), { page: 2, limit: 4, totals: settings.totals });
+      assert.deepEqual(parse('jsonapi', 'page%5Bnumber%5D=2&page%5bsize%5d=4'), { page: 2, limit: 4, totals: settings.totals });
+      assert.deepEqual(parse('jsonapi', 'page%5Bsize%5D=500'), { page: 1, limit: 50, totals: settings.totals });
+      assert.deepEqual(parse('jsonapi', ''), { page: 1, limit: 10, totals: settings.totals });
+      assert.deepEqual(Object.keys(lib.LIMIT_NAMES).sort(), ['drf', 'jsonapi', 'keyset', 'offset', 'page']);
+    });
+
+    test('drf and jsonapi read values as Django REST framework does: the last one, by int(); a bad size is the default', () => {
+      assert.deepEqual(parse('drf', 'page=2&page=3&page_size=4&page_size=6'), { page: 3, limit: 6, totals: settings.totals });
+      assert.deepEqual(parse('drf', 'page=+2&page_size=%204%20'), { page: 2, limit: 4, totals: settings.totals });
+      assert.deepEqual(parse('drf', 'page=1_0&page_size=1_2'), { page: 10, limit: 12, totals: settings.totals });
+      for (const size of ['0', '-3', 'x', '', '2.5', '1e2']) assert.equal(parse('drf', `page_size=${size}`).limit, 10, size);
+      for (const size of ['0', '-3', 'big']) assert.equal(parse('jsonapi', `page[size]=${size}`).limit, 10, size);
+      for (const page of ['x', '', '2.0', '1e1', '_1', '1__0']) assert.equal(parse('drf', `page=${page}`).page, null, page);
+      assert.equal(parse('drf', 'page=0').page, 0);
+      assert.equal(parse('drf', 'page=-2').page, -2);
+      assert.equal(parse('drf', 'page=last').page, 'last');
+      assert.equal(parse('jsonapi', 'page[number]=last').page, 'last');
+      assert.equal(parse('jsonapi', 'page%5Bnumber%5D=abc').page, null);
+    });
+
+    test('resolvePageNumber: the pages that Django\'s Paginator has; page 1 always; last', () => {
+      assert.deepEqual([1, 2, 3, 4, 0, -1, null, 2.5].map((page) => lib.resolvePageNumber(page, 25, 10)), [1, 2, 3, null, null, null, null, null]);
+      assert.equal(lib.resolvePageNumber('last', 25, 10), 3);
+      assert.equal(lib.resolvePageNumber('last', 0, 10), 1);
+      assert.equal(lib.resolvePageNumber(1, 0, 10), 1);
+      assert.equal(lib.resolvePageNumber(2, 0, 10), null);
+      assert.equal(lib.resolvePageNumber(30, 30, 1), 30);
     });
 
     for (const [style, query, message] of [
@@ -422,6 +542,8 @@ describe('the list of the offset, page and keyset styles', () => {
       ['page', 'totals=none&totals=count', /more than one totals/],
       ['keyset', 'limit=-5', /limit must be an integer/],
       ['keyset', 'starting_after=a&starting_after=b', /more than one starting_after/],
+      ['drf', 'totals=some', /totals= takes/],
+      ['jsonapi', 'totals=none&totals=none', /more than one totals/],
     ]) {
       test(`${style}: rejects ${query}`, () => {
         assert.throws(() => parse(style, query), (error) => error instanceof lib.UsageError && message.test(error.message));
@@ -540,6 +662,54 @@ describe('envelopes', () => {
     assert.equal(bytes(lib.wrapPage('keyset', [Buffer.from('[]')], { hasMore: false }).parts).toString(), '{"object":"list","data":[],"has_more":false,"url":"/notes"}');
   });
 
+  test('drf with a count (with --id-kind int)', () => {
+    const page = lib.wrapPage('drf', items, { ...nav, count: 7 });
+    assert.deepEqual(page.headers, {});
+    assert.equal(bytes(page.parts).toString(),
+      '{"count":7,"next":"http://h:1/notes?cursor=c%2B%2F%3D","previous":"http://h:1/notes","results":[{"id":"a","title":"t"}]}');
+    assert.equal(bytes(lib.wrapPage('drf', items, { ...nav, count: null }).parts).toString(), bytes(lib.wrapPage('drf', items, nav).parts).toString());
+  });
+
+  test('jsonapi: links, data, meta.pagination; the JSON:API media type; totals left out when off', () => {
+    const links = { first: 'http://h:1/notes?page%5Bnumber%5D=1', last: 'http://h:1/notes?page%5Bnumber%5D=3', next: 'http://h:1/notes?page%5Bnumber%5D=3', prev: 'http://h:1/notes?page%5Bnumber%5D=1' };
+    const resources = [Buffer.from('[{"type":"notes","id":"1","attributes":{"title":"t"}}]')];
+    const page = lib.wrapPage('jsonapi', resources, { links, page: 2, pages: 3, count: 7 });
+    assert.deepEqual(page.headers, { 'Content-Type': 'application/vnd.api+json' });
+    assert.equal(bytes(page.parts).toString(), `{"links":${JSON.stringify(links)},"data":[{"type":"notes","id":"1","attributes":{"title":"t"}}],"meta":{"pagination":{"page":2,"pages":3,"count":7}}}`);
+    const bare = JSON.parse(bytes(lib.wrapPage('jsonapi', [Buffer.from('[]')], { links: { ...links, last: null, next: null }, page: 4, pages: null, count: null }).parts));
+    assert.deepEqual(bare, { links: { first: links.first, next: null, prev: links.prev }, data: [], meta: { pagination: { page: 4 } } });
+  });
+
+  test('djangoUrl: the query with one parameter replaced or removed, sorted by name, encoded as quote_plus', () => {
+    const pairs = [['style', 'jsonapi'], ['page[size]', '100'], ['fault', 'delay:1'], ['fault', '503@2'], ['page[number]', '1']];
+    assert.equal(lib.djangoUrl('http://h:1', pairs, 'page[number]', 2),
+      'http://h:1/notes?fault=delay%3A1&fault=503%402&page%5Bnumber%5D=2&page%5Bsize%5D=100&style=jsonapi');
+    assert.equal(lib.djangoUrl('http://h:1', [['page', '2'], ['style', 'drf']], 'page', null), 'http://h:1/notes?style=drf');
+    assert.equal(lib.djangoUrl('http://h:1', [['page', '2']], 'page', null), 'http://h:1/notes');
+    assert.equal(lib.djangoUrl('http://h:1', [['q', "a b!'()*~._-é"]], 'page', 3), "http://h:1/notes?page=3&q=a+b%21%27%28%29%2A~._-%C3%A9");
+    assert.equal(lib.quotePlus('page[number]'), 'page%5Bnumber%5D');
+  });
+
+  test('jsonapi requests: Accept negotiation and the query parameter filter', () => {
+    for (const accept of [undefined, '*/*', 'application/*', 'application/vnd.api+json', 'text/html, application/vnd.api+json;q=0.9',
+      'Application/VND.API+JSON', 'application/vnd.api+json; ext="https://example.com/ext"', 'text/html,*/*;q=0.8']) {
+      assert.ok(lib.acceptsJsonApi(accept), accept);
+    }
+    for (const accept of ['', 'application/json', 'text/html', 'application/vnd.api+jsonx', 'application/json, text/*']) assert.ok(!lib.acceptsJsonApi(accept), accept);
+    const problem = (query) => lib.jsonApiQueryProblem(new URLSearchParams(query));
+    for (const query of ['', 'page[number]=2&page[size]=3', 'page%5Bnumber%5D=2', 'sort=-id&include=author&fields[notes]=title&filter[x]=1&filter[x]=2',
+      'style=jsonapi&fault=503@2&fault=delay:1&totals=none&compress=gzip', 'page=2', 'page[cursor]=x']) {
+      assert.equal(problem(query), null, query);
+    }
+    assert.equal(problem('foo=1'), 'invalid query parameter: foo');
+    assert.equal(problem('page[number]=1&cursor=abc'), 'invalid query parameter: cursor');
+    assert.equal(problem('page_size=10'), 'invalid query parameter: page_size');
+    assert.equal(problem('page[a][b]=1'), 'invalid query parameter: page[a][b]');
+    assert.equal(problem('page[size]=1&page%5Bsize%5D=2'), 'repeated query parameter not allowed: page[size]');
+    assert.equal(problem('sort=a&sort=b'), 'repeated query parameter not allowed: sort');
+    assert.deepEqual(lib.jsonApiErrorBody(406, 'not_acceptable', 'No.'), { errors: [{ detail: 'No.', status: '406', source: { pointer: '/data' }, code: 'not_acceptable' }] });
+  });
+
   test('notesUrl', () => {
     assert.equal(lib.notesUrl('http://h:1', [['offset', '3'], ['limit', '2'], ['fault', 'shift:2@2']]), 'http://h:1/notes?offset=3&limit=2&fault=shift%3A2%402');
     assert.equal(lib.notesUrl('http://h:1', []), 'http://h:1/notes');
@@ -644,6 +814,19 @@ describe('scanNotes and content faults', () => {
     assert.deepEqual(notes.map((n) => items.subarray(...n.id).toString()), ['"n1"', '"n2"', '"n3"']);
     assert.equal(items.subarray(...notes[1].title).toString(), '"Caf\\u00e9 \\"quotes\\" \\\\ back\\/slash"');
     assert.deepEqual(notes.map((n) => JSON.parse(items.subarray(n.start, n.end)).id), ['n1', 'n2', 'n3']);
+  });
+
+  test('JSON:API resource objects: the id, and the title among the attributes', () => {
+    const items = Buffer.from(`[${lib.renderNote(7, 0, 'int', 'jsonapi')},${lib.renderNote(7, 1, 'int', 'jsonapi')}]`);
+    const notes = lib.scanNotes(items);
+    assert.equal(notes.length, 2);
+    assert.equal(items.subarray(...notes[0].id).toString(), '"1"');
+    assert.equal(JSON.parse(items.subarray(...notes[1].title)), JSON.parse(lib.renderNote(7, 1)).title);
+    assert.equal(notes[0].members, 3);
+    const huge = JSON.parse(bytes(lib.applyContentFaults(items, [lib.parseFault('huge-title:5', 'request')], null)));
+    assert.equal(huge[0].attributes.title, 'huge ');
+    const duplicated = JSON.parse(bytes(lib.applyContentFaults(items, [lib.parseFault('duplicate-id', 'request')], Buffer.from('"1"'))));
+    assert.deepEqual(duplicated.map((n) => n.id), ['1', '1']);
   });
 
   test('ids of nested objects are not note ids', () => {

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // notes-server: serves paginated notes over HTTP for client tests, from a notes-gen directory or
 // generated in memory, in the common pagination styles (cursor, offset, page number, keyset, cursor
-// header), with faults injected by flag or per request. See Tools/README.md, or run with --help.
+// header, JSON:API), with faults injected by flag or per request. See Tools/README.md, or run with --help.
 // Built-in modules only.
 
 import http from 'node:http';
@@ -20,7 +20,8 @@ import { promisify } from 'node:util';
 import zlib from 'node:zlib';
 import * as lib from './notes-server-lib.mjs';
 
-const USAGE = `Usage: node Tools/notes-server.mjs (--dir DIR | --count N [--page-size P] [--seed S]) [options]
+const USAGE = `Usage: node Tools/notes-server.mjs (--dir DIR | --count N [--page-size P] [--seed S] [--id-kind K])
+       [options]
 
 Serves notes pages at http://HOST:PORT/notes (first page) and /notes?cursor=C (the next ones), and
 prints that URL as its first line on stdout (https:// with --tls-cert). SIGTERM or SIGINT stops it
@@ -30,10 +31,13 @@ Pages:
   --dir DIR          serve a notes-gen directory (DIR/manifest.json and its pages)
   --count N          serve N generated notes instead; 0 serves one empty page
   --page-size P      notes per generated page, and the default limit (default 100)
-  --seed S           seed of generated titles and cursors, 0-4294967295 (default 42)
-  --max-limit L      the largest limit or per_page served; more is served as L (default 1000, or P)
-  --totals LIST      what offset and page styles announce of the total: some of count, header,
-                     link, pages (comma-separated; default all), or none
+  --seed S           seed of generated titles, cursors and integer ids, 0-4294967295 (default 42)
+  --id-kind K        string: ids n0, n1, ... (the default); int: JSON integers rising with gaps, as
+                     after deletes (e.g. 1, 3, 5, 6, ...), fixed by the seed, in every style
+  --max-limit L      the largest page size served (limit, per_page, page_size, page[size]); a larger
+                     one is served as L, silently, as DRF's max_limit (default 1000, or P)
+  --totals LIST      what the offset, page, drf (int ids) and jsonapi styles announce of the total:
+                     some of count, header, link, pages (comma-separated; default all), or none
   --total-lie D      announce N+D notes instead of N (default 0); the notes served are the same
 
 Server:
@@ -47,8 +51,8 @@ Server:
                      The log marks each HTTP/2 request with h2
   --compress LIST    compress responses with some of gzip, deflate, br (comma-separated, in order
                      of preference) when the request's Accept-Encoding allows it (default none)
-  --style STYLE      contract, drf, link, header (cursor pages), or offset, page, keyset (--count
-                     only) (default contract)
+  --style STYLE      contract, drf, link, header (cursor pages), or offset, page, keyset, jsonapi
+                     (--count only) (default contract)
   --fault SPEC       inject a fault; repeatable, or several separated by commas
   --token-file FILE  bearer token for the auth fault (default: env NOTES_SERVER_TOKEN)
   --fixtures DIR     contract fixtures for fixture faults (default: Fixtures/contract)
@@ -83,7 +87,8 @@ Fault SPEC: KIND[:ARG][@PAGE][xN]   @PAGE: only on that 1-based page; xN: only t
   deep[:DEPTH]             the first note gains DEPTH nested arrays (default 100000)
   redirect[:STATUS]        302 (or 301, 303, 307, 308) to the same path and query on a second port
   auth                     401 unless the request has Authorization: Bearer <token>
-  shift:N                  from this page on, N new notes new0... sit before n0 (offset, page, keyset)
+  shift:N                  from this page on, N new notes new0... sit before n0 (offset, page,
+                           keyset, jsonapi, drf with int ids; int ids go on after the last)
 
 Styles (the first four take ?cursor=C):
   contract  {"notes":[...],"next_cursor":C}
@@ -94,7 +99,17 @@ Styles (the first four take ?cursor=C):
   page      ?page=P&per_page=L: {"count":N,"total_pages":T,"next":URL,"previous":URL,"results":[...]},
             Link: <URL>; rel="next", <URL>; rel="last", X-Total-Count: N
   keyset    ?starting_after=ID&limit=L: {"object":"list","data":[...],"has_more":B,"url":"/notes"}
-  @PAGE is the page in the style's terms: offset floor(K/L)+1, page P, keyset the first note's page.
+  jsonapi   ?page[number]=P&page[size]=L (raw or percent-encoded), as djangorestframework-jsonapi:
+            {"links":{"first":URL,"last":URL,"next":URL,"prev":URL},"data":[{"type":"notes","id":"ID",
+            "attributes":{...}},...],"meta":{"pagination":{"page":P,"pages":T,"count":N}}},
+            Content-Type: application/vnd.api+json; links sorted and percent-encoded
+            (?page%5Bnumber%5D=2&page%5Bsize%5D=100); 406 unless Accept admits
+            application/vnd.api+json, application/* or */*; 400 for a query parameter the library
+            refuses (not page[...], sort, include, fields[...], filter[...] or the server's own)
+  drf with --id-kind int: ?page=P&page_size=L, {"count":N,"next":URL,"previous":URL,"results":[...]},
+            as DRF's PageNumberPagination (links as DRF writes them; page 2's previous has no page=)
+  @PAGE is the page in the style's terms: offset floor(K/L)+1, page, drf and jsonapi P, keyset the
+  first note's page.
 
 Per request: ?style=drf or X-Notes-Style: link; ?fault=503@2x1 or X-Notes-Fault: delay:50, 500@3;
 ?totals=none; ?compress=gzip,br or ?compress=none
@@ -158,7 +173,7 @@ async function main() {
   const source = options.dir !== null ? await openDirectory(options.dir) : generatedSource(options);
   const fixtures = await loadFixtures(options.fixtures);
   for (const fault of options.faults) {
-    const styleProblem = lib.styleProblem(fault, options.style);
+    const styleProblem = lib.styleProblem(fault, options.style, options.idKind ?? 'string');
     const problem = lib.faultProblem(fault, { fixtures, hasToken: token !== null, pageCount: source.pages.length })
       ?? (styleProblem && `with --style ${options.style}: ${styleProblem}`);
     if (problem) throw new Fatal(EXIT_USAGE, problem);
@@ -314,15 +329,15 @@ async function openDirectory(dir) {
   };
 }
 
-function generatedSource({ count, pageSize, seed, maxLimit, totals, totalLie }) {
+function generatedSource({ count, pageSize, seed, maxLimit, totals, totalLie, idKind }) {
   const pages = lib.generatedPages(count, pageSize, seed);
   return {
-    description: `${count} generated notes (page size ${pageSize}, seed ${seed})`,
-    // What the list styles (offset, page, keyset) need; a directory has none of it.
-    generated: { count, pageSize, seed, maxLimit, totals, totalLie },
+    description: `${count} generated notes (page size ${pageSize}, seed ${seed}${idKind === 'int' ? ', integer ids' : ''})`,
+    // What the list styles (offset, page, keyset, jsonapi) need; a directory has none of it.
+    generated: { count, pageSize, seed, maxLimit, totals, totalLie, idKind },
     pages,
     byCursor: lib.indexPages(pages),
-    load: async (index) => lib.renderGeneratedPage(count, pageSize, seed, index),
+    load: async (index) => lib.renderGeneratedPage(count, pageSize, seed, index, idKind),
   };
 }
 
@@ -414,17 +429,32 @@ async function respond(req, state, isTarget, record, signal) {
   if (req.method !== 'GET') return jsonError(405, 'method-not-allowed', 'only GET', { Allow: 'GET' });
 
   let style, faults, listQuery;
+  const idKind = state.generated?.idKind ?? 'string';
   try {
     requestedEncodings(query, state);
     style = lib.parseStyle(query.get('style') ?? req.headers['x-notes-style'] ?? state.style);
     faults = isTarget ? [] : requestFaults(query, req);
-    if (lib.LIST_STYLES.includes(style)) {
+    if (lib.isListStyle(style, idKind)) {
       if (!state.generated) throw new lib.UsageError(lib.listStyleNeedsCount(style));
-      listQuery = lib.parseListQuery(style, query, state.generated);
+      if (style !== 'jsonapi') listQuery = lib.parseListQuery(style, query, state.generated);
     }
   } catch (error) {
     if (!(error instanceof lib.UsageError)) throw error;
     return jsonError(400, 'bad-request', error.message);
+  }
+  if (style === 'jsonapi') {
+    // As Django REST framework: content negotiation first, then the query parameter filter, then paging.
+    if (!lib.acceptsJsonApi(req.headers.accept)) {
+      return jsonApiError(406, 'not_acceptable', 'Could not satisfy the request Accept header.');
+    }
+    const problem = lib.jsonApiQueryProblem(query);
+    if (problem) return jsonApiError(400, 'invalid', problem);
+    try {
+      listQuery = lib.parseListQuery(style, query, state.generated);
+    } catch (error) {
+      if (!(error instanceof lib.UsageError)) throw error;
+      return jsonApiError(400, 'invalid', error.message);
+    }
   }
   for (const fault of faults) {
     const problem = lib.faultProblem(fault, { fixtures: state.fixtures, hasToken: state.token !== null });
@@ -432,7 +462,7 @@ async function respond(req, state, isTarget, record, signal) {
   }
   const active = isTarget ? [] : [...faults, ...state.faults];
   for (const fault of active) {
-    const problem = lib.styleProblem(fault, style);
+    const problem = lib.styleProblem(fault, style, idKind);
     if (problem) return jsonError(400, 'bad-request', problem);
   }
 
@@ -443,9 +473,16 @@ async function respond(req, state, isTarget, record, signal) {
   let page;
   if (listQuery) {
     list = listView(state, isTarget ? targetShifts(query, req, state) : active);
+    if (style === 'drf' || style === 'jsonapi') {
+      const number = lib.resolvePageNumber(listQuery.page, list.length, listQuery.limit);
+      if (number === null) {
+        return style === 'drf' ? jsonBody(404, { detail: 'Invalid page.' }) : jsonApiError(404, 'not_found', 'Invalid page.');
+      }
+      listQuery = { ...listQuery, page: number };
+    }
     const start = listStart(style, listQuery, list);
     if (start === null) return jsonError(400, 'unknown-cursor', 'no note has this id');
-    page = style === 'page' ? listQuery.page : Math.floor(start / listQuery.limit) + 1;
+    page = listQuery.page ?? Math.floor(start / listQuery.limit) + 1;
   } else {
     const cursors = query.getAll('cursor');
     if (cursors.length > 1) return jsonError(400, 'bad-request', 'more than one cursor');
@@ -529,19 +566,19 @@ function targetShifts(query, req, state) {
 function listView(state, faults) {
   const keys = new Set(faults.filter((fault) => fault.kind === 'shift').map((fault) => fault.key));
   const batches = state.shifted.filter((shift) => keys.has(shift.key)).map((shift) => shift.notes);
-  return new lib.NoteList(state.generated.count, batches);
+  return new lib.NoteList(state.generated.count, batches, state.generated.idKind, state.generated.seed);
 }
 
 /** The position of the first note a list request asks for, or null for a keyset id that no note has. */
 function listStart(style, listQuery, list) {
   switch (style) {
     case 'offset': return listQuery.offset;
-    case 'page': return (listQuery.page - 1) * listQuery.limit;
     case 'keyset': {
       if (listQuery.startingAfter === null) return 0;
       const position = list.positionOf(listQuery.startingAfter);
       return position === -1 ? null : position + 1;
     }
+    default: return (listQuery.page - 1) * listQuery.limit;
   }
 }
 
@@ -588,27 +625,52 @@ function carriedParameters(query) {
 }
 
 /**
- * A page of the list styles (offset, page, keyset): the notes from the requested place, up to the
- * limit, with the content faults applied; `cycle` points `next` at the previous page (keyset refuses it
- * earlier). Totals are announced as --totals or `totals=` say, off by --total-lie; `next` and
- * `has_more` follow the notes, not the announcement.
+ * A page of the list styles (offset, page, keyset, jsonapi, and drf with integer ids): the notes from
+ * the requested place, up to the limit, with the content faults applied; `cycle` points `next` at the
+ * previous page (keyset refuses it earlier). Totals are announced as --totals or `totals=` say, off by
+ * --total-lie; `next` and `has_more` follow the notes, not the announcement.
  */
 async function listResponse(style, list, listQuery, contentFaults, query, state) {
   const { seed, totalLie } = state.generated;
   const limit = listQuery.limit;
   const start = listStart(style, listQuery, list);
   const end = Math.min(list.length, start + limit);
+  const form = style === 'jsonapi' ? 'jsonapi' : 'plain';
   const items = start >= end
     ? Buffer.from('[]')
-    : (await state.cache.get(`notes ${list.signature} ${start} ${end}`, async () => ({ body: list.render(seed, start, end) }))).body;
+    : (await state.cache.get(`notes ${form} ${list.signature} ${start} ${end}`, async () => ({ body: list.render(seed, start, end, form) }))).body;
   let itemParts = [items];
   if (contentFaults.some((fault) => fault.kind !== 'cycle')) {
-    const firstId = list.length === 0 ? null : Buffer.from(JSON.stringify(list.idAt(0)));
+    const firstId = list.length === 0 ? null : Buffer.from(JSON.stringify(form === 'jsonapi' ? String(list.idAt(0)) : list.idAt(0)));
     itemParts = lib.applyContentFaults(items, contentFaults, firstId);
   }
   const headers = { ...COMMON_HEADERS, 'Content-Type': lib.JSON_TYPE };
   if (style === 'keyset') {
     const wrapped = lib.wrapPage(style, itemParts, { hasMore: end < list.length });
+    return { status: 200, headers: { ...headers, ...wrapped.headers }, parts: wrapped.parts };
+  }
+  const total = Math.max(0, list.length + totalLie);
+  const { totals } = listQuery;
+  const lastPage = Math.max(1, Math.ceil(total / limit));
+  const cycles = contentFaults.some((fault) => fault.kind === 'cycle');
+  if (style === 'drf' || style === 'jsonapi') {
+    // Page numbers, with links made as Django REST framework makes them: the request's query with the
+    // page number replaced (or, for DRF's page 1, removed), sorted and form-encoded.
+    const previous = listQuery.page > 1 ? listQuery.page - 1 : null;
+    let next = start + limit < list.length ? listQuery.page + 1 : null;
+    if (previous !== null && cycles) next = previous;
+    const pairs = [...query];
+    const pageName = style === 'drf' ? 'page' : 'page[number]';
+    const url = (number) => (number === null ? null : lib.djangoUrl(state.base, pairs, pageName, number));
+    const nav = style === 'drf'
+      ? { nextUrl: url(next), prevUrl: previous === 1 ? lib.djangoUrl(state.base, pairs, pageName, null) : url(previous), count: totals.count ? total : null }
+      : {
+        links: { first: url(1), last: totals.link ? url(lastPage) : null, next: url(next), prev: url(previous) },
+        page: listQuery.page,
+        pages: totals.pages ? lastPage : null,
+        count: totals.count ? total : null,
+      };
+    const wrapped = lib.wrapPage(style, itemParts, nav);
     return { status: 200, headers: { ...headers, ...wrapped.headers }, parts: wrapped.parts };
   }
 
@@ -618,8 +680,6 @@ async function listResponse(style, list, listQuery, contentFaults, query, state)
   const limitPair = query.has(limitName) ? [[limitName, String(limit)]] : [];
   const carried = carriedParameters(query);
   const url = (at) => lib.notesUrl(state.base, [[placeName, String(at)], ...limitPair, ...carried]);
-  const total = Math.max(0, list.length + totalLie);
-  const { totals } = listQuery;
   let next, previous;
   if (style === 'offset') {
     next = start + limit < list.length ? start + limit : null;
@@ -628,8 +688,7 @@ async function listResponse(style, list, listQuery, contentFaults, query, state)
     next = start + limit < list.length ? listQuery.page + 1 : null;
     previous = listQuery.page > 1 ? listQuery.page - 1 : null;
   }
-  if (previous !== null && contentFaults.some((fault) => fault.kind === 'cycle')) next = previous;
-  const lastPage = Math.max(1, Math.ceil(total / limit));
+  if (previous !== null && cycles) next = previous;
   const wrapped = lib.wrapPage(style, itemParts, {
     nextUrl: next === null ? null : url(next),
     prevUrl: previous === null ? null : url(previous),
@@ -680,6 +739,11 @@ function jsonBody(status, value, headers = {}) {
 
 function jsonError(status, error, message, headers) {
   return jsonBody(status, { error, message }, headers);
+}
+
+/** An error of the jsonapi style, as djangorestframework-jsonapi answers: a JSON:API error document. */
+function jsonApiError(status, code, detail) {
+  return jsonBody(status, lib.jsonApiErrorBody(status, code, detail), { 'Content-Type': lib.JSONAPI_TYPE });
 }
 
 // MARK: - Compression

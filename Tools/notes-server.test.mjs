@@ -128,8 +128,8 @@ function nextLink(header) {
 /**
  * Follows a walk from `url` to its last page the way a client of `style` would, and returns each
  * response with its notes: contract and header send the next cursor (in the body, in X-Next-Cursor),
- * drf and offset a `next` URL, link and page a Link rel="next", and keyset `has_more` (the next page
- * starts after the last id).
+ * drf and offset a `next` URL, link and page a Link rel="next", keyset `has_more` (the next page
+ * starts after the last id), and jsonapi `links.next`.
  */
 async function walk(url, style, headers = {}, maxPages = 50) {
   const pages = [];
@@ -154,8 +154,11 @@ async function walk(url, style, headers = {}, maxPages = 50) {
     } else if (style === 'keyset') {
       notes = body.data;
       const next = new URL(url);
-      if (body.has_more) next.searchParams.set('starting_after', notes.at(-1).id);
+      if (body.has_more) next.searchParams.set('starting_after', String(notes.at(-1).id));
       url = body.has_more ? next.href : null;
+    } else if (style === 'jsonapi') {
+      notes = body.data;
+      url = body.links.next;
     } else if (style === 'header') {
       notes = body.notes;
       const cursor = res.headers['x-next-cursor'];
@@ -255,7 +258,7 @@ describe('command line', () => {
     assert.equal(code, 0);
     assert.match(stdout, /^Usage: /);
     for (const flag of ['--dir', '--count', '--page-size', '--seed', '--host', '--port', '--style', '--fault', '--token-file', '--fixtures', '--cache-mb', '--quiet',
-      '--max-limit', '--totals', '--total-lie', 'offset', 'page', 'keyset', 'header', 'shift',
+      '--max-limit', '--totals', '--total-lie', 'offset', 'page', 'keyset', 'header', 'shift', '--id-kind', 'jsonapi', 'page[size]', 'page_size', '406',
       '--tls-cert', '--tls-key', '--url-host', '--compress', 'stall', 'bomb', 'ratelimit-github', 'ratelimit-ietf',
       'ratelimit-retry-after', 'remaining-zero', 'c=', 't=']) {
       assert.ok(stdout.includes(flag), flag);
@@ -269,7 +272,8 @@ describe('command line', () => {
     ['--count', '500', '--style', 'keyset', '--fault', 'cycle@2'], ['--count', '500', '--style', 'offset', '--fault', 'shift:2@2x1'],
     ['--count', '5', '--totals', 'some'], ['--count', '5', '--max-limit', '0'], ['--count', '5', '--total-lie', 'x'],
     ['--count', '5', '--tls-cert', 'cert.pem'], ['--count', '5', '--compress', 'zip'], ['--count', '5', '--url-host', 'a b'],
-    ['--count', '5', '--fault', 'ratelimit-ietf:soon']]) {
+    ['--count', '5', '--fault', 'ratelimit-ietf:soon'], ['--count', '5', '--id-kind', 'uuid'], ['--dir', 'x', '--id-kind', 'int'],
+    ['--dir', 'x', '--style', 'jsonapi'], ['--count', '500', '--style', 'drf', '--fault', 'shift:2@2']]) {
     test(`exits 64 on ${JSON.stringify(args)}`, async () => {
       const { code, stdout, stderr } = await runServer(args);
       assert.equal(code, 64);
@@ -1018,8 +1022,9 @@ describe('offset, page, keyset and header styles (--count)', () => {
       ['style=keyset&starting_after=new0', 'unknown-cursor', 'no note has this id'],
       ['style=header&cursor=nope', 'unknown-cursor', 'no page has this cursor'],
       ['style=keyset&fault=cycle', 'bad-request', "fault 'cycle' cannot work in keyset style: the next page starts after the last id served, so nothing can point back"],
-      ['style=header&fault=shift:2@2', 'bad-request', "fault 'shift:2@2' works in the offset, page, keyset styles only, not header"],
-      ['fault=shift:2@2', 'bad-request', "fault 'shift:2@2' works in the offset, page, keyset styles only, not contract"],
+      ['style=header&fault=shift:2@2', 'bad-request', "fault 'shift:2@2' works in the offset, page, keyset, jsonapi styles (and drf with --id-kind int) only, not header"],
+      ['fault=shift:2@2', 'bad-request', "fault 'shift:2@2' works in the offset, page, keyset, jsonapi styles (and drf with --id-kind int) only, not contract"],
+      ['style=drf&fault=shift:2@2', 'bad-request', "fault 'shift:2@2' works in the offset, page, keyset, jsonapi styles (and drf with --id-kind int) only, not drf"],
       ['style=offset&fault=shift:2@2x1', 'bad-request', "fault 'shift' acts once and takes no xN ('shift:2@2x1')"],
       ['style=offset&fault=shift', 'bad-request', "fault 'shift' needs the number of notes to insert, as in shift:5@2 ('shift')"],
     ]) {
@@ -1237,6 +1242,438 @@ describe('the notes of the Swift tests (--count 250 --page-size 100 --seed 7)', 
       assert.equal((await server.stop()).code, 0);
     }
   });
+});
+
+// MARK: - Integer ids, JSON:API, and the size cap
+
+const JSONAPI_TYPE = 'application/vnd.api+json';
+const withoutId = ({ id, ...rest }) => rest;
+/** A JSON:API resource object as the plain note it stands for. */
+const plainNote = ({ id, attributes }) => ({ id, ...attributes });
+
+describe('integer ids (--id-kind int)', () => {
+  const N = 25;
+  const args = ['--count', String(N), '--page-size', '10', '--seed', '7', '--quiet'];
+  let server;
+  let base;
+  let stringNotes; // the notes with string ids, n0..n24
+  const get = (query, headers) => request(`${base}?${query}`, { headers });
+
+  before(async () => {
+    server = await startServer([...args, '--id-kind', 'int']);
+    base = server.url;
+    const strings = await startServer(args);
+    try {
+      stringNotes = (await walk(strings.url, 'contract')).flatMap((p) => p.notes);
+    } finally {
+      assert.equal((await strings.stop()).code, 0);
+    }
+    assert.deepEqual(stringNotes.map((n) => n.id), Array.from({ length: N }, (_, i) => `n${i}`));
+  });
+  after(async () => {
+    assert.equal((await server.stop()).code, 0);
+  });
+
+  test('every style walks the same integer ids once, rising with gaps; each note is otherwise the one with a string id', async () => {
+    let expected = null;
+    for (const style of ['contract', 'drf', 'link', 'header', 'offset', 'page', 'keyset', 'jsonapi']) {
+      const pages = await walk(`${base}?style=${style}`, style);
+      assert.deepEqual(pages.map((p) => p.ids.length), [10, 10, 5], style);
+      const notes = pages.flatMap((p) => p.notes).map((n) => (style === 'jsonapi' ? plainNote(n) : n));
+      const ids = notes.map((n) => n.id);
+      if (style === 'jsonapi') {
+        assert.ok(ids.every((id) => typeof id === 'string' && /^[1-9]\d*$/.test(id)), 'JSON:API ids are strings');
+        assert.deepEqual(ids, expected.map(String));
+      } else {
+        assert.ok(ids.every(Number.isSafeInteger), style);
+        expected ??= ids;
+        assert.deepEqual(ids, expected, style);
+        // The id is a bare JSON number on the wire.
+        assert.match(pages[0].res.body.toString(), new RegExp(`\\{"id":${ids[0]},"title":`), style);
+      }
+      assert.deepEqual(notes.map(withoutId), stringNotes.map(withoutId), style);
+    }
+    assert.equal(expected[0], 1);
+    for (let i = 1; i < N; i++) assert.ok(expected[i] > expected[i - 1], `ids rise at ${i}`);
+    assert.ok(expected.at(-1) > N, 'some ids are missing');
+    assert.ok(expected.some((id, i) => i > 0 && id - expected[i - 1] > 1), 'with gaps');
+    // The same seed gives the same ids on another server; another seed, other gaps.
+    const again = await startServer([...args, '--id-kind', 'int']);
+    const other = await startServer([...args.slice(0, 5), '8', '--id-kind', 'int', '--quiet']);
+    try {
+      assert.deepEqual((await walk(again.url, 'contract')).flatMap((p) => p.ids), expected);
+      assert.notDeepEqual((await walk(other.url, 'contract')).flatMap((p) => p.ids), expected);
+    } finally {
+      assert.equal((await again.stop()).code, 0);
+      assert.equal((await other.stop()).code, 0);
+    }
+  });
+
+  test('drf is Django REST framework\'s PageNumberPagination: count, page and page_size, next and previous as DRF writes them', async () => {
+    const first = await get('style=drf');
+    assert.equal(first.headers['content-type'], JSON_TYPE);
+    assert.equal(first.headers['x-total-count'], undefined);
+    assert.deepEqual(Object.keys(json(first)), ['count', 'next', 'previous', 'results']);
+    assert.deepEqual(json(first), { count: N, next: `${base}?page=2&style=drf`, previous: null, results: json(first).results });
+    assert.deepEqual(Object.keys(json(first).results[0]), ['id', 'title', 'rank', 'pinned']);
+    const second = json(await get('style=drf&page=2'));
+    assert.equal(second.next, `${base}?page=3&style=drf`);
+    // The previous page of page 2 drops the page number, as DRF's does; the other parameters are sorted.
+    assert.equal(second.previous, `${base}?style=drf`);
+    const sized = json(await get('style=drf&page_size=4&page=3&fault=delay:1'));
+    assert.equal(sized.results.length, 4);
+    assert.equal(sized.next, `${base}?fault=delay%3A1&page=4&page_size=4&style=drf`);
+    assert.equal(sized.previous, `${base}?fault=delay%3A1&page=2&page_size=4&style=drf`);
+    const last = json(await get('style=drf&page=3'));
+    assert.deepEqual([last.results.length, last.next, last.previous], [5, null, `${base}?page=2&style=drf`]);
+    assert.deepEqual(json(await get('style=drf&page=last')), last);
+    // A page number that names no page is 404, as Django REST framework answers it.
+    for (const page of ['4', '0', '-1', 'two', '2.0']) {
+      const beyond = await get(`style=drf&page=${page}`);
+      assert.equal(beyond.status, 404, page);
+      assert.equal(beyond.headers['content-type'], JSON_TYPE);
+      assert.deepEqual(json(beyond), { detail: 'Invalid page.' });
+    }
+    assert.equal((await get('style=drf&page=4&fault=503@4')).status, 404);
+    // A page size that is not a positive integer is the default; the last value of a parameter counts.
+    for (const size of ['0', '-5', 'x']) assert.equal(json(await get(`style=drf&page_size=${size}`)).results.length, 10, size);
+    assert.equal(json(await get('style=drf&page=1&page=2')).previous, `${base}?style=drf`);
+    // totals= (and --totals) decide the count; the other announcements do not apply to drf.
+    assert.deepEqual(Object.keys(json(await get('style=drf&totals=none'))), ['next', 'previous', 'results']);
+    assert.deepEqual(Object.keys(json(await get('style=drf&totals=header,link,pages'))), ['next', 'previous', 'results']);
+    assert.deepEqual(Object.keys(json(await get('style=drf&totals=count'))), ['count', 'next', 'previous', 'results']);
+    const pages = await walk(`${base}?style=drf&totals=none&page_size=7`, 'drf');
+    assert.deepEqual(pages.map((p) => p.ids.length), [7, 7, 7, 4]);
+    assert.ok(pages.every((p) => !('count' in json(p.res))));
+    const bad = await get('style=drf&totals=every');
+    assert.equal(bad.status, 400);
+    assert.equal(json(bad).error, 'bad-request');
+    const flagged = await startServer([...args, '--id-kind', 'int', '--style', 'drf', '--totals', 'none', '--total-lie', '3']);
+    try {
+      const page1 = json(await request(flagged.url));
+      assert.deepEqual(Object.keys(page1), ['next', 'previous', 'results']);
+      assert.equal(page1.next, `${flagged.url}?page=2`);
+      assert.equal(json(await request(page1.next)).previous, flagged.url);
+      assert.equal(json(await request(`${flagged.url}?totals=count`)).count, N + 3);
+      // The announced count is off, the pages are not: page 3 is the last.
+      assert.equal((await request(`${flagged.url}?page=4`)).status, 404);
+    } finally {
+      assert.equal((await flagged.stop()).code, 0);
+    }
+    // With string ids, drf is the cursor style it always was.
+    const strings = await startServer(args);
+    try {
+      const page1 = json(await request(`${strings.url}?style=drf`));
+      assert.deepEqual(Object.keys(page1), ['next', 'previous', 'results']);
+      assert.match(page1.next, /\?cursor=/);
+    } finally {
+      assert.equal((await strings.stop()).code, 0);
+    }
+  });
+
+  test('keyset: starting_after takes the digits of an id; a missing or string id is unknown', async () => {
+    const ids = (await walk(`${base}?style=keyset`, 'keyset')).flatMap((p) => p.ids);
+    const body = json(await get(`style=keyset&starting_after=${ids[3]}&limit=4`));
+    assert.deepEqual(body.data.map((n) => n.id), ids.slice(4, 8));
+    assert.equal(body.has_more, true);
+    assert.deepEqual(json(await get(`style=keyset&starting_after=${ids.at(-1)}`)), { object: 'list', data: [], has_more: false, url: '/notes' });
+    const missing = Array.from({ length: ids.at(-1) }, (_, i) => i + 1).filter((id) => !ids.includes(id));
+    assert.ok(missing.length > 0);
+    for (const id of [missing[0], ids.at(-1) + 1, 0, `0${ids[1]}`, 'n3', `${ids[1]}.0`, '']) {
+      const res = await get(`style=keyset&starting_after=${id}`);
+      assert.equal(res.status, 400, String(id));
+      assert.deepEqual(json(res), { error: 'unknown-cursor', message: 'no note has this id' });
+    }
+  });
+
+  test('faults: duplicate-id gives the first integer id; shift inserts notes with ids after the last; @PAGE in drf is the page number', async () => {
+    const ids = (await walk(base, 'contract')).flatMap((p) => p.ids);
+    const cursor = json(await get('')).next_cursor;
+    const duplicated = json(await get(`cursor=${encodeURIComponent(cursor)}&fault=duplicate-id@2`));
+    assert.deepEqual(duplicated.notes.map((n) => n.id), [...ids.slice(10, 19), 1]);
+    assert.deepEqual(json(await get('style=offset&offset=10&fault=duplicate-id@2')).results.at(-1).id, 1);
+    assert.equal(json(await get('style=jsonapi&page[number]=2&fault=duplicate-id@2')).data.at(-1).id, '1');
+    const last = ids.at(-1);
+    const pages = await walk(`${base}?style=drf&fault=shift:2@2`, 'drf');
+    assert.deepEqual(pages.flatMap((p) => p.ids), [...ids.slice(0, 10), ...ids.slice(8)]);
+    assert.deepEqual(json(await get('style=drf&page_size=3&fault=shift:2@2')).results.map((n) => n.id), [last + 1, last + 2, 1]);
+    assert.deepEqual(json(await get(`style=keyset&limit=2&starting_after=${last + 2}&fault=shift:2@2`)).data.map((n) => n.id), [1, ids[1]]);
+    assert.equal((await get('style=drf&page=2&fault=503@2')).status, 503);
+    assert.equal((await get('style=drf&page=1&fault=503@2')).status, 200);
+    const cycled = json(await get('style=drf&page=3&fault=cycle'));
+    assert.equal(cycled.next, `${base}?fault=cycle&page=2&style=drf`);
+  });
+});
+
+describe('jsonapi style (--count)', () => {
+  const N = 25;
+  let server;
+  let base;
+  let contractNotes;
+  const get = (query, headers) => request(`${base}?${query}`, { headers });
+
+  before(async () => {
+    server = await startServer(['--count', String(N), '--page-size', '10', '--seed', '7', '--quiet']);
+    base = server.url;
+    contractNotes = (await walk(base, 'contract')).flatMap((p) => p.notes);
+  });
+  after(async () => {
+    assert.equal((await server.stop()).code, 0);
+  });
+
+  test('the body of djangorestframework-jsonapi: links, data of resource objects, meta.pagination; its media type', async () => {
+    const res = await get('style=jsonapi');
+    assert.equal(res.status, 200);
+    assert.equal(res.headers['content-type'], JSONAPI_TYPE);
+    assert.equal(res.headers['x-total-count'], undefined);
+    assert.equal(res.headers.link, undefined);
+    const body = json(res);
+    assert.deepEqual(Object.keys(body), ['links', 'data', 'meta']);
+    assert.deepEqual(body.links, {
+      first: `${base}?page%5Bnumber%5D=1&style=jsonapi`,
+      last: `${base}?page%5Bnumber%5D=3&style=jsonapi`,
+      next: `${base}?page%5Bnumber%5D=2&style=jsonapi`,
+      prev: null,
+    });
+    assert.deepEqual(body.meta, { pagination: { page: 1, pages: 3, count: N } });
+    assert.equal(body.data.length, 10);
+    for (const [i, resource] of body.data.entries()) {
+      assert.deepEqual(Object.keys(resource), ['type', 'id', 'attributes']);
+      assert.equal(resource.type, 'notes');
+      assert.equal(resource.id, `n${i}`);
+      assert.deepEqual(plainNote(resource), contractNotes[i]);
+    }
+    const pages = await walk(`${base}?style=jsonapi`, 'jsonapi');
+    assert.deepEqual(pages.map((p) => p.ids.length), [10, 10, 5]);
+    assert.deepEqual(pages.flatMap((p) => p.notes).map(plainNote), contractNotes);
+    assert.deepEqual(pages.map((p) => json(p.res).meta.pagination.page), [1, 2, 3]);
+    assert.deepEqual(json(pages[2].res).links, {
+      first: `${base}?page%5Bnumber%5D=1&style=jsonapi`,
+      last: `${base}?page%5Bnumber%5D=3&style=jsonapi`,
+      next: null,
+      prev: `${base}?page%5Bnumber%5D=2&style=jsonapi`,
+    });
+    // The style by flag: the printed URL is page 1.
+    const flagged = await startServer(['--count', String(N), '--page-size', '10', '--seed', '7', '--style', 'jsonapi', '--quiet']);
+    try {
+      const walked = await walk(flagged.url, 'jsonapi');
+      assert.deepEqual(walked.map((p) => json(p.res).links.next), [`${flagged.url}?page%5Bnumber%5D=2`, `${flagged.url}?page%5Bnumber%5D=3`, null]);
+      assert.deepEqual(walked.flatMap((p) => p.notes).map(plainNote), contractNotes);
+    } finally {
+      assert.equal((await flagged.stop()).code, 0);
+    }
+  });
+
+  test('page[number] and page[size], raw or percent-encoded; links percent-encoded and sorted, as the library writes them', async () => {
+    const raw = await get('style=jsonapi&page[number]=2&page[size]=4');
+    assert.match(new URL(`${base}?page[number]=2`).search, /\[number\]/, 'the brackets go raw on the wire');
+    for (const query of ['style=jsonapi&page%5Bnumber%5D=2&page%5Bsize%5D=4', 'page%5bsize%5d=4&style=jsonapi&page[number]=2']) {
+      assert.deepEqual(json(await get(query)), json(raw), query);
+    }
+    const body = json(raw);
+    assert.deepEqual(body.data.map((r) => r.id), ['n4', 'n5', 'n6', 'n7']);
+    assert.deepEqual(body.links, {
+      first: `${base}?page%5Bnumber%5D=1&page%5Bsize%5D=4&style=jsonapi`,
+      last: `${base}?page%5Bnumber%5D=7&page%5Bsize%5D=4&style=jsonapi`,
+      next: `${base}?page%5Bnumber%5D=3&page%5Bsize%5D=4&style=jsonapi`,
+      prev: `${base}?page%5Bnumber%5D=1&page%5Bsize%5D=4&style=jsonapi`,
+    });
+    assert.deepEqual(body.meta.pagination, { page: 2, pages: 7, count: N });
+    const carried = json(await get('style=jsonapi&page[size]=4&fault=delay:1&compress=none&totals=count,pages,link'));
+    assert.equal(carried.links.next, `${base}?compress=none&fault=delay%3A1&page%5Bnumber%5D=2&page%5Bsize%5D=4&style=jsonapi&totals=count%2Cpages%2Clink`);
+    for (const size of [1, 7, 25, 100]) {
+      const pages = await walk(`${base}?style=jsonapi&page[size]=${size}`, 'jsonapi', {}, 30);
+      assert.deepEqual(pages.flatMap((p) => p.ids), contractNotes.map((n) => n.id), `page[size]=${size}`);
+    }
+    assert.deepEqual(json(await get('style=jsonapi&page[number]=last')), json(await get('style=jsonapi&page[number]=3')));
+    // A page number that names no page is 404, as the library answers it; a bad size is the default.
+    for (const page of ['4', '0', '-1', 'abc']) {
+      const beyond = await get(`style=jsonapi&page[number]=${page}`);
+      assert.equal(beyond.status, 404, page);
+      assert.equal(beyond.headers['content-type'], JSONAPI_TYPE);
+      assert.deepEqual(json(beyond), { errors: [{ detail: 'Invalid page.', status: '404', source: { pointer: '/data' }, code: 'not_found' }] });
+    }
+    for (const size of ['0', '-3', 'big']) {
+      const res = json(await get(`style=jsonapi&page%5Bsize%5D=${size}`));
+      assert.equal(res.data.length, 10, size);
+      assert.equal(res.links.next, `${base}?page%5Bnumber%5D=2&page%5Bsize%5D=${size}&style=jsonapi`);
+    }
+    const empty = await startServer(['--count', '0', '--quiet']);
+    try {
+      const page1 = await request(`${empty.url}?style=jsonapi`);
+      assert.equal(page1.status, 200);
+      assert.deepEqual(json(page1), {
+        links: { first: `${empty.url}?page%5Bnumber%5D=1&style=jsonapi`, last: `${empty.url}?page%5Bnumber%5D=1&style=jsonapi`, next: null, prev: null },
+        data: [],
+        meta: { pagination: { page: 1, pages: 1, count: 0 } },
+      });
+      assert.equal((await request(`${empty.url}?style=jsonapi&page[number]=2`)).status, 404);
+    } finally {
+      assert.equal((await empty.stop()).code, 0);
+    }
+  });
+
+  test('406 unless Accept admits application/vnd.api+json', async () => {
+    for (const accept of ['application/json', 'text/html', '', 'application/json, text/*;q=0.5', 'application/vnd.api+jsonp']) {
+      const res = await get('style=jsonapi', { Accept: accept });
+      assert.equal(res.status, 406, accept);
+      assert.equal(res.headers['content-type'], JSONAPI_TYPE);
+      assert.deepEqual(json(res), { errors: [{ detail: 'Could not satisfy the request Accept header.', status: '406', source: { pointer: '/data' }, code: 'not_acceptable' }] });
+    }
+    for (const accept of [undefined, '*/*', 'application/*', JSONAPI_TYPE, 'text/html, application/vnd.api+json;q=0.9', 'text/html,*/*;q=0.8']) {
+      const res = await get('style=jsonapi', accept === undefined ? {} : { Accept: accept });
+      assert.equal(res.status, 200, accept);
+    }
+    // Negotiation comes before the query is checked, and only the jsonapi style negotiates.
+    assert.equal((await get('style=jsonapi&foo=1', { Accept: 'application/json' })).status, 406);
+    assert.equal((await get('style=page', { Accept: 'text/html' })).status, 200);
+    assert.equal((await get('', { Accept: 'text/html', 'X-Notes-Style': 'jsonapi' })).status, 406);
+    // The redirect target negotiates too.
+    const redirected = await get('style=jsonapi&fault=redirect');
+    assert.equal(redirected.status, 302);
+    assert.equal((await request(redirected.headers.location, { headers: { Accept: 'application/json' } })).status, 406);
+    assert.equal((await request(redirected.headers.location)).status, 200);
+  });
+
+  test('400 for query parameters the library refuses; the server\'s own are fine', async () => {
+    for (const [query, detail] of [
+      ['style=jsonapi&foo=1', 'invalid query parameter: foo'],
+      ['style=jsonapi&cursor=abc', 'invalid query parameter: cursor'],
+      ['style=jsonapi&page_size=5', 'invalid query parameter: page_size'],
+      ['style=jsonapi&per_page=5', 'invalid query parameter: per_page'],
+      ['style=jsonapi&limit=5&offset=0', 'invalid query parameter: limit'],
+      ['style=jsonapi&page[size]=2&page%5Bsize%5D=3', 'repeated query parameter not allowed: page[size]'],
+      ['style=jsonapi&totals=every', "totals= takes a comma-separated list of count, header, link, pages, or none; not 'every'"],
+    ]) {
+      const res = await get(query);
+      assert.equal(res.status, 400, query);
+      assert.equal(res.headers['content-type'], JSONAPI_TYPE);
+      assert.deepEqual(json(res), { errors: [{ detail, status: '400', source: { pointer: '/data' }, code: 'invalid' }] }, query);
+    }
+    for (const query of ['style=jsonapi&fault=delay:1&fault=delay:2&totals=count&compress=gzip', 'style=jsonapi&sort=-id&include=x&fields[notes]=title&filter[a]=1&filter[a]=2']) {
+      assert.equal((await get(query)).status, 200, query);
+    }
+    // The server's own errors keep their form.
+    const style = await get('style=jsonapi&fault=explode');
+    assert.equal(style.status, 400);
+    assert.equal(json(style).error, 'bad-request');
+  });
+
+  test('totals: meta.pagination.count, .pages and links.last, each by its name', async () => {
+    const of = async (query) => json(await get(`style=jsonapi&${query}`));
+    const none = await of('totals=none');
+    assert.deepEqual(Object.keys(none.links), ['first', 'next', 'prev']);
+    assert.deepEqual(none.meta, { pagination: { page: 1 } });
+    assert.deepEqual((await of('totals=count')).meta.pagination, { page: 1, count: N });
+    assert.deepEqual((await of('totals=pages')).meta.pagination, { page: 1, pages: 3 });
+    assert.deepEqual(Object.keys((await of('totals=link')).links), ['first', 'last', 'next', 'prev']);
+    assert.deepEqual((await of('totals=header')).meta.pagination, { page: 1 });
+    const pages = await walk(`${base}?style=jsonapi&totals=none`, 'jsonapi');
+    assert.deepEqual(pages.flatMap((p) => p.ids), contractNotes.map((n) => n.id));
+    const lying = await startServer(['--count', String(N), '--page-size', '10', '--seed', '7', '--total-lie', '10', '--quiet']);
+    try {
+      const body = json(await request(`${lying.url}?style=jsonapi`));
+      assert.deepEqual(body.meta.pagination, { page: 1, pages: 4, count: N + 10 });
+      assert.equal(body.links.last, `${lying.url}?page%5Bnumber%5D=4&style=jsonapi`);
+      assert.equal((await walk(`${lying.url}?style=jsonapi`, 'jsonapi')).length, 3);
+      // A client that believes the announced pages asks for a page that is not there.
+      assert.equal((await request(body.links.last)).status, 404);
+    } finally {
+      assert.equal((await lying.stop()).code, 0);
+    }
+  });
+
+  test('faults: @PAGE is page[number]; duplicate-id, huge-title, deep, cycle, shift and truncate', async () => {
+    assert.equal((await get('style=jsonapi&page[number]=2&fault=503@2')).status, 503);
+    assert.equal((await get('style=jsonapi&page[number]=2&page[size]=3&fault=503@2')).status, 503);
+    assert.equal((await get('style=jsonapi&fault=503@2')).status, 200);
+    const second = json(await get('style=jsonapi&page[number]=2&fault=duplicate-id@2,huge-title:9@2,deep:2@2'));
+    assert.deepEqual(second.data.map((r) => r.id), [...contractNotes.slice(10, 19).map((n) => n.id), 'n0']);
+    assert.equal(second.data[0].attributes.title, 'huge titl');
+    assert.deepEqual(second.data[0].deep, [[]]);
+    const cycled = json(await get('style=jsonapi&page[number]=3&fault=cycle'));
+    assert.equal(cycled.links.next, cycled.links.prev);
+    const pages = await walk(`${base}?style=jsonapi&fault=shift:2@2`, 'jsonapi');
+    assert.deepEqual(pages.flatMap((p) => p.ids), [...contractNotes.slice(0, 10), ...contractNotes.slice(8)].map((n) => n.id));
+    assert.deepEqual(json(await get('style=jsonapi&page[size]=3&fault=shift:2@2')).data.map((r) => r.id), ['new0', 'new1', 'n0']);
+    const full = (await get('style=jsonapi&page[number]=2&fault=truncate@3')).body;
+    const { head, body } = await rawGet(`${base}?style=jsonapi&page[number]=2&fault=truncate@2`);
+    assert.match(head, new RegExp(`\r\ncontent-length: ${full.length}\r\n`, 'i'));
+    assert.equal(body.length, Math.floor(full.length / 2));
+  });
+
+  test('needs generated notes: a directory refuses it', async () => {
+    const fixture = makeNotesDir();
+    const dirServer = await startServer(['--dir', fixture.dir, '--quiet']);
+    try {
+      const res = await request(`${dirServer.url}?style=jsonapi`);
+      assert.equal(res.status, 400);
+      assert.deepEqual(json(res), { error: 'bad-request', message: "style 'jsonapi' pages through generated notes: it needs --count, not --dir" });
+    } finally {
+      assert.equal((await dirServer.stop()).code, 0);
+      rmSync(fixture.dir, { recursive: true });
+    }
+  });
+});
+
+describe('the size cap (--max-limit) in the offset, page, drf and jsonapi styles, with and without totals', () => {
+  const N = 25;
+  const CAP = 8;
+  // Each style's size parameter, the page of a request, and how its next link names the size: the offset
+  // and page styles repeat the size served, drf and jsonapi the request's (as Django REST framework does).
+  const STYLES = {
+    offset: { size: 'limit', next: (base, totals) => `${base}?offset=${CAP}&limit=${CAP}&style=offset${totals}` },
+    page: { size: 'per_page', next: (base, totals) => `${base}?page=2&per_page=${CAP}&style=page${totals}` },
+    drf: { size: 'page_size', next: (base, totals) => `${base}?page=2&page_size=20&style=drf${totals}` },
+    jsonapi: { size: 'page%5Bsize%5D', next: (base, totals) => `${base}?page%5Bnumber%5D=2&page%5Bsize%5D=20&style=jsonapi${totals}` },
+    keyset: { size: 'limit', next: null },
+  };
+  const notesOf = (style, body) => (style === 'keyset' || style === 'jsonapi' ? body.data : body.results);
+  const nextOf = (style, body) => (style === 'jsonapi' ? body.links.next : body.next);
+  let capped;
+  let silent;
+
+  before(async () => {
+    const args = ['--count', String(N), '--page-size', '5', '--seed', '7', '--max-limit', String(CAP), '--id-kind', 'int', '--quiet'];
+    [capped, silent] = await Promise.all([startServer(args), startServer([...args, '--totals', 'none'])]);
+  });
+  after(async () => {
+    assert.equal((await capped.stop()).code, 0);
+    assert.equal((await silent.stop()).code, 0);
+  });
+
+  for (const [label, server, totalsQuery] of [['totals announced', () => capped, ''], ['totals=none', () => capped, '&totals=none'], ['--totals none', () => silent, '']]) {
+    test(`a larger size is served as the cap, silently; next and totals stay true (${label})`, async () => {
+      const { url } = server();
+      const announced = label === 'totals announced';
+      const ids = (await walk(`${url}?style=contract`, 'contract')).flatMap((p) => p.ids);
+      for (const [style, { size, next }] of Object.entries(STYLES)) {
+        const res = await request(`${url}?style=${style}&${size}=20${totalsQuery}`);
+        assert.equal(res.status, 200, style);
+        const body = json(res);
+        assert.deepEqual(notesOf(style, body).map((n) => (style === 'jsonapi' ? Number(n.id) : n.id)), ids.slice(0, CAP), style);
+        if (next) assert.equal(nextOf(style, body), next(url, totalsQuery), style);
+        if (style === 'offset' || style === 'page' || style === 'drf') assert.equal(body.count, announced ? N : undefined, style);
+        if (style === 'offset' || style === 'page') assert.equal(res.headers['x-total-count'], announced ? String(N) : undefined, style);
+        if (style === 'page') {
+          assert.equal(body.total_pages, announced ? 4 : undefined);
+          assert.equal(/rel="last"/.test(res.headers.link), announced);
+        }
+        if (style === 'jsonapi') {
+          assert.deepEqual(body.meta.pagination, announced ? { page: 1, pages: 4, count: N } : { page: 1 });
+          assert.equal(body.links.last, announced ? `${url}?page%5Bnumber%5D=4&page%5Bsize%5D=20&style=jsonapi` : undefined);
+        }
+        // Following the links reaches every note once, in pages of the cap.
+        const pages = await walk(`${url}?style=${style}&${size}=20${totalsQuery}`, style);
+        assert.deepEqual(pages.map((p) => p.ids.length), [8, 8, 8, 1], style);
+        assert.deepEqual(pages.flatMap((p) => p.ids).map(Number), ids, style);
+      }
+      // A size within the cap is served as asked, and no size means --page-size.
+      assert.equal(json(await request(`${url}?style=jsonapi&page[size]=${CAP}${totalsQuery}`)).data.length, CAP);
+      assert.equal(json(await request(`${url}?style=drf&page_size=3${totalsQuery}`)).results.length, 3);
+      assert.equal(json(await request(`${url}?style=drf${totalsQuery}`)).results.length, 5);
+    });
+  }
 });
 
 // MARK: - Real servers: compression, bombs, stalls, rate limits, connections, HTTPS
