@@ -125,3 +125,33 @@ struct CappedPageTests {
         #expect(empty.error?.description == "page 5 (offset 40): an empty page at offset 40, but 'count' says 45 notes")
     }
 }
+
+/// A server that answers every offset with the same notes, with no total: skipping duplicates, the walk ends
+/// at the first page with nothing new rather than walking forever.
+@Suite("A server that ignores the offset")
+struct RepeatingServerTests {
+    @Test(
+        "With --on-duplicate skip and no total, a page with nothing new ends the walk, one lane or four",
+        arguments: [1, 4])
+    func repeating(parallel: Int) async {
+        let server = MemoryTransport { _, _ in
+            .json(#"{"results": [\#((0..<10).map { #"{"id": \#($0), "title": ""}"# }.joined(separator: ","))]}"#)
+        }
+        var configuration = FetchConfiguration()
+        configuration.page.itemsPath = FieldPath("results")
+        configuration.page.duplicates = .skip
+        configuration.parallel = parallel
+        let pagination = OffsetPagination(limit: 10, totalPath: nil)
+        let fetcher = NotesFetcher(
+            locator: PageLocator(endpoint: endpoint, pagination: pagination), configuration: configuration,
+            transport: server, environment: SleepLog().environment())
+        var ids: [String] = []
+        do {
+            _ = try await fetcher.walk(from: .offset(0), ids: IDSet(), visited: IDSet()) { ids += $0.notes.map(\.id) }
+        } catch {
+            Issue.record("\(error)")
+        }
+        #expect(ids == (0..<10).map(String.init))
+        #expect(server.requests.count <= 2 + parallel, "\(server.requests.count) requests")
+    }
+}

@@ -211,3 +211,13 @@ struct NextGuessTests {
         #expect(guess("") == nil)
     }
 }
+
+@Suite("The Accept header")
+struct AcceptTests {
+    @Test("JSON first and anything else at a lower quality, unless the caller sends an Accept of its own")
+    func accept() {
+        #expect(HTTPRequest(url: "http://h/n").accept == "application/json, */*;q=0.8")
+        #expect(
+            HTTPRequest(url: "http://h/n", headers: [HTTPHeader("accept", "application/vnd.api+json")]).accept == nil)
+    }
+}

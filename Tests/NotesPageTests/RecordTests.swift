@@ -188,3 +188,99 @@ struct RecordTests {
         #expect(try result.get() == ["5"])
     }
 }
+
+/// Paths nobody gave, found on the page: the items as the one array of objects at the top level (or the one
+/// with a common name), the next value at one of the common places.
+@Suite("Paths found on the page: items, next value, or a clear error that names the candidates")
+struct PathDetectionTests {
+    func summary(_ body: String) -> Result<(PageDecoder.Summary, [String]), PageError> {
+        var configuration = PageConfiguration()
+        configuration.detects = [.items, .next]
+        configuration.titlePath = nil
+        var decoder = PageDecoder(configuration: configuration)
+        var notes: [Note] = []
+        let bytes = Array(body.utf8)
+        do throws(PageError) {
+            try decoder.feed(bytes[..<(bytes.count / 2)], into: &notes)
+            try decoder.feed(bytes[(bytes.count / 2)...], into: &notes)
+            let summary = try decoder.finish(into: &notes)
+            return .success((summary, notes.map(\.id)))
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    @Test("Django REST framework's page: results and next are found, the count is just a field")
+    func djangoRESTFramework() throws {
+        let (summary, ids) = try summary(
+            #"{"count": 3, "next": "http://h/n?page=2", "previous": null, "results": [{"id": 1}, {"id": 2}]}"#
+        ).get()
+        #expect(ids == ["1", "2"])
+        #expect(summary.detectedItemsPath == FieldPath("results"))
+        #expect(summary.detectedNextPath == FieldPath("next"))
+        #expect(summary.nextCursor == "http://h/n?page=2" && summary.hasNextValue)
+    }
+
+    @Test("The defaults where they are: nothing is found, nothing changes")
+    func defaults() throws {
+        let (summary, ids) = try summary(#"{"notes": [{"id": "a"}], "next_cursor": "c2"}"#).get()
+        #expect(ids == ["a"])
+        #expect(summary.detectedItemsPath == nil && summary.detectedNextPath == nil)
+        #expect(summary.nextCursor == "c2")
+    }
+
+    @Test("JSON:API: data beside included (a common name wins over another), links.next, a null next is the end")
+    func jsonAPI() throws {
+        let (summary, ids) = try summary(
+            #"{"links": {"next": null}, "data": [{"id": "1"}], "included": [{"id": "9"}], "meta": {"pagination": {"count": 1}}}"#
+        ).get()
+        #expect(ids == ["1"])
+        #expect(summary.detectedItemsPath == FieldPath("data"))
+        #expect(summary.detectedNextPath == FieldPath("links.next"))
+        #expect(summary.nextCursor == nil && summary.hasNextValue)
+    }
+
+    @Test("Any top-level array of objects when it is the only one; arrays of other values are passed over")
+    func onlyArrayOfObjects() throws {
+        let (summary, ids) = try summary(#"{"columns": ["id"], "things": [{"id": 5}], "/odd": 1}"#).get()
+        #expect(ids == ["5"])
+        #expect(summary.detectedItemsPath == FieldPath("things"))
+        #expect(
+            try self.summary(#"{"@odata.nextLink": "http://h/n?skip=2", "value": [{"id": 1}]}"#).get().0.nextCursor
+                == "http://h/n?skip=2")
+    }
+
+    @Test("An empty array with a common name is an empty page; a later array of objects takes its place")
+    func emptyCommonArray() throws {
+        let (empty, none) = try summary(#"{"results": [], "next": null}"#).get()
+        #expect(none.isEmpty && empty.detectedItemsPath == FieldPath("results"))
+        let (later, ids) = try summary(#"{"items": [], "results": [{"id": 1}]}"#).get()
+        #expect(ids == ["1"] && later.detectedItemsPath == FieldPath("results"))
+    }
+
+    @Test("Two candidates is an error naming both and the option to pass, never a guess")
+    func ambiguous() {
+        func message(_ body: String) -> String? {
+            if case .failure(let error) = summary(body) { return error.message }
+            return nil
+        }
+        #expect(
+            message(#"{"results": [{"id": 1}], "data": [{"id": 2}]}"#)
+                == "the page has two arrays of objects that could be the items, 'results' and 'data': pass --items-path"
+        )
+        #expect(
+            message(#"{"facets": [{"id": 1}], "others": [{"id": 2}]}"#)
+                == "the page has two arrays of objects that could be the items, 'facets' and 'others': pass --items-path"
+        )
+        #expect(
+            message(#"{"notes": [{"id": 1}], "next": "a", "next_page": "b"}"#)
+                == "the page has two values that could be the next page's, 'next' and 'next_page': pass --next-path")
+        #expect(
+            message(#"{"columns": ["a"], "rows": [[1, 2]]}"#)
+                == "no 'notes' array in the page, nor an array of objects at its top level (arrays of other values: 'columns', 'rows'): pass --items-path"
+        )
+        #expect(
+            message(#"{"count": 0}"#)
+                == "no 'notes' array in the page, nor any array of objects at its top level: pass --items-path")
+    }
+}
