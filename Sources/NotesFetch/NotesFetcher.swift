@@ -83,6 +83,8 @@ public final class NotesFetcher: Sendable {
         }
         gate = RequestGate(rate: configuration.rate)
         var page = configuration.page
+        // A next path found on the page matters only to a scheme that reads the body's next value.
+        if !locator.pagination.readsNextValue { page.detects.remove(.next) }
         // A scheme's paths that the page's own would hide (an items path `count` hides a total there) are
         // left out: the decoder reads no path twice.
         for path in locator.pagination.fieldPaths where !page.fieldPaths.contains(path) {

@@ -43,6 +43,8 @@ public protocol Pagination: Sendable, CustomStringConvertible {
     /// The scheme for the pages after `page`, addressed ahead so that they can be fetched in parallel, when
     /// `page` shows that they can be (its next URL walks offsets or page numbers); `nil` otherwise.
     func addressed(after page: PageFacts, endpoint: URL) -> (any Pagination)?
+    /// Whether the scheme reads the body's next value (so that a next path found on the page matters).
+    var readsNextValue: Bool { get }
     /// Whether the scheme learns how the server pages from a walk's first page (``learned(from:)``): the walk
     /// then fetches that page on its own before any other.
     var learnsFromFirstPage: Bool { get }
@@ -65,6 +67,7 @@ extension Pagination {
         nil
     }
     public func addressed(after page: PageFacts, endpoint: URL) -> (any Pagination)? { nil }
+    public var readsNextValue: Bool { true }
     public var learnsFromFirstPage: Bool { false }
     public func learned(from first: PageFacts) -> (any Pagination)? { nil }
 
@@ -251,6 +254,7 @@ public struct LinkPagination: Pagination {
     public init() {}
 
     public var description: String { "link (rel=\"next\")" }
+    public var readsNextValue: Bool { false }
 
     public func url(for location: PageLocation, endpoint: URL) -> String {
         PageLocator.url(for: location, endpoint: endpoint, cursorParameter: "cursor")
@@ -285,6 +289,7 @@ public struct HeaderCursorPagination: Pagination {
     }
 
     public var description: String { "header (\(header), \(cursorParameter))" }
+    public var readsNextValue: Bool { false }
 
     public func url(for location: PageLocation, endpoint: URL) -> String {
         PageLocator.url(for: location, endpoint: endpoint, cursorParameter: cursorParameter)
@@ -562,6 +567,7 @@ public struct KeysetPagination: Pagination {
     }
 
     public var description: String { "keyset (\(afterParameter), \(hasMorePath))" }
+    public var readsNextValue: Bool { false }
     public var fieldPaths: [FieldPath] { [hasMorePath] }
 
     public func location(cursor: String) -> PageLocation? { .after(cursor) }
@@ -660,6 +666,7 @@ struct NotLearning: Pagination {
 
     var description: String { base.description }
     var fieldPaths: [FieldPath] { base.fieldPaths }
+    var readsNextValue: Bool { base.readsNextValue }
     func start(endpoint: URL) -> PageLocation { base.start(endpoint: endpoint) }
     func location(cursor: String) -> PageLocation? { base.location(cursor: cursor) }
     func url(for location: PageLocation, endpoint: URL) -> String { base.url(for: location, endpoint: endpoint) }
@@ -763,6 +770,7 @@ struct AddressedURLPagination: Pagination {
     }
 
     var description: String { base.description }
+    var readsNextValue: Bool { base.readsNextValue }
     var fieldPaths: [FieldPath] { base.fieldPaths }
 
     func url(for location: PageLocation, endpoint: URL) -> String {

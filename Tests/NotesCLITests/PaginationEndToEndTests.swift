@@ -115,6 +115,24 @@ struct PaginationEndToEndTests {
         #expect(!skipped.messages.contains("announced"), "253 announced, 250 written and 3 skipped: they agree")
     }
 
+    @Test(
+        "The README's recipes for GitHub (bare arrays, Link) and Stripe (keyset): integer ids, no title, every note once",
+        arguments: [
+            ("link", ["--no-title"]),
+            ("keyset", ["--no-title", "--paginate", "keyset", "--page-size", "100", "--items-path", "data"]),
+            ("drf", ["--no-title"]),
+            ("jsonapi", ["--items-path", "data", "--title-path", "attributes.title", "--next-path", "links.next"]),
+        ])
+    func recipes(style: String, client: [String]) async throws {
+        let server = try FixtureServer(Self.notes + ["--quiet", "--style", style, "--id-kind", "int"])
+        defer { server.stop() }
+        let run = try await Run(["fetch", "--all", "--format", "ids", server.url] + client)
+        #expect(run.status == 0, "\(style): \(run.stderr)")
+        let ids = run.stdout.split(separator: "\n").compactMap { Int($0) }
+        #expect(ids.count == 250 && Set(ids).count == 250 && ids == ids.sorted(), "\(style): \(run.stdout.prefix(200))")
+        #expect(run.messages.hasPrefix("250 notes, "), "\(style): \(run.stderr)")
+    }
+
     static let parallel = [
         "--paginate", "offset", "--page-size", "100", "--items-path", "results", "--total-path", "count",
         "--parallel", "4",
