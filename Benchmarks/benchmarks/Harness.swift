@@ -31,6 +31,7 @@ struct Benchmark {
         "decode/jsondecoder": "Foundation JSONDecoder into [Note] + Set<String>: a reference, not a target",
         "decode/typed": "our decoder, typed notes + id set, the page in one chunk",
         "decode/typed-64k": "our decoder, typed notes + id set, 64 KiB chunks",
+        "decode/typed-64k-int": "the same notes with integer ids, each run paired with the string-id decode's",
         "decode/typed-1k": "our decoder, typed notes + id set, 1 KiB chunks",
         "decode/passthrough-64k": "the same, keeping each note's exact JSON, 64 KiB chunks",
         "idset/insert": "the id set alone, one insert per note",
@@ -83,6 +84,10 @@ struct Benchmark {
             Benchmark(name: "decode/jsondecoder", run: .workload(.jsonDecoder), ceiling: decode, size: page),
             Benchmark(name: "decode/typed", run: .workload(.typed), ceiling: decode, size: page),
             Benchmark(name: "decode/typed-64k", run: .workload(.typed64K), ceiling: decode, size: page),
+            // Integer ids against string ids: the string-id decode is the ceiling, so the ratio is paired.
+            Benchmark(
+                name: "decode/typed-64k-int", run: .workload(.typed64KIntegerIDs), ceiling: ["decode/typed-64k"],
+                size: { ($0.integerPageBytes, $0.count) }),
             Benchmark(name: "decode/typed-1k", run: .workload(.typed1K), ceiling: decode, size: page),
             Benchmark(name: "decode/passthrough-64k", run: .workload(.passThrough), ceiling: decode, size: page),
             Benchmark(
@@ -276,7 +281,7 @@ struct Harness {
         var run: ChildRun
         switch benchmark.run {
         case .workload(let workload):
-            run = spawn([executable, "--child", workload.rawValue, "--input", inputs.pagePath])
+            run = spawn([executable, "--child", workload.rawValue, "--input", workload.input(inputs)])
         case .command(let command):
             // GNU time forks (no vfork), so the command's high-water mark is its own.
             let record = inputs.scratch + "/peak.txt"

@@ -9,6 +9,8 @@ final class Inputs: @unchecked Sendable {
     let notesPage: String
     let notesGen: String
     let pagePath: String
+    /// The same notes with integer ids (`notes-gen --id-kind int`).
+    let integerPagePath: String
     let directory: String
     let scratch: String
     var curlConfig = ""
@@ -25,6 +27,7 @@ final class Inputs: @unchecked Sendable {
     /// count against Python; `python3` when there is none.
     var python = "python3"
     var pageBytes = 0
+    var integerPageBytes = 0
     var directoryBytes = 0
     private var server: Process?
     private var latencyServer: Process?
@@ -51,6 +54,7 @@ final class Inputs: @unchecked Sendable {
         notesGen = binaries + "/notes-gen"
         let cache = cache + "/\(count)"
         pagePath = cache + "/page.json"
+        integerPagePath = cache + "/page-int.json"
         directory = cache + "/pages"
         smallPages = cache + "/pages-100"
         scratch = cache + "/scratch"
@@ -63,6 +67,11 @@ final class Inputs: @unchecked Sendable {
         if !files.fileExists(atPath: pagePath) {
             try run([notesGen, "--count", "\(count)", "--format", "page", "--out", pagePath])
         }
+        if !files.fileExists(atPath: integerPagePath) {
+            try run([
+                notesGen, "--count", "\(count)", "--format", "page", "--id-kind", "int", "--out", integerPagePath,
+            ])
+        }
         if !files.fileExists(atPath: directory + "/manifest.json") {
             try run([notesGen, "--count", "\(count)", "--page-size", "1000", "--out", directory])
         }
@@ -70,6 +79,7 @@ final class Inputs: @unchecked Sendable {
             try run([notesGen, "--count", "\(count)", "--page-size", "100", "--out", smallPages])
         }
         pageBytes = (try files.attributesOfItem(atPath: pagePath)[.size] as? Int) ?? 0
+        integerPageBytes = (try files.attributesOfItem(atPath: integerPagePath)[.size] as? Int) ?? 0
         let manifest =
             try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: directory + "/manifest.json")))
             as? [String: Any] ?? [:]

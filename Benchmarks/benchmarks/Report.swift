@@ -89,6 +89,9 @@ func targets(_ results: [String: Figures]) -> String {
     let streamed = results["decode/cli-file"]
     check("typed notes + id set within 1.25× of the yajl no-op ceiling", typed?.ratio, atMost: 1.25, "×")
     check("pass-through JSON within 1.6× of the ceiling", results["decode/passthrough-64k"]?.ratio, atMost: 1.6, "×")
+    check(
+        "integer ids within 1.05× of the string-id decode (typed, 64 KiB chunks)",
+        results["decode/typed-64k-int"]?.ratio, atMost: 1.05, "×")
     let memory = naive.flatMap { naive in streamed.map { Double(naive.peakResident) / Double($0.peakResident) } }
     check("a tenth of JSONDecoder's peak memory (streamed decode)", memory, atLeast: 10, "× less")
     check("decode streamed from a file under 48 MiB", mebibytes("decode/cli-file"), atMost: 48, " MiB")

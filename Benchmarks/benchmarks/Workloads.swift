@@ -42,6 +42,8 @@ enum Workload: String, CaseIterable {
     case jsonDecoder = "jsondecoder"
     case typed = "typed"
     case typed64K = "typed-64k"
+    /// ``typed64K`` over the same notes with integer ids (``Inputs/integerPagePath``).
+    case typed64KIntegerIDs = "typed-64k-int"
     case typed1K = "typed-1k"
     case passThrough = "passthrough-64k"
     case idSet = "idset"
@@ -52,11 +54,17 @@ enum Workload: String, CaseIterable {
         case .yajlNoop: return Self.yajl(page, chunk: 0)
         case .jsonDecoder: return Self.foundation(page)
         case .typed: return Self.decode(page, chunk: page.count, keepsJSON: false)
-        case .typed64K: return Self.decode(page, chunk: 64 << 10, keepsJSON: false)
+        case .typed64K, .typed64KIntegerIDs: return Self.decode(page, chunk: 64 << 10, keepsJSON: false)
         case .typed1K: return Self.decode(page, chunk: 1 << 10, keepsJSON: false)
         case .passThrough: return Self.decode(page, chunk: 64 << 10, keepsJSON: true)
         case .idSet: return Self.ids(count: pageBytes)
         }
+    }
+
+    /// The page the workload reads: the integer-id page for ``typed64KIntegerIDs``, the string-id page
+    /// for every other.
+    func input(_ inputs: Inputs) -> String {
+        self == .typed64KIntegerIDs ? inputs.integerPagePath : inputs.pagePath
     }
 
     private static func yajl(_ page: [UInt8], chunk: Int) -> WorkloadResult {

@@ -13,6 +13,14 @@ extension Generator {
             case page
         }
 
+        /// What a note's `id` is.
+        public enum IDKind: String, Sendable, Hashable, CaseIterable {
+            /// A JSON string: the note's index in base 36 and a suffix (``NoteRenderer``).
+            case string
+            /// A JSON integer from 1, rising with gaps, from the seed (``IntegerIDs``).
+            case int
+        }
+
         /// Where the output goes.
         public enum Output: Sendable, Hashable {
             case standardOutput
@@ -29,6 +37,7 @@ extension Generator {
         public var pageSize: Int
         public var seed: UInt64
         public var format: Format
+        public var idKind: IDKind
         public var output: Output
         /// At most one per page, sorted by page; only for ``Format/dir``.
         public var faults: [Fault]
@@ -38,6 +47,7 @@ extension Generator {
         ///   - pageSize: Notes per page; defaults to 1,000.
         ///   - seed: Defaults to 42.
         ///   - format: Defaults to ``Format/dir``.
+        ///   - idKind: Defaults to ``IDKind/string``.
         ///   - output: Defaults to standard output (which ``Format/dir`` refuses).
         ///   - faults: Defaults to none.
         public init(
@@ -45,6 +55,7 @@ extension Generator {
             pageSize: Int = 1000,
             seed: UInt64 = 42,
             format: Format = .dir,
+            idKind: IDKind = .string,
             output: Output = .standardOutput,
             faults: [Fault] = []
         ) {
@@ -52,6 +63,7 @@ extension Generator {
             self.pageSize = pageSize
             self.seed = seed
             self.format = format
+            self.idKind = idKind
             self.output = output
             self.faults = faults
         }
@@ -117,8 +129,8 @@ extension Generator.Configuration {
     /// Reads the configuration from parsed `notes-gen` arguments (``NotesGenCommand/spec``) and
     /// validates it. Without `--out`, the dir format goes to ``defaultDirectory(count:)`` and the others
     /// to standard output.
-    /// - Throws: ``UsageError`` for a missing `--count`, a value out of range, an unknown format or
-    ///   fault, or options that do not go together.
+    /// - Throws: ``UsageError`` for a missing `--count`, a value out of range, an unknown format, id kind
+    ///   or fault, or options that do not go together.
     public init(arguments: ParsedArguments) throws(UsageError) {
         guard arguments.has("--count") else {
             throw UsageError("Missing expected argument '--count <n>'")
@@ -128,6 +140,8 @@ extension Generator.Configuration {
         let seed = try arguments.integer("--seed", default: 42, in: 0...Self.maxSeed)
         let formats = Format.allCases.map(\.rawValue)
         let format = Format(rawValue: try arguments.choice("--format", default: "dir", from: formats))!
+        let idKinds = IDKind.allCases.map(\.rawValue)
+        let idKind = IDKind(rawValue: try arguments.choice("--id-kind", default: "string", from: idKinds))!
         let output: Output
         switch arguments.value("--out") {
         case nil where format == .dir: output = .path(Self.defaultDirectory(count: count))
@@ -138,7 +152,9 @@ extension Generator.Configuration {
             throw UsageError("Invalid value '-' for '--out': the dir format writes a directory, not standard output")
         }
         let faults = try Fault.list(arguments.value("--faults") ?? "")
-        self.init(count: count, pageSize: pageSize, seed: UInt64(seed), format: format, output: output, faults: faults)
+        self.init(
+            count: count, pageSize: pageSize, seed: UInt64(seed), format: format, idKind: idKind, output: output,
+            faults: faults)
         try validate()
     }
 }

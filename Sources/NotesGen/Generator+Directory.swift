@@ -26,7 +26,7 @@ extension Generator {
         var faults: [Int: Fault.Kind] = [:]
         for fault in configuration.faults { faults[fault.page - 1] = fault.kind }
 
-        let renderer = NoteRenderer(seed: seed)
+        let renderer = NoteRenderer(seed: seed, idKind: configuration.idKind)
         var checksum = FNV1a64()
         var sink = ByteSink()
         var entries = ByteSink(capacity: 64 << 10)
@@ -99,6 +99,10 @@ extension Generator {
         sink.append(decimal: configuration.pageSize)
         sink.append(",\n  \"seed\": ")
         sink.append(decimal: seed)
+        if configuration.idKind != .string {  // absent for string ids, so that their manifest stays as it was
+            sink.append(",\n  \"id_kind\": ")
+            Self.append(string: Array(configuration.idKind.rawValue.utf8), to: &sink)
+        }
         sink.append(",\n  \"faults\": [")
         for (index, fault) in configuration.faults.enumerated() {
             if index > 0 { sink.append(", ") }

@@ -20,8 +20,8 @@ public struct Generator: Sendable {
         /// Bytes of notes output: the page files' total in the dir format (the manifest's
         /// `total_bytes`, manifest excluded), everything written otherwise.
         public var totalBytes: Int
-        /// FNV-1a over every string id as a client decodes it, each followed by `\n`, in order: the
-        /// manifest's `ids_fnv1a64`.
+        /// FNV-1a over every id as a client decodes it (a string id's UTF-8 bytes, an integer id's
+        /// digits), each followed by `\n`, in order: the manifest's `ids_fnv1a64`.
         public var idsChecksum: FNV1a64
     }
 
@@ -62,7 +62,7 @@ public struct Generator: Sendable {
             do { descriptor = try System.create(file) } catch { throw GeneratorError(.cannotCreate, path: file, error) }
             path = file
         }
-        let renderer = NoteRenderer(seed: configuration.seed)
+        let renderer = NoteRenderer(seed: configuration.seed, idKind: configuration.idKind)
         var checksum = FNV1a64()
         var sink = ByteSink()
         sink.attach(descriptor)

@@ -22,6 +22,9 @@ public enum NotesGenCommand {
             .init("--seed", value: "n", help: "Seed, 0 to 2^53-1 (default: 42)."),
             .init("--format", value: "format", help: "dir, ndjson or page (default: dir)."),
             .init(
+                "--id-kind", value: "kind",
+                help: "string, or int: integers rising from 1 with gaps (default: string)."),
+            .init(
                 "--out", value: "path",
                 help: "DIR for dir (default: notes-<count>/); else a file, or - for stdout (the default)."),
             .init("--force", help: "Write into the default notes-<count>/ even if it exists."),

@@ -38,8 +38,8 @@ struct CommandLineTests {
         }
         #expect(sections.allSatisfy { $0 != nil } && sections == sections.sorted { $0! < $1! })
         for option in [
-            "--count <n>", "--page-size <n>", "--seed <n>", "--format <format>", "--out <path>", "--force",
-            "--faults <list>",
+            "--count <n>", "--page-size <n>", "--seed <n>", "--format <format>", "--id-kind <kind>", "--out <path>",
+            "--force", "--faults <list>",
         ] {
             #expect(output.contains("\n  \(option)  "), "\(option)")
         }
@@ -64,6 +64,11 @@ struct CommandLineTests {
             "Invalid value '-1' for '--seed': expected an integer from 0 to 9007199254740991"
         ),
         (["--count", "5", "--format", "xml"], "Invalid value 'xml' for '--format': expected one of dir, ndjson, page"),
+        (
+            ["--count", "5", "--id-kind", "uuid", "--out", "d"],
+            "Invalid value 'uuid' for '--id-kind': expected one of string, int"
+        ),
+        (["--count", "5", "--out", "d", "--id-kind"], "Missing value for '--id-kind <kind>'"),
         (
             ["--count", "5", "--out", "-"],
             "Invalid value '-' for '--out': the dir format writes a directory, not standard output"

@@ -14,12 +14,18 @@ struct FaultTests {
         (.oversizedTitle, .limitExceeded(.stringBytes(1 << 20))),
     ]
 
-    @Test("Each fault is reported on exactly its page, and the other pages still decode", arguments: expected)
-    func faultOnItsPage(_ kind: Fault.Kind, _ code: PageError.Code) throws {
+    @Test(
+        "Each fault is reported on exactly its page, and the other pages still decode, with either id kind",
+        arguments: expected, Generator.Configuration.IDKind.allCases)
+    func faultOnItsPage(_ expected: (Fault.Kind, PageError.Code), _ idKind: Generator.Configuration.IDKind) throws {
+        let (kind, code) = expected
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let out = directory.path("run")
-        generate(["--count", "1000", "--page-size", "250", "--faults", "\(kind.rawValue)@3", "--out", out])
+        generate([
+            "--count", "1000", "--page-size", "250", "--faults", "\(kind.rawValue)@3", "--id-kind", idKind.rawValue,
+            "--out", out,
+        ])
 
         let manifest = try Manifest(directory: out)
         #expect(manifest.faults == ["\(kind.rawValue)@3"])

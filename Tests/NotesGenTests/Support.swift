@@ -59,6 +59,8 @@ struct Manifest {
     var count: Int
     var pageSize: Int
     var seed: Int
+    /// `"int"` for integer ids; absent for string ids.
+    var idKind: String?
     var faults: [String]
     var totalBytes: Int
     var idsFNV1a64: String
@@ -71,6 +73,7 @@ struct Manifest {
         count = try #require(object["count"] as? Int)
         pageSize = try #require(object["page_size"] as? Int)
         seed = try #require(object["seed"] as? Int)
+        idKind = object["id_kind"] as? String
         faults = try #require(object["faults"] as? [String])
         totalBytes = try #require(object["total_bytes"] as? Int)
         idsFNV1a64 = try #require(object["ids_fnv1a64"] as? String)
