@@ -20,8 +20,23 @@ public enum FetchLimits {
     public static let maxJournalBytes = 1 << 30
 
     /// Why `url` cannot be a page of the walk, or `nil` when it can.
-    package static func urlProblem(_ url: String) -> String? {
+    /// - Parameter what: The URL's name in the message.
+    package static func urlProblem(_ url: String, what: String = "the next URL") -> String? {
         let count = url.utf8.count
-        return count > maxURLBytes ? "the next page's URL is \(count) bytes, over the limit of \(maxURLBytes)" : nil
+        if count > maxURLBytes { return "the next page's URL is \(count) bytes, over the limit of \(maxURLBytes)" }
+        // Only http and https, with a host: a server's next reference must not point the walk at a file, or
+        // at another protocol libcurl speaks.
+        let bytes = Array(url.utf8)
+        guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")) else { return "\(what) has no scheme" }
+        let scheme = String(decoding: bytes[..<colon], as: UTF8.self).lowercased()
+        guard scheme == "http" || scheme == "https" else {
+            return "\(what) has scheme \(scheme.prefix(20)); only http and https are followed"
+        }
+        let rest = bytes[(colon + 1)...]
+        guard rest.starts(with: "//".utf8) else { return "\(what) has no host" }
+        let authority = rest.dropFirst(2).prefix { !"/?#".utf8.contains($0) }
+        let host = authority.split(separator: UInt8(ascii: "@"), omittingEmptySubsequences: false).last ?? []
+        if host.isEmpty || host.first == UInt8(ascii: ":") { return "\(what) has no host" }
+        return nil
     }
 }

@@ -543,6 +543,9 @@ public final class NotesFetcher: Sendable {
                 guard let location = head.value(of: "Location"),
                     let target = PageLocator.resolve(location, against: url)
                 else { return .fatal(.status(head.status)) }
+                if let problem = FetchLimits.urlProblem(target, what: "the redirect's target") {
+                    return .fatal(.pagination(problem))
+                }
                 url = target
             case 403, 429:
                 // GitHub answers 403 when its primary rate limit is spent: that is a wait, not an expiry.

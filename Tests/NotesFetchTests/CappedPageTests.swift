@@ -79,6 +79,16 @@ struct CappedPageTests {
         let result = await walk(server, OffsetPagination(limit: 50, totalPath: nil), parallel: parallel)
         #expect(result.error == nil, "\(String(describing: result.error))")
         #expect(result.ids == (0..<95).map(String.init))
+        // A total (or, one page at a time, the server's next reference) ends the walk at the last page;
+        // without either, the empty page after it does.
+        if shape.total || (shape.next && parallel == 1) {
+            #expect(server.requests.count == 10, "\(server.requests.map(\.url))")
+        } else if parallel == 1 {
+            #expect(server.requests.count == 11, "\(server.requests.map(\.url))")
+        } else {
+            // Probes past the end, at most one round of them.
+            #expect(server.requests.count <= 11 + parallel - 1, "\(server.requests.map(\.url))")
+        }
     }
 
     @Test("Page numbers: 50 asked, 10 served: every note once, in order, one lane or four", arguments: shapes, [1, 4])
@@ -87,6 +97,14 @@ struct CappedPageTests {
         let result = await walk(server, PageNumberPagination(pageSize: 50, totalPath: nil), parallel: parallel)
         #expect(result.error == nil, "\(String(describing: result.error))")
         #expect(result.ids == (0..<95).map(String.init))
+        if shape.total || (shape.next && parallel == 1) {
+            #expect(server.requests.count == 10, "\(server.requests.map(\.url))")
+        } else if parallel == 1 {
+            #expect(server.requests.count == 11, "\(server.requests.map(\.url))")
+        } else {
+            // Probes past the end, at most one round of them.
+            #expect(server.requests.count <= 11 + parallel - 1, "\(server.requests.map(\.url))")
+        }
     }
 
     @Test(
@@ -147,7 +165,10 @@ struct RepeatingServerTests {
             transport: server, environment: SleepLog().environment())
         var ids: [String] = []
         do {
-            _ = try await fetcher.walk(from: .offset(0), ids: IDSet(), visited: IDSet()) { ids += $0.notes.map(\.id) }
+            // A bound of its own, so that a walk that would not end fails here, at once.
+            _ = try await fetcher.walk(from: .offset(0), ids: IDSet(), visited: IDSet(), maxPages: 50) {
+                ids += $0.notes.map(\.id)
+            }
         } catch {
             Issue.record("\(error)")
         }

@@ -107,6 +107,38 @@ struct WalkTests {
         #expect(transport.requests.count == 3)
     }
 
+    @Test(
+        "A next URL with another scheme, or no host, is a contract error at once: never requested, never retried",
+        arguments: [
+            ("file:///etc/passwd", "the next URL has scheme file; only http and https are followed"),
+            ("ftp://h/notes", "the next URL has scheme ftp; only http and https are followed"),
+            ("http:///notes?page=2", "the next URL has no host"),
+            ("https://user@:8/n", "the next URL has no host"),
+        ])
+    func nextURLNotFollowed(next: String, message: String) async throws {
+        let transport = MemoryTransport { _, _ in
+            .json(#"{"notes": [{"id": "a", "title": ""}], "next_cursor": "\#(next)"}"#)
+        }
+        let result = await walk(fetcher(transport))
+        let error = try #require(result.error)
+        #expect(error.description == "page 1 (the first page): \(message)")
+        #expect(error.kind == .contract)
+        #expect(transport.requests.count == 1)
+        #expect(result.pages.isEmpty)
+    }
+
+    @Test("A redirect to another scheme is a contract error at once, not a retried failure")
+    func redirectToFile() async throws {
+        let transport = MemoryTransport { _, _ in .status(302, headers: [HTTPHeader("Location", "file:///etc/passwd")])
+        }
+        let result = await walk(fetcher(transport))
+        let error = try #require(result.error)
+        #expect(
+            error.description
+                == "page 1 (the first page): the redirect's target has scheme file; only http and https are followed")
+        #expect(transport.requests.count == 1)
+    }
+
     @Test("A duplicate id across pages is a contract error naming both pages")
     func duplicateAcrossPages() async throws {
         let transport = MemoryTransport { request, _ in
