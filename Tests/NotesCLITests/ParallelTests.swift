@@ -353,3 +353,37 @@ struct ParallelTests {
         #expect(try scratch.read("out") == SchemeAPI.ndjson(0..<95))
     }
 }
+
+/// Parameter names with brackets (JSON:API's `page[offset]`, `page[number]`), given as options: each page's
+/// URL carries them percent-encoded, one lane or four, and nothing traps.
+@Suite("Bracketed parameter names in every scheme")
+struct BracketedParameterTests {
+    /// `count` notes by `page[offset]`/`page[limit]` or `page[number]`/`page[size]`, read decoded.
+    static func api(count: Int) -> MemoryTransport {
+        MemoryTransport { request, _ in
+            let items = URLComponents(string: request.url)?.queryItems ?? []
+            func value(_ name: String) -> Int? { items.first { $0.name == name }?.value.flatMap { Int($0) } }
+            guard request.url.contains("%5B"), !request.url.contains("[") else { return .status(400) }
+            let size = value("page[limit]") ?? value("page[size]") ?? 10
+            let start = value("page[offset]") ?? ((value("page[number]") ?? 1) - 1) * size
+            let notes = (start..<min(count, start + size)).map(SchemeAPI.note).joined(separator: ",")
+            return .json(#"{"meta": {"total": \#(count)}, "data": [\#(notes)]}"#)
+        }
+    }
+
+    @Test(
+        "--offset-param 'page[offset]' and --page-param 'page[number]': every note once, one lane or four",
+        arguments: [
+            ["--paginate", "offset", "--offset-param", "page[offset]", "--limit-param", "page[limit]"],
+            ["--paginate", "page", "--page-param", "page[number]", "--page-size-param", "page[size]"],
+        ], [1, 4])
+    func bracketed(options: [String], parallel: Int) async throws {
+        let transport = Self.api(count: 45)
+        let run = try await InProcessRun(
+            ["--all", "--page-size", "10", "--items-path", "data", "--format", "ids", "--parallel", "\(parallel)"]
+                + options, transport: transport)
+        #expect(run.status == .success, "\(run.stderr)")
+        #expect(run.stdout == (0..<45).map { "n\($0)\n" }.joined())
+        #expect(transport.requests.count == 5, "\(transport.requests.map(\.url))")
+    }
+}
