@@ -36,50 +36,13 @@ struct DjangoRESTFrameworkTests {
         let output = scratch.path("notes.ndjson")
         let run = try await Run(["fetch", "--all", server.url + path, "-o", output] + options)
         let log = server.stop()
-        let context = "\(path) \(options): \(run.stderr)"
-        #expect(run.status == 0, "\(context)", sourceLocation: sourceLocation)
-        let text = (try? scratch.read("notes.ndjson")) ?? ""
-        var lines = text.split(separator: "\n", omittingEmptySubsequences: false)
-        if lines.last == "" { lines.removeLast() }  // after the last newline, or an empty file
-        var ids: [Int] = []
-        var malformed: [Substring] = []
-        for line in lines {
-            let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
-            let id: Int? =
-                switch kind {
-                case .integer: object?["id"] as? Int
-                case .string: (object?["id"] as? String).flatMap { Int($0) }
-                }
-            if let id { ids.append(id) } else { malformed.append(line) }
-        }
-        #expect(
-            malformed.isEmpty, "\(path): \(malformed.count) lines without a \(kind) id, e.g. \(malformed.prefix(2))",
-            sourceLocation: sourceLocation)
-        // Compared apart from the expectation, which would print every id of both sides.
-        let eachOnce = ids.sorted() == expected
-        let inOrder = ids == ids.sorted()
-        #expect(eachOnce, "\(path): \(Self.difference(ids)); \(context)", sourceLocation: sourceLocation)
-        #expect(inOrder, "\(path): not in id order", sourceLocation: sourceLocation)
-        #expect(run.stderr.contains("\(expected.count) notes, "), "\(context)", sourceLocation: sourceLocation)
+        let written = PythonAppServer.ids(ofNDJSON: (try? scratch.read("notes.ndjson")) ?? "", digits: kind == .string)
+        PythonAppServer.expectEachOnce(
+            written, expected: expected, run, context: "\(path) \(options)", sourceLocation: sourceLocation)
         return (run, log)
     }
 
-    /// What `ids` lacks of the expected ids, and what it holds twice or should not hold.
-    static func difference(_ ids: [Int]) -> String {
-        let wanted = Set(expected)
-        var seen = Set<Int>()
-        var twice: [Int] = []
-        for id in ids where !seen.insert(id).inserted { twice.append(id) }
-        let missing = expected.filter { !seen.contains($0) }
-        let extra = seen.subtracting(wanted).sorted()
-        return "\(ids.count) written of \(expected.count); missing \(missing.count) (\(missing.prefix(5))…), "
-            + "twice \(twice.count) (\(twice.prefix(5))…), not the server's \(extra.count) (\(extra.prefix(5))…)"
-    }
-
-    /// The `Pagination: …` lines of `stderr`.
-    static func pagination(_ stderr: String) -> [Substring] {
-        stderr.split(separator: "\n").filter { $0.hasPrefix("Pagination: ") }
-    }
+    static func pagination(_ stderr: String) -> [Substring] { PythonAppServer.pagination(stderr) }
 
     @Test("LimitOffsetPagination, following its next URLs (--items-path results)")
     func limitOffsetNext() async throws {

@@ -27,12 +27,7 @@ struct FastAPITests {
         let output = scratch.path("notes.ndjson")
         let run = try await Run(["fetch", "--all", server.url + path, "-o", output] + options)
         let log = server.stop()
-        let text = (try? scratch.read("notes.ndjson")) ?? ""
-        var lines = text.split(separator: "\n", omittingEmptySubsequences: false)
-        if lines.last == "" { lines.removeLast() }  // after the last newline, or an empty file
-        let ids = lines.map { line in
-            (try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])?["id"] as? Int
-        }
+        let ids = PythonAppServer.ids(ofNDJSON: (try? scratch.read("notes.ndjson")) ?? "")
         return (run, ids, log)
     }
 
@@ -44,37 +39,12 @@ struct FastAPITests {
         _ path: String, _ options: [String], sourceLocation: SourceLocation = #_sourceLocation
     ) async throws -> (run: Run, log: String) {
         let (run, written, log) = try await fetch(path, options)
-        let context = "\(path) \(options): \(run.stderr)"
-        #expect(run.status == 0, "\(context)", sourceLocation: sourceLocation)
-        let ids = written.compactMap { $0 }
-        #expect(
-            ids.count == written.count, "\(path): \(written.count - ids.count) lines without an integer id",
-            sourceLocation: sourceLocation)
-        // Compared apart from the expectation, which would print every id of both sides.
-        let eachOnce = ids.sorted() == expected
-        let inOrder = ids == ids.sorted()
-        #expect(eachOnce, "\(path): \(Self.difference(ids)); \(context)", sourceLocation: sourceLocation)
-        #expect(inOrder, "\(path): not in id order", sourceLocation: sourceLocation)
-        #expect(run.stderr.contains("\(expected.count) notes, "), "\(context)", sourceLocation: sourceLocation)
+        PythonAppServer.expectEachOnce(
+            written, expected: expected, run, context: "\(path) \(options)", sourceLocation: sourceLocation)
         return (run, log)
     }
 
-    /// What `ids` lacks of the expected ids, and what it holds twice or should not hold.
-    static func difference(_ ids: [Int]) -> String {
-        let wanted = Set(expected)
-        var seen = Set<Int>()
-        var twice: [Int] = []
-        for id in ids where !seen.insert(id).inserted { twice.append(id) }
-        let missing = expected.filter { !seen.contains($0) }
-        let extra = seen.subtracting(wanted).sorted()
-        return "\(ids.count) written of \(expected.count); missing \(missing.count) (\(missing.prefix(5))…), "
-            + "twice \(twice.count) (\(twice.prefix(5))…), not the server's \(extra.count) (\(extra.prefix(5))…)"
-    }
-
-    /// The `Pagination: …` lines of `stderr`.
-    static func pagination(_ stderr: String) -> [Substring] {
-        stderr.split(separator: "\n").filter { $0.hasPrefix("Pagination: ") }
-    }
+    static func pagination(_ stderr: String) -> [Substring] { PythonAppServer.pagination(stderr) }
 
     /// Whether a `Pagination: found items at 'items'` line names `words` too.
     static func found(_ stderr: String, naming words: [String]) -> Bool {
