@@ -36,18 +36,17 @@ keeping connections alive, with TCP_NODELAY set: without it, Nagle's algorithm a
 ~40 ms to each response on a kept-alive connection.
 """
 
-import argparse
 import os
 import signal
 import sys
 import tempfile
-import threading
-import time
 from pathlib import Path
 
 # `drf` is this directory, imported as a package from its parent; no bytecode is left in the tree.
 sys.dont_write_bytecode = True
 sys.path[0] = str(Path(__file__).resolve().parent.parent)
+
+from appprocess import command_line, exit_with_parent  # noqa: E402 (Tools/, on the path just above)
 
 DELETED_EVERY = 97
 
@@ -92,28 +91,8 @@ def serve(port, quiet):
         server.server_close()
 
 
-def exit_with_parent():
-    """Stops the server once the process that started it has ended (a test run killed midway), as SIGTERM
-    does, rather than leave it running with no one to stop it."""
-    parent = os.getppid()
-
-    def watch():
-        signal.pthread_sigmask(signal.SIG_BLOCK, [signal.SIGTERM, signal.SIGINT])  # the main thread's to take
-        while os.getppid() == parent:
-            time.sleep(0.5)
-        os.kill(os.getpid(), signal.SIGTERM)
-
-    threading.Thread(target=watch, daemon=True).start()
-
-
 def main():
-    parser = argparse.ArgumentParser(description="A Django REST framework app serving notes.")
-    parser.add_argument("--count", type=int, default=5000, help="notes inserted before every 97th is deleted")
-    parser.add_argument("--port", type=int, default=0, help="port on 127.0.0.1 (0: a free one)")
-    parser.add_argument("--quiet", action="store_true", help="no request log on stderr")
-    arguments = parser.parse_args()
-    if arguments.count < 0:
-        parser.error("--count must be 0 or more")
+    arguments = command_line("A Django REST framework app serving notes.")
 
     # SIGTERM ends the process as Ctrl-C does, through the `finally` blocks that remove the database. A
     # parent may start it with signals blocked (a Swift test's Process passes its threads' mask on), and

@@ -32,14 +32,12 @@ library's stock page types and their defaults (50 a page, at most 100: a larger 
   the last page.
 """
 
-import argparse
 import copy
 import os
 import signal
 import sys
 import tempfile
-import threading
-import time
+from pathlib import Path
 
 import uvicorn
 from fastapi import Depends, FastAPI
@@ -51,6 +49,11 @@ from pydantic import BaseModel, ConfigDict
 from sqlalchemy import String, Text, create_engine, delete, insert, select
 from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column
 from uvicorn.config import LOGGING_CONFIG
+
+# What the apps of Tools/ share (last on the path: nothing there shadows an installed package).
+sys.dont_write_bytecode = True
+sys.path.append(str(Path(__file__).resolve().parent.parent))
+from appprocess import command_line, exit_with_parent  # noqa: E402
 
 DELETED_EVERY = 97
 
@@ -139,28 +142,8 @@ def serve(app, port, quiet):
     Server(config).run()
 
 
-def exit_with_parent():
-    """Stops the server once the process that started it has ended (a test run killed midway), as SIGTERM
-    does, rather than leave it running with no one to stop it."""
-    parent = os.getppid()
-
-    def watch():
-        signal.pthread_sigmask(signal.SIG_BLOCK, [signal.SIGTERM, signal.SIGINT])  # the main thread's to take
-        while os.getppid() == parent:
-            time.sleep(0.5)
-        os.kill(os.getpid(), signal.SIGTERM)
-
-    threading.Thread(target=watch, daemon=True).start()
-
-
 def main():
-    parser = argparse.ArgumentParser(description="A FastAPI app with fastapi-pagination serving notes.")
-    parser.add_argument("--count", type=int, default=5000, help="notes inserted before every 97th is deleted")
-    parser.add_argument("--port", type=int, default=0, help="port on 127.0.0.1 (0: a free one)")
-    parser.add_argument("--quiet", action="store_true", help="no request log on stderr")
-    arguments = parser.parse_args()
-    if arguments.count < 0:
-        parser.error("--count must be 0 or more")
+    arguments = command_line("A FastAPI app with fastapi-pagination serving notes.")
 
     # A parent may start it with signals blocked (a Swift test's Process passes its threads' mask on), and
     # Python keeps the mask it was given: unblock them. uvicorn takes SIGTERM and SIGINT while it serves,
