@@ -87,11 +87,7 @@ public final class NotesFetcher: Sendable {
         if !locator.pagination.readsNextValue { page.detects.remove(.next) }
         // A scheme's paths that the page's own would hide (an items path `count` hides a total there) are
         // left out: the decoder reads no path twice.
-        for path in locator.pagination.fieldPaths where !page.fieldPaths.contains(path) {
-            var trial = page
-            trial.fieldPaths.append(path)
-            if trial.pathProblem == nil { page = trial }
-        }
+        for path in locator.pagination.fieldPaths where page.canRead(path) { page.fieldPaths.append(path) }
         self.page = page
         let endpoint = Array(locator.endpoint.absoluteString.utf8)
         origin = Origin(String(decoding: endpoint, as: UTF8.self))
@@ -261,7 +257,25 @@ public final class NotesFetcher: Sendable {
         cancellation: CancellationFlag = CancellationFlag(),
         body: (FetchedPage) async throws(FetchError) -> Void
     ) async throws(FetchError) -> PageLocation? {
-        if locator.pagination.learnsFromFirstPage {
+        try await walk(
+            from: start, firstNumber: firstNumber, ids: ids, visited: visited, maxPages: maxPages, maxNotes: maxNotes,
+            cancellation: cancellation, learning: locator.pagination.learnsFromFirstPage, body: body)
+    }
+
+    /// ``walk(from:firstNumber:ids:visited:maxPages:maxNotes:cancellation:body:)``, `learning` what the first
+    /// page shows of the server's pages (``Pagination/learned(from:)``), or not: the rest of a walk that has.
+    private func walk(
+        from start: PageLocation,
+        firstNumber: Int,
+        ids: IDSet,
+        visited: IDSet,
+        maxPages: Int?,
+        maxNotes: Int?,
+        cancellation: CancellationFlag,
+        learning: Bool,
+        body: (FetchedPage) async throws(FetchError) -> Void
+    ) async throws(FetchError) -> PageLocation? {
+        if learning {
             return try await walkFirstAlone(
                 from: start, firstNumber: firstNumber, ids: ids, visited: visited, maxPages: maxPages,
                 maxNotes: maxNotes, cancellation: cancellation, body: body)
@@ -309,11 +323,11 @@ public final class NotesFetcher: Sendable {
         guard let next, let first else { return next }
         if let maxPages, maxPages <= 1 { return next }
         if let maxNotes, first.count >= maxNotes { return next }
-        let pagination = first.facts.flatMap { locator.pagination.learned(from: $0) } ?? NotLearning(locator.pagination)
+        let pagination = first.facts.flatMap { locator.pagination.learned(from: $0) } ?? locator.pagination
         let rest = first.facts.flatMap(pageConfiguration(after:)) ?? page
         return try await NotesFetcher(sharing: self, pagination: pagination, page: rest).walk(
             from: next, firstNumber: firstNumber + 1, ids: ids, visited: visited, maxPages: maxPages.map { $0 - 1 },
-            maxNotes: maxNotes.map { $0 - first.count }, cancellation: cancellation, body: body)
+            maxNotes: maxNotes.map { $0 - first.count }, cancellation: cancellation, learning: false, body: body)
     }
 
     /// The page configuration for the pages after `first`, when `first` showed paths to read them by
@@ -328,11 +342,9 @@ public final class NotesFetcher: Sendable {
         if let items { rest.itemsPath = items }
         if let next { rest.nextPath = next }
         // A field path the paths found would hide is no longer read.
-        rest.fieldPaths = rest.fieldPaths.filter { path in
-            var trial = rest
-            trial.fieldPaths = [path]
-            return trial.pathProblem == nil
-        }
+        let read = rest.fieldPaths
+        rest.fieldPaths = []
+        for path in read where rest.canRead(path) { rest.fieldPaths.append(path) }
         return rest
     }
 

@@ -655,36 +655,6 @@ public struct AutoPagination: Pagination {
     }
 }
 
-/// A scheme that has learned what its first page could teach it, or had nothing to learn: the same scheme,
-/// never learning again.
-struct NotLearning: Pagination {
-    let base: any Pagination
-
-    init(_ base: any Pagination) {
-        self.base = base
-    }
-
-    var description: String { base.description }
-    var fieldPaths: [FieldPath] { base.fieldPaths }
-    var readsNextValue: Bool { base.readsNextValue }
-    func start(endpoint: URL) -> PageLocation { base.start(endpoint: endpoint) }
-    func location(cursor: String) -> PageLocation? { base.location(cursor: cursor) }
-    func url(for location: PageLocation, endpoint: URL) -> String { base.url(for: location, endpoint: endpoint) }
-    func next(after page: PageFacts, endpoint: URL) throws(PaginationError) -> PageLocation? {
-        try base.next(after: page, endpoint: endpoint)
-    }
-    func total(of page: PageFacts) -> Int? { base.total(of: page) }
-    func location(_ index: Int, after start: PageLocation) -> PageLocation? { base.location(index, after: start) }
-    var pageSize: Int? { base.pageSize }
-    func lastIndex(after first: PageFacts, start: PageLocation) -> Int? { base.lastIndex(after: first, start: start) }
-    func earlyNext(head: HTTPResponseHead, nextValue: String??, url: String, endpoint: URL) -> PageLocation? {
-        base.earlyNext(head: head, nextValue: nextValue, url: url, endpoint: endpoint)
-    }
-    func addressed(after page: PageFacts, endpoint: URL) -> (any Pagination)? {
-        base.addressed(after: page, endpoint: endpoint)
-    }
-}
-
 /// How next URLs walk a collection, recognised from a page's URL and its next page's: an offset advanced
 /// by the page's note count, or a page number advanced by one, and nothing else changed.
 struct URLAddressing: Sendable, Hashable, CustomStringConvertible {

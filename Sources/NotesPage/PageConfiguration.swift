@@ -69,6 +69,14 @@ public struct PageConfiguration: Sendable, Hashable {
         }
         return nil
     }
+
+    /// Whether `path` can be read at once with the paths already here (``pathProblem`` of the configuration
+    /// with `path` added is `nil`, for a configuration that has none): not empty, not past the 60, and neither
+    /// the items path, the next path nor a field path is it or lies inside it, nor the other way round.
+    package func canRead(_ path: FieldPath) -> Bool {
+        !path.components.isEmpty && fieldPaths.count < 60 && !path.overlaps(itemsPath) && !path.overlaps(nextPath)
+            && !fieldPaths.contains { $0.overlaps(path) }
+    }
 }
 
 /// Which of a page's paths its decoder finds for itself when the page does not have them where the

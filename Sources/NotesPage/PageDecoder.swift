@@ -72,13 +72,9 @@ public struct PageDecoder: ~Copyable {
         var reading = configuration
         var candidates: [FieldPath] = []
         if configuration.detects.contains(.next) {
-            for path in PathDetection.nextPaths where path != configuration.nextPath {
-                var trial = reading
-                trial.fieldPaths.append(path)
-                if trial.pathProblem == nil {
-                    reading = trial
-                    candidates.append(path)
-                }
+            for path in PathDetection.nextPaths where reading.canRead(path) {
+                reading.fieldPaths.append(path)
+                candidates.append(path)
             }
         }
         self.nextCandidates = candidates
@@ -189,7 +185,8 @@ public struct PageDecoder: ~Copyable {
             noteCount: state.pointee.noteCount,
             byteCount: parser.offset,
             isBareArray: state.pointee.isBareArray,
-            fields: Array(state.pointee.fields.prefix(configuration.fieldPaths.count)),
+            fields: nextCandidates.isEmpty
+                ? state.pointee.fields : Array(state.pointee.fields.prefix(configuration.fieldPaths.count)),
             skippedCount: state.pointee.skippedCount,
             lastID: state.pointee.lastID,
             hasNextValue: state.pointee.foundNext,

@@ -27,14 +27,8 @@ final class FixtureServer {
         process.standardError = log
         try Spawning.run(process)
         logged = PipeReader(log)
-        var line: [UInt8] = []
-        while true {
-            let byte = output.fileHandleForReading.readData(ofLength: 1)
-            guard let first = byte.first else { throw CocoaError(.fileReadUnknown) }
-            if first == UInt8(ascii: "\n") { break }
-            line.append(first)
-        }
-        url = String(decoding: line, as: UTF8.self)
+        guard let line = firstLine(of: output) else { throw CocoaError(.fileReadUnknown) }
+        url = line
     }
 
     /// Stops the server and returns what it logged.
@@ -51,5 +45,16 @@ final class FixtureServer {
         guard process.isRunning else { return }
         process.terminate()
         if let stacks = waitOrKill(process, within: 20) { print("notes-server ignored SIGTERM: \(stacks)") }
+    }
+}
+
+/// The first line a server child writes to `pipe` (its URL), read a byte at a time so that nothing after it
+/// is taken from the pipe; `nil` when the pipe ends first (the child exited).
+func firstLine(of pipe: Pipe) -> String? {
+    var line: [UInt8] = []
+    while true {
+        guard let byte = pipe.fileHandleForReading.readData(ofLength: 1).first else { return nil }
+        if byte == UInt8(ascii: "\n") { return String(decoding: line, as: UTF8.self) }
+        line.append(byte)
     }
 }

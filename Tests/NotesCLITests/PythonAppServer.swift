@@ -65,17 +65,11 @@ class PythonAppServer {
         process.standardError = log
         try Spawning.run(process)
         logged = PipeReader(log)
-        var line: [UInt8] = []
-        while true {
-            let byte = output.fileHandleForReading.readData(ofLength: 1)
-            guard let first = byte.first else {
-                process.waitUntilExit()
-                throw Failed(script: script, status: process.terminationStatus, log: logged.text())
-            }
-            if first == UInt8(ascii: "\n") { break }
-            line.append(first)
+        guard let line = firstLine(of: output) else {
+            process.waitUntilExit()
+            throw Failed(script: script, status: process.terminationStatus, log: logged.text())
         }
-        url = String(decoding: line, as: UTF8.self)
+        url = line
     }
 
     /// The server ended before it printed its URL.

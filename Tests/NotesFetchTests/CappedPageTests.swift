@@ -72,31 +72,19 @@ struct CappedPageTests {
     static let shapes = [Shape(), Shape(total: true), Shape(next: true), Shape(total: true, next: true)]
 
     @Test(
-        "Offsets: 50 asked, 10 served: every note once, in order, whatever the page says, one lane or four",
-        arguments: shapes, [1, 4])
-    func offsets(shape: Shape, parallel: Int) async {
+        "Offsets and page numbers: 50 asked, 10 served: every note once, in order, whatever the page says, one lane or four",
+        arguments: shapes, [("offset", 1), ("offset", 4), ("page", 1), ("page", 4)])
+    func capped(shape: Shape, walk scheme: (name: String, parallel: Int)) async {
         let server = Self.server(count: 95, cap: 10, shape: shape)
-        let result = await walk(server, OffsetPagination(limit: 50, totalPath: nil), parallel: parallel)
+        let pagination: any Pagination =
+            scheme.name == "offset"
+            ? OffsetPagination(limit: 50, totalPath: nil) : PageNumberPagination(pageSize: 50, totalPath: nil)
+        let parallel = scheme.parallel
+        let result = await walk(server, pagination, parallel: parallel)
         #expect(result.error == nil, "\(String(describing: result.error))")
         #expect(result.ids == (0..<95).map(String.init))
         // A total (or, one page at a time, the server's next reference) ends the walk at the last page;
         // without either, the empty page after it does.
-        if shape.total || (shape.next && parallel == 1) {
-            #expect(server.requests.count == 10, "\(server.requests.map(\.url))")
-        } else if parallel == 1 {
-            #expect(server.requests.count == 11, "\(server.requests.map(\.url))")
-        } else {
-            // Probes past the end, at most one round of them.
-            #expect(server.requests.count <= 11 + parallel - 1, "\(server.requests.map(\.url))")
-        }
-    }
-
-    @Test("Page numbers: 50 asked, 10 served: every note once, in order, one lane or four", arguments: shapes, [1, 4])
-    func pageNumbers(shape: Shape, parallel: Int) async {
-        let server = Self.server(count: 95, cap: 10, shape: shape)
-        let result = await walk(server, PageNumberPagination(pageSize: 50, totalPath: nil), parallel: parallel)
-        #expect(result.error == nil, "\(String(describing: result.error))")
-        #expect(result.ids == (0..<95).map(String.init))
         if shape.total || (shape.next && parallel == 1) {
             #expect(server.requests.count == 10, "\(server.requests.map(\.url))")
         } else if parallel == 1 {
