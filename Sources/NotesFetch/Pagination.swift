@@ -123,8 +123,7 @@ public struct PageFacts: Sendable {
 
     /// The total the page announces: the number at `path` if given and present, else `X-Total-Count`.
     public func total(path: FieldPath?) -> Int? {
-        if let path, case .number(let text) = value(at: path), let total = Int(text), total >= 0 { return total }
-        return head.value(of: "X-Total-Count").flatMap { Int($0.trimming(" \t")) }.flatMap { $0 >= 0 ? $0 : nil }
+        total(path: path, orCommon: false)?.value
     }
 
     /// The total the page announces at `path`, or else at the first of ``TotalPaths/common`` it has, or in

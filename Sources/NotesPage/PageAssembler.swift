@@ -245,17 +245,13 @@ struct PageState: ~Copyable {
         let common = PathDetection.itemNames.contains(name)
         switch event {
         case .startObject:
-            if let detected = detectedItems, !detectedItemsEmpty {
-                let chosenCommon = PathDetection.itemNames.contains(String(decoding: detected, as: UTF8.self))
-                guard chosenCommon && !common else { return ambiguous(detected, candidateKey) }
-                noteOtherArray(name)
-                frames.replaceLast(with: .skip)
-                frames.append(.skip)
-                return true
-            }
             if foundItems && !detectedItemsEmpty {
-                // The items where the configuration says came first.
-                guard !common else { return ambiguous(Array(configuration.itemsPath.components[0]), candidateKey) }
+                // Items came first: an array taken for them, or the one where the configuration says (which
+                // counts as a common name).
+                let chosen = detectedItems ?? Array(configuration.itemsPath.components[0])
+                let chosenCommon =
+                    detectedItems.map { PathDetection.itemNames.contains(String(decoding: $0, as: UTF8.self)) } ?? true
+                guard chosenCommon && !common else { return ambiguous(chosen, candidateKey) }
                 noteOtherArray(name)
                 frames.replaceLast(with: .skip)
                 frames.append(.skip)
