@@ -12,6 +12,7 @@ let package = Package(
     platforms: [.macOS(.v15), .iOS(.v18)],
     products: [
         .library(name: "NotesPage", targets: ["NotesPage", "NotesFetch", "NotesURLSession", "NotesScreen"]),
+        .library(name: "NotesFetchTesting", targets: ["NotesFetchTesting"]),
         .executable(name: "notes-page", targets: ["notes-page"]),
         .executable(name: "notes-page-urlsession", targets: ["notes-page-urlsession"]),
         .executable(name: "notes-gen", targets: ["notes-gen"]),
@@ -51,6 +52,8 @@ let package = Package(
         /// `defaultTransport()`. A module of its own: on Linux, Foundation and FoundationNetworking cost
         /// 7.6 MB resident in every process that links them.
         .target(name: "NotesURLSession", dependencies: ["NotesFetch"], swiftSettings: swiftSettings),
+        /// A transport that answers from memory, for tests of code that walks an endpoint.
+        .target(name: "NotesFetchTesting", dependencies: ["NotesFetch"], swiftSettings: swiftSettings),
         /// The notes screen: a platform-neutral view model (and a SwiftUI view where SwiftUI exists).
         .target(name: "NotesScreen", dependencies: ["NotesFetch", "NotesURLSession"], swiftSettings: swiftSettings),
         /// Hand-written command-line parsing and help in the style of swift-argument-parser.
@@ -104,12 +107,20 @@ let package = Package(
             swiftSettings: swiftSettings),
         .testTarget(name: "NotesPageTests", dependencies: ["NotesPage", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(
-            name: "NotesFetchTests", dependencies: ["NotesFetch", "TestSupport"], swiftSettings: swiftSettings),
+            name: "NotesFetchTests", dependencies: ["NotesFetch", "NotesFetchTesting", "TestSupport"],
+            swiftSettings: swiftSettings),
         .testTarget(
-            name: "NotesScreenTests", dependencies: ["NotesScreen", "TestSupport"], swiftSettings: swiftSettings),
+            name: "NotesURLSessionTests", dependencies: ["NotesURLSession", "NotesFetch", "TestSupport"],
+            swiftSettings: swiftSettings),
+        .testTarget(
+            name: "NotesScreenTests", dependencies: ["NotesScreen", "NotesFetchTesting", "TestSupport"],
+            swiftSettings: swiftSettings),
         .testTarget(
             name: "NotesCLITests",
-            dependencies: ["NotesCLI", "NotesFetch", "NotesURLSession", "NotesPage", "ArgumentParsing", "TestSupport"],
+            dependencies: [
+                "NotesCLI", "NotesFetch", "NotesFetchTesting", "NotesURLSession", "NotesPage", "ArgumentParsing",
+                "TestSupport",
+            ],
             swiftSettings: swiftSettings),
         .testTarget(
             name: "NotesGenTests", dependencies: ["NotesGen", "NotesPage", "TestSupport"], swiftSettings: swiftSettings),

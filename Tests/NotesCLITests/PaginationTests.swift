@@ -1,6 +1,7 @@
 import ArgumentParsing
 import Foundation
 import NotesFetch
+import NotesFetchTesting
 import TestSupport
 import Testing
 

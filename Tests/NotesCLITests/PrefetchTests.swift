@@ -1,5 +1,6 @@
 import Foundation
 import NotesFetch
+import NotesFetchTesting
 import Synchronization
 import Testing
 

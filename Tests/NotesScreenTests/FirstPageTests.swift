@@ -1,4 +1,5 @@
 import NotesFetch
+import NotesFetchTesting
 import NotesPage
 import Observation
 import Synchronization

@@ -1,4 +1,5 @@
 import Dispatch
+package import NotesFetch
 import Synchronization
 
 /// A bounded hand-off of one response from the thread that reads the socket to the thread that decodes,

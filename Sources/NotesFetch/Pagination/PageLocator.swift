@@ -4,28 +4,6 @@
     public import Foundation
 #endif
 
-/// Where a page is, in its pagination scheme's terms: the endpoint itself, the endpoint with a cursor,
-/// a URL the server gave, an offset, a page number, or the id a keyset page starts after.
-public enum PageLocation: Sendable, Hashable, Codable, CustomStringConvertible {
-    case start
-    case cursor(String)
-    case url(String)
-    case offset(Int)
-    case page(Int)
-    case after(String)
-
-    public var description: String {
-        switch self {
-        case .start: return "the first page"
-        case .cursor(let cursor): return "cursor \(cursor)"
-        case .url(let url): return url
-        case .offset(let offset): return "offset \(offset)"
-        case .page(let number): return "page number \(number)"
-        case .after(let id): return "after id \(id)"
-        }
-    }
-}
-
 /// An endpoint and its pagination scheme: turns page locations into URLs and reads the next location
 /// off a page.
 public struct PageLocator: Sendable {
@@ -256,28 +234,5 @@ public struct PageLocator: Sendable {
 
     private static func isLetter(_ byte: UInt8) -> Bool {
         (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte | 0x20)
-    }
-}
-
-/// Scheme, host and port: what must match for credentials to follow a redirect.
-public struct Origin: Hashable, Sendable {
-    public var scheme: String
-    public var host: String
-    public var port: Int
-
-    public init?(_ url: String) {
-        guard let components = URLComponents(string: url), let scheme = components.scheme?.lowercased(),
-            let host = components.host?.lowercased()
-        else { return nil }
-        self.scheme = scheme
-        self.host = host
-        self.port = components.port ?? (scheme == "https" ? 443 : 80)
-    }
-
-    /// Whether the host is this machine: `localhost`, `127.0.0.0/8` or `::1`.
-    public var isLoopback: Bool {
-        if host == "localhost" || host == "::1" || host == "[::1]" { return true }
-        let octets = host.split(separator: ".")
-        return octets.count == 4 && octets.first == "127" && octets.allSatisfy { UInt8($0) != nil }
     }
 }

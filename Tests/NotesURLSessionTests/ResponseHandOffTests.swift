@@ -1,9 +1,10 @@
 import Dispatch
 import Foundation
+import NotesFetch
 import Synchronization
 import Testing
 
-@testable import NotesFetch
+@testable import NotesURLSession
 
 @Suite("The hand-off between the transfer thread and the decoder")
 struct ResponseHandOffTests {

@@ -1,3 +1,5 @@
+public import NotesFetch
+
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Darwin)

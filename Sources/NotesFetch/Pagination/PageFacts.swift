@@ -1,0 +1,100 @@
+public import NotesPage
+
+/// What one page told about where the walk goes: its head, the values the decoder read, its notes.
+public struct PageFacts: Sendable {
+    public var location: PageLocation
+    /// The URL the page came from, after redirects.
+    public var url: String
+    public var head: HTTPResponseHead
+    public var summary: PageDecoder.Summary
+    /// The ``Pagination/fieldPaths`` of the scheme, in the order of ``PageDecoder/Summary/fields``.
+    public var fieldPaths: [FieldPath]
+
+    public init(
+        location: PageLocation, url: String, head: HTTPResponseHead, summary: PageDecoder.Summary,
+        fieldPaths: [FieldPath]
+    ) {
+        self.location = location
+        self.url = url
+        self.head = head
+        self.summary = summary
+        self.fieldPaths = fieldPaths
+    }
+
+    /// The value the page has at `path`, if the scheme asked for it and the page has it.
+    public func value(at path: FieldPath) -> FieldValue? {
+        fieldPaths.firstIndex(of: path).flatMap { summary.fields.indices.contains($0) ? summary.fields[$0] : nil }
+    }
+
+    /// The first `Link` header target with relation `relation`, resolved against the page's URL.
+    public func link(_ relation: String) -> String? {
+        for header in head.values(of: "Link") {
+            if let target = PageLocator.link(relation, in: header) {
+                return PageLocator.resolve(target, against: url) ?? target
+            }
+        }
+        return nil
+    }
+
+    /// The total the page announces: the number at `path` if given and present, else `X-Total-Count`.
+    public func total(path: FieldPath?) -> Int? {
+        total(path: path, orCommon: false)?.value
+    }
+
+    /// The total the page announces at `path`, or else at the first of ``TotalPaths/common`` it has, or in
+    /// `X-Total-Count`; and where it was read.
+    func total(path: FieldPath?, orCommon: Bool) -> (value: Int, source: String)? {
+        let paths = path.map { [$0] } ?? (orCommon ? TotalPaths.common : [])
+        for path in paths {
+            if case .number(let text) = value(at: path), let total = Int(text), total >= 0 {
+                return (total, "'\(path)'")
+            }
+        }
+        return head.value(of: "X-Total-Count").flatMap { Int($0.trimming(" \t")) }.flatMap {
+            $0 >= 0 ? ($0, "X-Total-Count") : nil
+        }
+    }
+
+    /// What the server says of the page after this one: a next reference (the body's next value, else a
+    /// `Link` `rel="next"`, resolved against the page's URL), that there is none (the next value is `null`
+    /// or empty, with no `Link`), or nothing either way.
+    var nextReference: NextReference {
+        if let value = summary.nextCursor, !value.isEmpty {
+            let isURL = value.hasPrefix("/") || value.hasPrefix("?") || PageLocator.hasScheme(value)
+            return .some(isURL ? PageLocator.resolve(value, against: url) ?? value : value)
+        }
+        if let link = link("next") { return .some(link) }
+        return summary.hasNextValue ? .none : .unknown
+    }
+
+    /// What the page showed of paths nobody gave (``PathDetection``): the items and the next value found
+    /// on it, and where its total is, said once after the first page; `nil` when nothing was found.
+    public var foundPaths: String? {
+        var parts: [String] = []
+        if let items = summary.detectedItemsPath { parts.append("items at '\(items)'") }
+        if let next = summary.detectedNextPath { parts.append("next at '\(next)'") }
+        guard !parts.isEmpty else { return nil }
+        if let total = total(path: nil, orCommon: true) { parts.append("total at \(total.source) (\(total.value))") }
+        return "Pagination: found " + parts.joined(separator: ", ")
+    }
+
+    /// What a page says of the page after it (``PageFacts/nextReference``).
+    enum NextReference: Equatable {
+        /// A cursor or a URL.
+        case some(String)
+        /// The page is the last.
+        case none
+        /// The page does not say.
+        case unknown
+    }
+}
+
+/// Where the common APIs write the number of records a collection holds.
+enum TotalPaths {
+    /// Django REST framework's `count`, FastAPI's `total`, JSON:API's `meta.pagination.count`, and others.
+    static let common: [FieldPath] = [
+        "count", "total", "total_count", "totalCount", "total_results", "totalResults", "meta.total",
+        "meta.count", "meta.total_count", "meta.totalCount", "meta.pagination.count", "meta.pagination.total",
+        "pagination.total", "pagination.count", "page.totalElements",
+    ].map(FieldPath.init)
+}

@@ -1,0 +1,86 @@
+public import NotesPage
+
+#if canImport(FoundationEssentials)
+    public import FoundationEssentials
+#else
+    public import Foundation
+#endif
+
+/// How an endpoint's pages follow one another: where the first page is, the URL of a page, and what a
+/// page says about the next one. One type per scheme; ``NotesFetcher/walk`` and the notes screen
+/// follow any of them the same way.
+///
+/// A scheme's locations are ``PageLocation`` values in its own terms (a cursor, an offset, a page
+/// number, an id to go on after), so a resumed run knows where it was whatever the scheme.
+public protocol Pagination: Sendable, CustomStringConvertible {
+    /// Values the page decoder reads for the scheme besides the items and the next value.
+    var fieldPaths: [FieldPath] { get }
+    /// The first page.
+    func start(endpoint: URL) -> PageLocation
+    /// The page `--cursor TEXT` names, or `nil` when the text cannot name one in this scheme.
+    func location(cursor: String) -> PageLocation?
+    /// The URL to request for `location`.
+    func url(for location: PageLocation, endpoint: URL) -> String
+    /// The page after `page`, or `nil` when `page` is the last.
+    /// - Throws: ``PaginationError`` when the page says something the scheme cannot follow.
+    func next(after page: PageFacts, endpoint: URL) throws(PaginationError) -> PageLocation?
+    /// What the walk recognised, said once after the first page (for `auto`), or `nil`.
+    func recognition(after page: PageFacts, endpoint: URL) -> String?
+    /// The notes the server says the collection holds, when it says.
+    func total(of page: PageFacts) -> Int?
+    /// The `index`-th page after `start` (0 is `start`), when pages can be addressed without reading the
+    /// ones before (offsets, page numbers), so that they can be fetched in parallel; `nil` otherwise.
+    func location(_ index: Int, after start: PageLocation) -> PageLocation?
+    /// Notes on every page but the last, when pages are addressable: a page with fewer is the last.
+    var pageSize: Int? { get }
+    /// The index (after `start`) of the last page, when the first page says how many there are.
+    func lastIndex(after first: PageFacts, start: PageLocation) -> Int?
+    /// The next page as soon as a page's head, or its next value read before the end of the body, says
+    /// where it is (a `Link` or cursor header, `next` before the notes), so that it can be requested early;
+    /// `nil` while that is not known. It must agree with ``next(after:endpoint:)``; the walk checks.
+    /// - Parameter nextValue: The body's next value once read (`.some(nil)` for `null`), else `nil`.
+    func earlyNext(head: HTTPResponseHead, nextValue: String??, url: String, endpoint: URL) -> PageLocation?
+    /// The scheme for the pages after `page`, addressed ahead so that they can be fetched in parallel, when
+    /// `page` shows that they can be (its next URL walks offsets or page numbers); `nil` otherwise.
+    func addressed(after page: PageFacts, endpoint: URL) -> (any Pagination)?
+    /// Whether the scheme reads the body's next value (so that a next path found on the page matters).
+    var readsNextValue: Bool { get }
+    /// Whether the scheme learns how the server pages from a walk's first page (``learned(from:)``): the walk
+    /// then fetches that page on its own before any other.
+    var learnsFromFirstPage: Bool { get }
+    /// The scheme for the rest of a walk whose first page is `first`: one that advances by the page size the
+    /// server showed (a server that caps the size asked sends fewer notes a page), or `nil` when nothing
+    /// changes.
+    func learned(from first: PageFacts) -> (any Pagination)?
+}
+
+extension Pagination {
+    public var fieldPaths: [FieldPath] { [] }
+    public func start(endpoint: URL) -> PageLocation { .start }
+    public func location(cursor: String) -> PageLocation? { .cursor(cursor) }
+    public func recognition(after page: PageFacts, endpoint: URL) -> String? { nil }
+    public func total(of page: PageFacts) -> Int? { page.total(path: nil) }
+    public func location(_ index: Int, after start: PageLocation) -> PageLocation? { nil }
+    public var pageSize: Int? { nil }
+    public func lastIndex(after first: PageFacts, start: PageLocation) -> Int? { nil }
+    public func earlyNext(head: HTTPResponseHead, nextValue: String??, url: String, endpoint: URL) -> PageLocation? {
+        nil
+    }
+    public func addressed(after page: PageFacts, endpoint: URL) -> (any Pagination)? { nil }
+    public var readsNextValue: Bool { true }
+    public var learnsFromFirstPage: Bool { false }
+    public func learned(from first: PageFacts) -> (any Pagination)? { nil }
+
+    /// ``addressed(after:endpoint:)`` for schemes that follow next URLs: when `page`'s next URL is its own
+    /// URL with an offset advanced by its note count or a page number advanced by one, and its own URL
+    /// names its offset or number.
+    func addressedByURL(after page: PageFacts, endpoint: URL) -> (any Pagination)? {
+        // The page's own URL must carry the parameter, or its value is a guess (a first page at the bare
+        // endpoint): the walk is addressed from the first page whose URL says where it is.
+        guard case .url(let next)? = try? self.next(after: page, endpoint: endpoint),
+            let addressing = URLAddressing(from: page.url, to: next, noteCount: page.summary.noteCount),
+            let here = URLComponents(string: page.url), addressing.value(in: page.url, template: here) != nil
+        else { return nil }
+        return AddressedURLPagination(base: self, addressing: addressing, template: next)
+    }
+}

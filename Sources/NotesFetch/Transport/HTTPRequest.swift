@@ -1,0 +1,62 @@
+import Synchronization
+
+/// One HTTP header field.
+public struct HTTPHeader: Sendable, Hashable {
+    public var name: String
+    public var value: String
+
+    public init(_ name: String, _ value: String) {
+        self.name = name
+        self.value = value
+    }
+}
+
+/// A GET request.
+public struct HTTPRequest: Sendable, Hashable {
+    public var url: String
+    public var headers: [HTTPHeader]
+    /// Seconds without a byte (connecting, the TLS handshake, waiting for the head, reading the body)
+    /// before the request fails.
+    public var idleTimeout: Double
+    /// Seconds the whole exchange may take before it fails, however steadily bytes arrive.
+    public var totalTimeout: Double
+    /// Open a new connection rather than reuse a kept-alive one, on which an HTTP library may send the
+    /// request a second time on its own if the connection turns out dead.
+    public var freshConnection: Bool
+    /// Counts the times the request was sent (the transport's own re-sends included) and the body's bytes
+    /// on the wire. Not part of the request's identity.
+    public var meter: ExchangeMeter?
+
+    public init(
+        url: String, headers: [HTTPHeader] = [], idleTimeout: Double = 30, totalTimeout: Double = 600,
+        freshConnection: Bool = false, meter: ExchangeMeter? = nil
+    ) {
+        self.url = url
+        self.headers = headers
+        self.idleTimeout = idleTimeout
+        self.totalTimeout = totalTimeout
+        self.freshConnection = freshConnection
+        self.meter = meter
+    }
+
+    /// The `Accept` a transport sends when ``headers`` has none: JSON first, anything else at a lower
+    /// quality (as curl's `*/*`), so that a server speaking only a JSON type of its own
+    /// (`application/vnd.api+json`) answers rather than refusing with 406; the content type of the answer is
+    /// still checked.
+    public static let defaultAccept = "application/json, */*;q=0.8"
+
+    /// The `Accept` to send: the caller's if ``headers`` has one, else ``defaultAccept``.
+    public var accept: String? {
+        headers.contains { $0.name.lowercased() == "accept" } ? nil : Self.defaultAccept
+    }
+
+    public static func == (left: HTTPRequest, right: HTTPRequest) -> Bool {
+        left.url == right.url && left.headers == right.headers && left.idleTimeout == right.idleTimeout
+            && left.totalTimeout == right.totalTimeout && left.freshConnection == right.freshConnection
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(url)
+        hasher.combine(headers)
+    }
+}

@@ -1,0 +1,35 @@
+import Synchronization
+
+/// Takes a response as it arrives. The transport calls it on the thread that called
+/// ``HTTPTransport/perform(_:receiver:cancellation:)``, in order: the head once, then each chunk of the
+/// body. Returning `false` stops the exchange: nothing more is delivered, and the transport ends the
+/// transfer (closing the connection unless the response was already complete).
+public protocol HTTPResponseReceiver: AnyObject {
+    func receive(head: HTTPResponseHead) -> Bool
+    func receive(body chunk: UnsafeRawBufferPointer) -> Bool
+    /// Shown each chunk of the body before ``receive(body:)``: the request that will follow this one, if
+    /// the chunk tells (a next cursor at the end of the body). A transport that can send it at once does,
+    /// while this response is still being taken; a later ``HTTPTransport/perform(_:receiver:cancellation:)``
+    /// of an equal request takes over that exchange. `nil` by default.
+    func nextRequest(peekingAt chunk: UnsafeRawBufferPointer) -> HTTPRequest?
+    /// Whether a chunk still to come may name the next request. While it does, a transport that sends
+    /// early may hold each chunk back until it has shown the receiver the next one (or would otherwise
+    /// wait on the network), so that the next request goes out before the bytes ahead of the one that
+    /// names it are taken. `false` by default.
+    var awaitsNextRequest: Bool { get }
+}
+
+extension HTTPResponseReceiver {
+    public func nextRequest(peekingAt chunk: UnsafeRawBufferPointer) -> HTTPRequest? { nil }
+    public var awaitsNextRequest: Bool { false }
+}
+
+/// Performs HTTP exchanges, blocking the calling thread, with real backpressure: the body is read from
+/// the socket only as fast as the receiver takes it.
+public protocol HTTPTransport: Sendable {
+    /// Performs `request`.
+    /// - Returns: `true` when the response ended, `false` when the receiver stopped it.
+    /// - Throws: ``TransportError`` when the exchange failed or `cancellation` was set.
+    func perform(_ request: HTTPRequest, receiver: some HTTPResponseReceiver, cancellation: CancellationFlag)
+        throws(TransportError) -> Bool
+}

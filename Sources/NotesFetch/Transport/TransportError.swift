@@ -1,0 +1,27 @@
+import Synchronization
+
+/// Why an exchange failed: all but ``Kind/cancelled`` and ``Kind/tls`` are worth a retry.
+public struct TransportError: Error, Sendable, Hashable, CustomStringConvertible {
+    public enum Kind: Sendable, Hashable {
+        case connect
+        case timeout
+        /// The TLS handshake failed: a certificate that does not verify or names another host. Never
+        /// worth a retry.
+        case tls
+        /// The connection broke: reset, closed early, or the body shorter than its Content-Length.
+        case broken
+        case cancelled
+        case other
+    }
+
+    public var kind: Kind
+    /// Short and safe to log: never holds a header value.
+    public var message: String
+
+    public init(_ kind: Kind, _ message: String) {
+        self.kind = kind
+        self.message = message
+    }
+
+    public var description: String { message }
+}
