@@ -51,7 +51,7 @@ struct Benchmark {
         "latency/sequential": "notes-page fetch --paginate page --parallel 1 on the same pages",
         "latency/parallel-8": "notes-page fetch --paginate page --parallel 8 on the same pages",
         "latency/auto-8": "notes-page fetch (auto) --parallel 8 on Django-style next URLs that walk offsets",
-        "latency/chain-late": "header cursors, bodies as slow as the latency, --no-prefetch",
+        "latency/chain-late": "header cursors, bodies as slow as the latency, --no-early-requests",
         "latency/chain-early": "the same with the next page requested as soon as its cursor header arrives",
     ]
 
@@ -206,7 +206,7 @@ struct Benchmark {
             ),
             Benchmark(
                 name: "latency/chain-late",
-                run: .command { chain($0) + ["--no-prefetch"] },
+                run: .command { chain($0) + ["--no-early-requests"] },
                 ceiling: [],
                 size: latency
             ),

@@ -114,7 +114,7 @@ struct FetchCommand {
         var configuration = FetchConfiguration(page: options.configuration)
         configuration.page.duplicates = try PaginationOptions.duplicates(parsed)
         configuration.parallel = try parsed.integer("--parallel", default: 4, in: 1...64)
-        configuration.prefetch = !parsed.has("--no-prefetch")
+        configuration.earlyRequests = !parsed.has("--no-early-requests")
         configuration.retries = try parsed.integer("--retries", default: 4, in: 0...100)
         configuration.idleTimeout = Double(try parsed.integer("--timeout", default: 30, in: 1...86_400))
         configuration.pageTimeout = Double(try parsed.integer("--page-timeout", default: 600, in: 1...604_800))

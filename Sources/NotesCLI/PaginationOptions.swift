@@ -57,7 +57,7 @@ enum PaginationOptions {
             "--parallel", value: "n",
             help: "offset, page: pages in flight at once (1: one after another). Default: 4.", group: group),
         .init(
-            "--no-prefetch",
+            "--no-early-requests",
             help: "next, link, header, auto: do not request the next page before the current one has ended.",
             group: group),
         .init(

@@ -58,13 +58,13 @@ struct EarlyRequestTests {
         let server = try Self.server(answeredFirst: answeredFirst)
         defer { server.close() }
         let transport = CurlTransport()
-        let page = Peeker(next: HTTPRequest(url: server.origin + "/b"))
+        let page = FirstChunkNamer(next: HTTPRequest(url: server.origin + "/b"))
         #expect(try transport.perform(HTTPRequest(url: server.origin + "/a"), receiver: page, cancellation: .init()))
         #expect(page.body == Array(Self.first.utf8))
         #expect(answeredFirst.isSet, "/b was asked and answered before /a's last bytes were sent")
 
         let meter = ExchangeMeter()
-        let next = Peeker(next: nil)
+        let next = FirstChunkNamer(next: nil)
         #expect(
             try transport.perform(
                 HTTPRequest(url: server.origin + "/b", meter: meter), receiver: next, cancellation: .init()))
@@ -80,9 +80,9 @@ struct EarlyRequestTests {
         let server = try Self.server()
         defer { server.close() }
         let transport = CurlTransport()
-        let page = Peeker(next: HTTPRequest(url: server.origin + "/b"))
+        let page = FirstChunkNamer(next: HTTPRequest(url: server.origin + "/b"))
         #expect(try transport.perform(HTTPRequest(url: server.origin + "/a"), receiver: page, cancellation: .init()))
-        let next = Peeker(next: nil)
+        let next = FirstChunkNamer(next: nil)
         #expect(try transport.perform(HTTPRequest(url: server.origin + "/c"), receiver: next, cancellation: .init()))
         #expect(next.body == Array(Self.other.utf8))
         #expect(transport.earlyRequests == (taken: 0, dropped: 1))
@@ -100,10 +100,10 @@ struct EarlyRequestTests {
         let server = try Self.server(encodedTimes: 1, coding: coding, answeredFirst: answeredFirst)
         defer { server.close() }
         let transport = CurlTransport()
-        let page = Peeker(next: HTTPRequest(url: server.origin + "/b"))
+        let page = FirstChunkNamer(next: HTTPRequest(url: server.origin + "/b"))
         #expect(try transport.perform(HTTPRequest(url: server.origin + "/a"), receiver: page, cancellation: .init()))
         #expect(answeredFirst.isSet, "the compressed answer came while /b waited")
-        let next = Peeker(next: nil)
+        let next = FirstChunkNamer(next: nil)
         #expect(try transport.perform(HTTPRequest(url: server.origin + "/b"), receiver: next, cancellation: .init()))
         #expect(next.body == Array(Self.second.utf8))
         #expect(next.head?.value(of: "Content-Encoding") == nil)
@@ -117,7 +117,7 @@ struct EarlyRequestTests {
         let server = try Self.server(restSent: restSent)
         defer { server.close() }
         let transport = CurlTransport()
-        let page = Peeker(next: HTTPRequest(url: server.origin + "/b"), stopsAtFirstChunk: true)
+        let page = FirstChunkNamer(next: HTTPRequest(url: server.origin + "/b"), stopsAtFirstChunk: true)
         #expect(try !transport.perform(HTTPRequest(url: server.origin + "/a"), receiver: page, cancellation: .init()))
         #expect(page.chunks == 1, "nothing after the stop")
         #expect(!restSent.isSet, "the exchange ended at the stop, not when the server sent the rest")
@@ -129,10 +129,10 @@ struct EarlyRequestTests {
         defer { server.close() }
         let transport = CurlTransport()
         let next = HTTPRequest(url: server.origin + "/b", totalTimeout: 1)
-        let page = Peeker(next: next)
+        let page = FirstChunkNamer(next: next)
         #expect(try transport.perform(HTTPRequest(url: server.origin + "/a"), receiver: page, cancellation: .init()))
         usleep(1_500_000)  // the walk busy with the page before: longer than the next page's timeout
-        let taker = Peeker(next: nil)
+        let taker = FirstChunkNamer(next: nil)
         #expect(try transport.perform(next, receiver: taker, cancellation: .init()))
         #expect(taker.body == Array(Self.second.utf8))
         #expect(transport.earlyRequests == (taken: 1, dropped: 0))
@@ -153,7 +153,7 @@ struct HeldChunkTests {
         }
         defer { server.close() }
         let transport = CurlTransport()
-        let page = Guesser(next: HTTPRequest(url: server.origin + "/b"))
+        let page = LastChunkNamer(next: HTTPRequest(url: server.origin + "/b"))
         #expect(try transport.perform(HTTPRequest(url: server.origin + "/a"), receiver: page, cancellation: .init()))
         #expect(page.body == Array(Self.long.utf8))
         #expect(page.events.count >= 4, "named, then the chunks: \(page.events)")
@@ -161,7 +161,7 @@ struct HeldChunkTests {
         // Held bytes go on in pieces as libcurl cut them, so that what the first bytes say (a next value
         // before the items) is acted on as early as before.
         #expect(page.pieces.allSatisfy { $0 <= 16 << 10 }, "\(page.pieces)")
-        let next = Peeker(next: nil)
+        let next = FirstChunkNamer(next: nil)
         #expect(try transport.perform(HTTPRequest(url: server.origin + "/b"), receiver: next, cancellation: .init()))
         #expect(next.body == Array(EarlyRequestTests.second.utf8))
         #expect(transport.earlyRequests == (taken: 1, dropped: 0))
@@ -186,7 +186,7 @@ struct HeldChunkTests {
             ]
         }
         defer { server.close() }
-        let page = Guesser(next: HTTPRequest(url: server.origin + "/b"), received: received)
+        let page = LastChunkNamer(next: HTTPRequest(url: server.origin + "/b"), received: received)
         #expect(
             try CurlTransport().perform(HTTPRequest(url: server.origin + "/a"), receiver: page, cancellation: .init()))
         #expect(page.body == Array(Self.long.utf8))
@@ -237,7 +237,7 @@ private final class SlowTaker: HTTPResponseReceiver {
 
 /// Names `next` at the chunk whose bytes end the body's next value (as a walk's page does), records what
 /// happens in order, and counts the bytes taken in `received` (read from another thread).
-private final class Guesser: HTTPResponseReceiver {
+private final class LastChunkNamer: HTTPResponseReceiver {
     private var next: HTTPRequest?
     private let received: Counter?
     var body: [UInt8] = []
@@ -340,7 +340,7 @@ struct EarlyWalkTests {
         #expect(transport.earlyRequests == (taken: 0, dropped: 0))
     }
 
-    @Test("--max-pages, --max-notes: nothing is asked for past the last page; --no-prefetch: nothing early")
+    @Test("--max-pages, --max-notes: nothing is asked for past the last page; --no-early-requests: nothing early")
     func bounded() async throws {
         let server = try Self.server()
         defer { server.close() }
@@ -357,7 +357,8 @@ struct EarlyWalkTests {
 
         let transport = CurlTransport()
         let plain = try await InProcessRun(
-            ["--all", "--no-prefetch", "--format", "ids"], transport: transport, endpoint: server.origin + "/notes")
+            ["--all", "--no-early-requests", "--format", "ids"], transport: transport,
+            endpoint: server.origin + "/notes")
         #expect(plain.stdout == "n1\nn2\nn3\nn4\nn5\n")
         #expect(transport.earlyRequests == (taken: 0, dropped: 0))
         #expect(server.requests.count == 7 + 5)
@@ -366,7 +367,7 @@ struct EarlyWalkTests {
 
 /// Names `next` at the first chunk, then records the head and the body (and stops at the first chunk if
 /// told to).
-private final class Peeker: HTTPResponseReceiver {
+private final class FirstChunkNamer: HTTPResponseReceiver {
     private var next: HTTPRequest?
     private let stopsAtFirstChunk: Bool
     var head: HTTPResponseHead?

@@ -172,7 +172,7 @@ struct PaginationEndToEndTests {
     }
 
     @Test("Ctrl-C while the next page was requested early: exit 130 within a second, only page 1 written")
-    func interruptWithPrefetch() throws {
+    func interruptWithEarlyPages() throws {
         let server = try FixtureServer(Self.notes + ["--quiet", "--style", "link", "--fault", "drip:64/20@2"])
         defer { server.stop() }
         let scratch = try Scratch()

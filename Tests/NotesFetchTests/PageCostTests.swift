@@ -180,9 +180,9 @@ struct CodingTests {
 
 /// The next value read off a page's last bytes, before the decoder gets there.
 @Suite("The next value, guessed from the bytes")
-struct NextGuessTests {
+struct NextValuePeekTests {
     func guess(_ text: String, key: String = "next_cursor") -> String? {
-        Array(text.utf8).withUnsafeBytes { NextGuess.value(after: Array(key.utf8), in: $0) }
+        Array(text.utf8).withUnsafeBytes { NextValuePeek.value(after: Array(key.utf8), in: $0) }
     }
 
     @Test("A string or number after the key at the end of the document is read; braces and spaces may follow")

@@ -27,7 +27,7 @@ public struct FetchConfiguration: Sendable {
     public var parallel: Int = 1
     /// Whether a walk requests the next page as soon as its reference is known (a `Link` or cursor
     /// header, a next value before the notes), while the current page still streams: one page ahead.
-    public var prefetch = false
+    public var earlyRequests = false
 
     /// - Parameters:
     ///   - page: Defaults to ``PageConfiguration``'s defaults.

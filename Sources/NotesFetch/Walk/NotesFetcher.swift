@@ -56,7 +56,7 @@ public final class NotesFetcher: Sendable {
         self.configuration = configuration
         self.environment = environment
         // Lane 0 carries the pages decoded into the run's id set; early requests take lanes 1 and 2 in turn.
-        lanes = (0..<max(1, configuration.parallel, configuration.prefetch ? 3 : 1)).map { index in
+        lanes = (0..<max(1, configuration.parallel, configuration.earlyRequests ? 3 : 1)).map { index in
             Lane(index: index, transport: index == 0 ? transport : moreTransports?() ?? transport)
         }
         gate = RequestGate(rate: configuration.rate)
@@ -125,7 +125,7 @@ public final class NotesFetcher: Sendable {
         cancellation: CancellationFlag,
         lane: Int,
         early: (@Sendable (PageLocation) -> Void)? = nil,
-        guessesNext: Bool = false
+        sendsNextEarly: Bool = false
     ) async throws(FetchError) -> FetchedPage {
         let url = locator.url(for: location)
         if let problem = configuration.credentialProblem(endpoint: locator.endpoint) {
@@ -149,7 +149,7 @@ public final class NotesFetcher: Sendable {
             let outcome = await withTaskCancellationHandler {
                 await attemptPage(
                     url: url, ids: ids, cancellation: cancellation, lane: lanes[lane % lanes.count], early: early,
-                    guessesNext: guessesNext, meter: meter, fresh: fresh)
+                    sendsNextEarly: sendsNextEarly, meter: meter, fresh: fresh)
             } onCancel: {
                 cancellation.cancel()
             }
@@ -292,7 +292,7 @@ public final class NotesFetcher: Sendable {
             // it for the walk that follows, which takes it over with an equal request.
             try await walkInSequence(
                 from: start, firstNumber: firstNumber, ids: ids, visited: visited, maxPages: 1, maxNotes: nil,
-                cancellation: cancellation, guessesAfterLast: (maxPages ?? 2) > 1 && maxNotes == nil
+                cancellation: cancellation, sendsNextAfterLast: (maxPages ?? 2) > 1 && maxNotes == nil
             ) { (page: FetchedPage) async throws(FetchError) -> Void in
                 first = (page.facts, page.notes.count)
                 try await body(page)
@@ -334,7 +334,7 @@ public final class NotesFetcher: Sendable {
         maxPages: Int?,
         maxNotes: Int?,
         cancellation: CancellationFlag,
-        guessesAfterLast: Bool = false,
+        sendsNextAfterLast: Bool = false,
         body: (FetchedPage) async throws(FetchError) -> Void
     ) async throws(FetchError) -> PageLocation? {
         var location = start
@@ -344,15 +344,15 @@ public final class NotesFetcher: Sendable {
         let first = locator.url(for: location)
         if FetchLimits.urlProblem(first) == nil { visited.insert(first) }
         visited.commitPage()
-        let prefetch =
-            configuration.prefetch
-            ? Prefetch(
+        let earlyPages =
+            configuration.earlyRequests
+            ? EarlyPages(
                 fetcher: self, lastNumber: maxPages.map { firstNumber + $0 - 1 }, cancellation: cancellation) : nil
-        defer { prefetch?.stop() }
+        defer { earlyPages?.stop() }
         while true {
             var page: FetchedPage
-            prefetch?.makeCurrent(number)
-            if let early = prefetch?.take(number, at: location) {
+            earlyPages?.makeCurrent(number)
+            if let early = earlyPages?.take(number, at: location) {
                 // Requested early with ids of its own: checked against the run now, in page order.
                 page = try await withTaskCancellationHandler {
                     await early.value
@@ -372,12 +372,12 @@ public final class NotesFetcher: Sendable {
                 // transport holds it until the next iteration asks for that page): not past --max-pages, not
                 // with --max-notes (this page may be the last), nor while auto may still move to pages in
                 // parallel.
-                let guessesNext =
-                    prefetch != nil && (configuration.parallel <= 1 || pages >= 2)
-                    && (guessesAfterLast || (maxPages.map { pages + 2 <= $0 } ?? true)) && maxNotes == nil
+                let sendsNextEarly =
+                    earlyPages != nil && (configuration.parallel <= 1 || pages >= 2)
+                    && (sendsNextAfterLast || (maxPages.map { pages + 2 <= $0 } ?? true)) && maxNotes == nil
                 page = try await fetchPage(
                     location, number: number, ids: ids, cancellation: cancellation, lane: 0,
-                    early: prefetch?.earlyHandler(for: number), guessesNext: guessesNext)
+                    early: earlyPages?.earlyHandler(for: number), sendsNextEarly: sendsNextEarly)
             }
             // A page whose next link loops is refused whole, so that a resumed run meets the same error.
             if let next = page.next {
@@ -402,7 +402,7 @@ public final class NotesFetcher: Sendable {
             if pages == 1, let facts = page.facts, let rest = pageConfiguration(after: facts) {
                 // The first page showed where the items or the next value are: the rest is read there (what
                 // was requested early, read the first page's way, is dropped).
-                prefetch?.stop()
+                earlyPages?.stop()
                 return try await NotesFetcher(sharing: self, pagination: locator.pagination, page: rest).walk(
                     from: next, firstNumber: number + 1, ids: ids, visited: visited, maxPages: maxPages.map { $0 - 1 },
                     maxNotes: maxNotes.map { $0 - page.notes.count }, cancellation: cancellation, body: body)
@@ -413,7 +413,7 @@ public final class NotesFetcher: Sendable {
                 // The next URLs walk offsets or page numbers: the rest of the walk goes in parallel, starting
                 // with the next page's early request if there is one.
                 // Off lane 0's thread: pages in flight would otherwise wait for it, busy with a page of its own.
-                let first = prefetch?.take(number + 1, at: next)
+                let first = earlyPages?.take(number + 1, at: next)
                 let (done, counted) = (pages, notes)
                 return try await withTaskExecutorPreference(globalConcurrentExecutor) {
                     () async throws(FetchError) -> PageLocation? in
@@ -451,7 +451,7 @@ public final class NotesFetcher: Sendable {
     /// One attempt at a page, following redirects, on the transport queue.
     private func attemptPage(
         url: String, ids: IDSet, cancellation: CancellationFlag, lane: Lane, early: (@Sendable (PageLocation) -> Void)?,
-        guessesNext: Bool, meter: ExchangeMeter, fresh: Bool
+        sendsNextEarly: Bool, meter: ExchangeMeter, fresh: Bool
     ) async -> Outcome {
         let ids = UnsafeTransfer(ids)
         return await withCheckedContinuation { continuation in
@@ -459,14 +459,14 @@ public final class NotesFetcher: Sendable {
                 continuation.resume(
                     returning: performPage(
                         url: url, ids: ids.value, cancellation: cancellation, transport: lane.transport,
-                        worker: lane.worker, early: early, guessesNext: guessesNext, meter: meter, fresh: fresh))
+                        worker: lane.worker, early: early, sendsNextEarly: sendsNextEarly, meter: meter, fresh: fresh))
             }
         }
     }
 
     private func performPage(
         url: String, ids: IDSet, cancellation: CancellationFlag, transport: any HTTPTransport,
-        worker: JSONPipelineWorker, early: (@Sendable (PageLocation) -> Void)?, guessesNext: Bool,
+        worker: JSONPipelineWorker, early: (@Sendable (PageLocation) -> Void)?, sendsNextEarly: Bool,
         meter: ExchangeMeter, fresh: Bool
     ) -> Outcome {
         var url = url
@@ -481,9 +481,9 @@ public final class NotesFetcher: Sendable {
                 if isFirst { meter.sent(hop.sendCount) }
             }
             let reception = PageReception(configuration: page, ids: ids, worker: worker)
-            if guessesNext {
+            if sendsNextEarly {
                 let pageURL = url
-                reception.guess = { [self] head, value in
+                reception.makeNextRequest = { [self] head, value in
                     // Not while a rate is kept or a limit waited out, nor after a head that spent the limit.
                     let now = environment.now()
                     guard gate.isOpen(at: now), !(RateLimit.wait(head, now: now).map { $0 > 0 } ?? false),

@@ -13,10 +13,10 @@ final class PageReception: HTTPResponseReceiver {
     var problem: FetchError.Code?
     /// Told the head and then the next value once read, until it returns `true` (the next page is known).
     var early: ((HTTPResponseHead, String??) -> Bool)?
-    /// Makes the next page's request from a next value read off the bytes (``NextGuess``), before the
+    /// Makes the next page's request from a next value read off the bytes (``NextValuePeek``), before the
     /// chunk that holds it is decoded; set for the pages of a walk in sequence, cleared once used.
-    var guess: ((HTTPResponseHead, String) -> HTTPRequest?)?
-    /// The last key of the next value's path, which ``NextGuess`` looks for.
+    var makeNextRequest: ((HTTPResponseHead, String) -> HTTPRequest?)?
+    /// The last key of the next value's path, which ``NextValuePeek`` looks for.
     private let nextKey: [UInt8]
 
     init(configuration: PageConfiguration, ids: IDSet, worker: JSONPipelineWorker) {
@@ -53,20 +53,22 @@ final class PageReception: HTTPResponseReceiver {
         // The next page of a compressed walk is likely compressed too, and an early answer with a coding
         // is refused while it waits (CurlTransport): no guess, no wasted request. Nor is a coded page
         // paused to send one (libcurl would inflate the rest of its read into the pause buffer).
-        if coded { guess = nil }
+        if coded { makeNextRequest = nil }
         if let early, early(head, nil) {
             self.early = nil
-            guess = nil  // requested early from its head already
+            makeNextRequest = nil  // requested early from its head already
         }
         return true
     }
 
-    var awaitsNextRequest: Bool { guess != nil }
+    var awaitsNextRequest: Bool { makeNextRequest != nil }
 
     func nextRequest(peekingAt chunk: UnsafeRawBufferPointer) -> HTTPRequest? {
-        guard let guess, let head, let value = NextGuess.value(after: nextKey, in: chunk) else { return nil }
-        self.guess = nil
-        return guess(head, value)
+        guard let makeNextRequest, let head, let value = NextValuePeek.value(after: nextKey, in: chunk) else {
+            return nil
+        }
+        self.makeNextRequest = nil
+        return makeNextRequest(head, value)
     }
 
     func receive(body chunk: UnsafeRawBufferPointer) -> Bool {
@@ -74,7 +76,7 @@ final class PageReception: HTTPResponseReceiver {
             try decoder.feed(chunk, into: &notes)
             if let early, decoder.hasReadNextBeforeItems, let head {
                 self.early = nil
-                guess = nil
+                makeNextRequest = nil
                 _ = early(head, .some(decoder.nextCursorRead))
             }
             return true

@@ -50,7 +50,7 @@ final class EventLog: HTTPTransport {
 /// The next page requested while the current one still streams, where its reference comes early: a `Link`
 /// or cursor header, or a next value before the notes.
 @Suite("The next page requested early, in process")
-struct PrefetchTests {
+struct EarlyPageTests {
     static let endpoint = FakeAPI.endpoint
 
     /// Three pages of two notes; page `slow` drips; `body` may replace a page's body.
@@ -93,7 +93,7 @@ struct PrefetchTests {
         }
     }
 
-    @Test("A Link header starts the next request while the page streams; --no-prefetch waits for its end")
+    @Test("A Link header starts the next request while the page streams; --no-early-requests waits for its end")
     func linkHeader() async throws {
         let early = EventLog(Self.linked(), hold: "p=2")
         let run = try await InProcessRun(["--all", "--paginate", "link", "--format", "ids"], transport: early)
@@ -103,7 +103,7 @@ struct PrefetchTests {
 
         let late = EventLog(Self.linked())
         let waited = try await InProcessRun(
-            ["--all", "--paginate", "link", "--no-prefetch", "--format", "ids"], transport: late)
+            ["--all", "--paginate", "link", "--no-early-requests", "--format", "ids"], transport: late)
         #expect(waited.status == .success)
         #expect(!late.overlapped("first", "p=2"), "\(late.events)")
     }

@@ -8,7 +8,7 @@ import NotesPage
 /// while that page is current, so never more than one page is ahead. An early page decodes with an id set
 /// of its own; the walk checks it against the run when it takes it, so it is dropped with its ids if the
 /// page before it fails, or if the page before it ends up naming another next page.
-final class Prefetch: Sendable {
+final class EarlyPages: Sendable {
     private struct State {
         var current = 0
         /// The next page each page named early, by number.

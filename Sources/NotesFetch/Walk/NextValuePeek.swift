@@ -5,7 +5,7 @@
 /// braces and whitespace (a next value after the notes ends the document). A wrong guess costs a request
 /// and never a note: the walk asks for the page its decoder read, and an early exchange is taken over only
 /// by an equal request.
-enum NextGuess {
+enum NextValuePeek {
     /// The string (with no escapes) or number after `"key":` at the end of `chunk`; `nil` when the chunk
     /// does not end that way, or the value is `null`, `true`, `false` or a string with an escape.
     static func value(after key: [UInt8], in chunk: UnsafeRawBufferPointer) -> String? {
