@@ -7,12 +7,19 @@ import Testing
 @testable import NotesCLI
 
 /// Records when each request starts and ends, in order. With `hold`, the first page's exchange does not
-/// end until the request named `hold` has started (at most five minutes), so that an early request is
-/// seen whatever the load.
+/// end until the request named `hold` has started, so that an early request is seen whatever the load;
+/// but for no more than ``grace`` once the concurrency pool is seen free, so that a run that never sends
+/// it early fails in seconds (``missed`` says so), not at a bound on a hang.
 final class EventLog: HTTPTransport {
+    /// How long the hold waits for the early request while nothing keeps it from starting.
+    static let grace = 2.0
+    /// The hold's bound on a hang: the pool's threads busy (in a full test run) for all of this.
+    static let patience = 300.0
+
     let inner: MemoryTransport
     private let hold: String?
     private let log = Mutex([String]())
+    private let missedHold = Mutex<String?>(nil)
     private let started = DispatchSemaphore(value: 0)
 
     init(_ inner: MemoryTransport, hold: String? = nil) {
@@ -30,12 +37,35 @@ final class EventLog: HTTPTransport {
         if name == hold { started.signal() }
         defer { log.withLock { $0.append("end \(name)") } }
         let completed = try inner.perform(request, receiver: receiver, cancellation: cancellation)
-        // The early request starts as a task, which waits for a thread of the concurrency pool; tests that
-        // wait for a process can hold the pool's threads (one per core) for most of a full test run. The
-        // hold is a bound on a hang, not a timing: it waits for as long as a whole run may take.
-        let patience = 300.0
-        if name == "first", hold != nil { _ = started.wait(timeout: .now() + patience) }
+        if name == "first", let hold { awaitStart(of: hold) }
         return completed
+    }
+
+    /// Why the hold gave up on the early request, if it did.
+    var missed: String? { missedHold.withLock { $0 } }
+
+    /// Waits for the request `hold` to start. The early request starts as a task, which waits for a thread
+    /// of the concurrency pool; tests that wait for a process can hold the pool's threads (one per core)
+    /// for most of a full test run. So the hold gives up only once a task started after the page's end
+    /// has run at once (the pool is free: the early request, a task made before it, would have started)
+    /// and ``grace`` has passed since; while the pool is busy it waits, up to ``patience``.
+    private func awaitStart(of hold: String) {
+        let bound = DispatchTime.now() + Self.patience
+        while started.wait(timeout: .now() + Self.grace) == .timedOut {
+            let probe = DispatchSemaphore(value: 0)
+            let asked = DispatchTime.now()
+            Task { probe.signal() }
+            let ran = probe.wait(timeout: bound) == .success
+            let free = ran && DispatchTime.now().uptimeNanoseconds - asked.uptimeNanoseconds < 1_000_000_000
+            guard free || DispatchTime.now() >= bound else { continue }
+            if started.wait(timeout: .now() + Self.grace) == .success { break }
+            let pool = free ? "the concurrency pool free" : "the concurrency pool busy for \(Int(Self.patience)) s"
+            missedHold.withLock {
+                $0 =
+                    "no early request: \(hold) had not started \(Int(2 * Self.grace)) s after the first page's end, \(pool)"
+            }
+            return
+        }
     }
 
     /// Whether the request for `second` started before the one for `first` ended.
@@ -98,7 +128,7 @@ struct EarlyPageTests {
         let early = EventLog(Self.linked(), hold: "p=2")
         let run = try await InProcessRun(["--all", "--paginate", "link", "--format", "ids"], transport: early)
         #expect(run.status == .success, "\(run.stderr)")
-        #expect(early.overlapped("first", "p=2"), "\(early.events)")
+        #expect(early.overlapped("first", "p=2"), "\(early.missed ?? "") \(early.events)")
         #expect(early.events.filter { $0.hasPrefix("start") }.count == 3)
 
         let late = EventLog(Self.linked())
@@ -114,7 +144,7 @@ struct EarlyPageTests {
         let run = try await InProcessRun(
             ["--all", "--items-path", "results", "--next-path", "next", "--format", "ids"], transport: drf)
         #expect(run.status == .success, "\(run.stderr)")
-        #expect(drf.overlapped("first", "p=2"), "\(drf.events)")
+        #expect(drf.overlapped("first", "p=2"), "\(drf.missed ?? "") \(drf.events)")
     }
 
     @Test("A next value after the notes is not used early: the next request waits for the page's end")
@@ -139,7 +169,7 @@ struct EarlyPageTests {
         #expect(
             run.messages.hasPrefix("Error: page 1 (the first page): document ended before it was complete (byte 44)\n"),
             "\(run.stderr)")
-        #expect(transport.events.contains("start p=2"))
+        #expect(transport.events.contains("start p=2"), "\(transport.missed ?? "") \(transport.events)")
         #expect(try scratch.read("out") == "")
     }
 

@@ -3,13 +3,25 @@ enum RateLimit {
     /// Seconds to wait before the next request, when the head says the limit is spent: `Retry-After`;
     /// GitHub's `X-RateLimit-Remaining: 0` with `X-RateLimit-Reset` (epoch seconds); or the IETF
     /// `RateLimit` field with a remaining of 0 (`limit=10, remaining=0, reset=5`, or `"q";r=0;t=5`).
-    /// `nil` when it says nothing of the kind.
+    /// `nil` when it says nothing of the kind. A number that is not finite says nothing; a wait is at most
+    /// ``longest``, so that it always converts to whole seconds and to a date.
     static func wait(_ head: HTTPResponseHead, now: Double) -> Double? {
+        said(head, now: now).map { min($0, longest) }
+    }
+
+    /// About 31 years: the longest wait a server can name.
+    static let longest: Double = 1e9
+
+    private static func seconds(_ text: String) -> Double? {
+        Double(text.trimming(" \t\"")).flatMap { $0.isFinite ? $0 : nil }
+    }
+
+    private static func said(_ head: HTTPResponseHead, now: Double) -> Double? {
         if let value = head.value(of: "Retry-After"), let seconds = RetryAfter.seconds(value, now: now) {
             return seconds
         }
         if head.value(of: "X-RateLimit-Remaining")?.trimming(" \t") == "0" {
-            let reset = head.value(of: "X-RateLimit-Reset").flatMap { Double($0.trimming(" \t")) }
+            let reset = head.value(of: "X-RateLimit-Reset").flatMap(seconds)
             return max(0, (reset ?? now + 60) - now)
         }
         if let field = head.value(of: "RateLimit") {
@@ -20,7 +32,7 @@ enum RateLimit {
                 guard pair.count == 2 else { continue }
                 switch pair[0].lowercased() {
                 case "remaining", "r": remaining = Int(pair[1])
-                case "reset", "t": reset = Double(pair[1])
+                case "reset", "t": reset = seconds(pair[1])
                 default: break
                 }
             }

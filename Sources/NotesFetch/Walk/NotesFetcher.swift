@@ -132,20 +132,18 @@ public final class NotesFetcher: Sendable {
             throw FetchError(.insecureCredentials(problem), page: number, location: location, attempts: 0)
         }
         var random = ClosureRandom(draw: environment.random)
-        // Attempts are the requests the server saw: libcurl's own re-send on a dead kept-alive connection
-        // counts. The last attempt the budget allows goes on a fresh connection, which is never re-sent.
-        var attempt = 0
+        var attempts = AttemptStateMachine(policy: AttemptStateMachine.Policy(configuration))
         while true {
             if cancellation.isCancelled || Task.isCancelled {
-                throw FetchError(.cancelled, page: number, location: location, attempts: attempt)
+                throw FetchError(.cancelled, page: number, location: location, attempts: attempts.attempts)
             }
             do {
                 try await gate.pass(environment: environment)
             } catch {
-                throw FetchError(.cancelled, page: number, location: location, attempts: attempt)
+                throw FetchError(.cancelled, page: number, location: location, attempts: attempts.attempts)
             }
             let meter = ExchangeMeter()
-            let fresh = attempt + 1 >= configuration.retries + 1
+            let fresh = attempts.nextIsFresh
             let outcome = await withTaskCancellationHandler {
                 await attemptPage(
                     url: url, ids: ids, cancellation: cancellation, lane: lanes[lane % lanes.count], early: early,
@@ -153,62 +151,55 @@ public final class NotesFetcher: Sendable {
             } onCancel: {
                 cancellation.cancel()
             }
-            attempt += max(1, meter.sendCount)
+            let page: (notes: [Note], summary: PageDecoder.Summary, url: String, head: HTTPResponseHead)
             switch outcome {
             case .page(let notes, let summary, let finalURL, let head):
-                if let wait = RateLimit.wait(head, now: environment.now()), wait > 0 {
-                    // The page spent the limit: the next request waits for the reset.
-                    environment.waiting(min(wait, configuration.maxWait), "rate limit spent")
-                    gate.hold(until: environment.now() + min(wait, configuration.maxWait))
+                page = (notes, summary, finalURL, head)
+            case .failed(let failure):
+                switch attempts.ended(failure, sends: meter.sendCount, now: environment.now(), random: &random) {
+                case .fail(let code):
+                    throw FetchError(code, page: number, location: location, attempts: attempts.attempts)
+                case .hold(let wait, let reason):
+                    environment.waiting(wait, reason)
+                    gate.hold(until: environment.now() + wait)
+                case .retry(let delay, let announce):
+                    if announce, case .retryable(let reason, _) = failure { environment.waiting(delay, reason) }
+                    do {
+                        try await environment.sleep(delay)
+                    } catch {
+                        throw FetchError(.cancelled, page: number, location: location, attempts: attempts.attempts)
+                    }
                 }
-                let facts = PageFacts(
-                    location: location, url: finalURL, head: head, summary: summary, fieldPaths: page.fieldPaths)
-                let next: PageLocation?
-                do {
-                    next = try locator.next(after: facts)
-                } catch {
-                    ids.rollbackPage()
-                    throw FetchError(.pagination(error.message), page: number, location: location, attempts: attempt)
-                }
-                return FetchedPage(
-                    number: number,
-                    location: location,
-                    notes: notes,
-                    next: next,
-                    byteCount: summary.byteCount,
-                    attempts: attempt,
-                    wireBytes: meter.wireBytes,
-                    skippedCount: summary.skippedCount,
-                    total: locator.pagination.total(of: facts),
-                    facts: facts
-                )
-            case .fatal(let code):
-                throw FetchError(code, page: number, location: location, attempts: attempt)
-            case .rateLimited(let status, let wait):
-                if wait > configuration.maxWait {
-                    let reason =
-                        "rate limited (HTTP \(status)) for \(Int(wait.rounded(.up))) s, longer than --max-wait \(Int(configuration.maxWait)) s: the limit resets at \(HTTPDate.text(environment.now() + wait))"
-                    throw FetchError(.rateLimited(reason), page: number, location: location, attempts: attempt)
-                }
-                if attempt > configuration.retries {
-                    throw FetchError(
-                        .unavailable("rate limited (HTTP \(status))"), page: number, location: location,
-                        attempts: attempt)
-                }
-                environment.waiting(wait, "rate limited (HTTP \(status))")
-                gate.hold(until: environment.now() + wait)
-            case .retryable(let reason, let retryAfter):
-                if attempt > configuration.retries {
-                    throw FetchError(.unavailable(reason), page: number, location: location, attempts: attempt)
-                }
-                let delay = configuration.backoff.delay(forRetry: attempt, retryAfter: retryAfter, using: &random)
-                if retryAfter != nil, delay >= 1 { environment.waiting(delay, reason) }
-                do {
-                    try await environment.sleep(delay)
-                } catch {
-                    throw FetchError(.cancelled, page: number, location: location, attempts: attempt)
-                }
+                continue
             }
+            if let wait = attempts.delivered(sends: meter.sendCount, head: page.head, now: environment.now()) {
+                // The page spent the limit: the next request waits for the reset.
+                environment.waiting(wait, "rate limit spent")
+                gate.hold(until: environment.now() + wait)
+            }
+            let facts = PageFacts(
+                location: location, url: page.url, head: page.head, summary: page.summary,
+                fieldPaths: self.page.fieldPaths)
+            let next: PageLocation?
+            do {
+                next = try locator.next(after: facts)
+            } catch {
+                ids.rollbackPage()
+                throw FetchError(
+                    .pagination(error.message), page: number, location: location, attempts: attempts.attempts)
+            }
+            return FetchedPage(
+                number: number,
+                location: location,
+                notes: page.notes,
+                next: next,
+                byteCount: page.summary.byteCount,
+                attempts: attempts.attempts,
+                wireBytes: meter.wireBytes,
+                skippedCount: page.summary.skippedCount,
+                total: locator.pagination.total(of: facts),
+                facts: facts
+            )
         }
     }
 
@@ -442,10 +433,7 @@ public final class NotesFetcher: Sendable {
 
     private enum Outcome: Sendable {
         case page(notes: [Note], summary: PageDecoder.Summary, url: String, head: HTTPResponseHead)
-        case retryable(reason: String, retryAfter: Double?)
-        /// A 403 or 429 that says the rate limit is spent, and for how long.
-        case rateLimited(status: Int, wait: Double)
-        case fatal(FetchError.Code)
+        case failed(AttemptStateMachine.Failure)
     }
 
     /// One attempt at a page, following redirects, on the transport queue.
@@ -509,50 +497,28 @@ public final class NotesFetcher: Sendable {
             do {
                 completed = try transport.perform(request, receiver: reception, cancellation: cancellation)
             } catch {
-                if error.kind == .cancelled { return .fatal(.cancelled) }
-                if error.kind == .tls { return .fatal(.tls(error.message)) }
-                return .retryable(reason: error.message, retryAfter: nil)
+                return .failed(AttemptStateMachine.failure(of: error))
             }
-            guard let head = reception.head else { return .retryable(reason: "no response", retryAfter: nil) }
-            if let problem = reception.problem { return .fatal(problem) }
-            switch head.status {
-            case 200...299:
-                guard completed else { return .fatal(.cancelled) }
+            guard let head = reception.head else { return .failed(.retryable(reason: "no response", retryAfter: nil)) }
+            if let problem = reception.problem { return .failed(.fatal(problem)) }
+            switch AttemptStateMachine.verdict(
+                on: head, url: url, redirects: redirects, policy: AttemptStateMachine.Policy(configuration),
+                now: environment.now())
+            {
+            case .read:
+                guard completed else { return .failed(.fatal(.cancelled)) }
                 meter.received(wireBytes: hop.wireBytes)
                 do {
                     let summary = try reception.finish()
                     return .page(notes: reception.notes, summary: summary, url: url, head: head)
                 } catch {
-                    return .fatal(.contract(error))
+                    return .failed(.fatal(.contract(error)))
                 }
-            case 301, 302, 303, 307, 308:
+            case .follow(let target):
                 redirects += 1
-                guard redirects <= configuration.maxRedirects else {
-                    return .fatal(.redirects(configuration.maxRedirects))
-                }
-                guard let location = head.value(of: "Location"),
-                    let target = PageLocator.resolve(location, against: url)
-                else { return .fatal(.status(head.status)) }
-                if let problem = FetchLimits.urlProblem(target, what: "the redirect's target") {
-                    return .fatal(.pagination(problem))
-                }
                 url = target
-            case 403, 429:
-                // GitHub answers 403 when its primary rate limit is spent: that is a wait, not an expiry.
-                if let wait = RateLimit.wait(head, now: environment.now()) {
-                    return .rateLimited(status: head.status, wait: wait)
-                }
-                if head.status == 403 { return .fatal(.sessionExpired(status: head.status)) }
-                return .retryable(reason: "HTTP 429", retryAfter: nil)
-            case 401:
-                return .fatal(.sessionExpired(status: head.status))
-            case 500, 502, 503, 504:
-                let retryAfter = head.value(of: "Retry-After").flatMap {
-                    RetryAfter.seconds($0, now: environment.now())
-                }
-                return .retryable(reason: "HTTP \(head.status)", retryAfter: retryAfter)
-            default:
-                return .fatal(.status(head.status))
+            case .end(let failure):
+                return .failed(failure)
             }
         }
     }

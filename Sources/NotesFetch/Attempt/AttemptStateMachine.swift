@@ -1,0 +1,159 @@
+/// What a page's attempts come to, decided apart from any I/O: the walk performs the requests and asks
+/// this what each response and each failed attempt means (read the body, follow a redirect, retry after a
+/// delay, wait out a rate limit, fail, or say the session expired).
+///
+/// It counts attempts as the requests the server saw (``ExchangeMeter/sendCount``: libcurl's own re-send
+/// on a dead kept-alive connection counts). The clock and the random source are passed in, so that every
+/// decision is a pure function of its inputs.
+///
+/// | Response or failure                         | Meaning                                     |
+/// |---------------------------------------------|---------------------------------------------|
+/// | 2xx                                          | read the body                              |
+/// | 301, 302, 303, 307, 308 with a `Location`    | follow, up to ``Policy/maxRedirects``      |
+/// | 401; 403 that is not a rate limit            | session expired                            |
+/// | 403, 429 with a spent limit (``RateLimit``)  | wait for the reset, up to ``Policy/maxWait`` |
+/// | 429 without one; 500, 502, 503, 504          | retry with ``Backoff`` (`Retry-After` kept) |
+/// | a transport error other than TLS             | retry with ``Backoff``                      |
+/// | TLS, cancellation, any other status          | fail                                       |
+struct AttemptStateMachine: Sendable {
+    /// The configuration's values that decide.
+    struct Policy: Sendable, Hashable {
+        /// Retries after the first attempt.
+        var retries: Int
+        var maxRedirects: Int
+        /// The longest rate-limit wait; a longer one fails the page.
+        var maxWait: Double
+        var backoff: Backoff
+
+        init(retries: Int, maxRedirects: Int, maxWait: Double, backoff: Backoff) {
+            self.retries = retries
+            self.maxRedirects = maxRedirects
+            self.maxWait = maxWait
+            self.backoff = backoff
+        }
+
+        init(_ configuration: FetchConfiguration) {
+            self.init(
+                retries: configuration.retries, maxRedirects: configuration.maxRedirects,
+                maxWait: configuration.maxWait, backoff: configuration.backoff)
+        }
+    }
+
+    /// Why an attempt brought no page.
+    enum Failure: Sendable, Hashable {
+        /// Worth another attempt: a transport error, 429, a 5xx (with its `Retry-After`, if any).
+        case retryable(reason: String, retryAfter: Double?)
+        /// A 403 or 429 that says the rate limit is spent, and for how long.
+        case rateLimited(status: Int, wait: Double)
+        /// Not worth another attempt.
+        case fatal(FetchError.Code)
+    }
+
+    /// What a response's head means, within one attempt.
+    enum HeadVerdict: Sendable, Hashable {
+        /// A success: read the body.
+        case read
+        /// Request this URL next, in the same attempt.
+        case follow(String)
+        /// The attempt ends here.
+        case end(Failure)
+    }
+
+    /// What the walk does after an attempt that brought no page.
+    enum Action: Sendable, Hashable {
+        /// Sleep this long, then attempt again; `announce` when the wait is the server's (`Retry-After`)
+        /// and long enough to say.
+        case retry(after: Double, announce: Bool)
+        /// Hold every request of the walk for this long (a rate limit), then attempt again.
+        case hold(Double, reason: String)
+        /// The page fails.
+        case fail(FetchError.Code)
+    }
+
+    let policy: Policy
+    /// Requests the server saw for the page so far.
+    private(set) var attempts = 0
+
+    init(policy: Policy) {
+        self.policy = policy
+    }
+
+    /// Whether the next attempt goes on a fresh connection: the last one the budget allows, which
+    /// libcurl then never re-sends on its own.
+    var nextIsFresh: Bool { attempts + 1 >= policy.retries + 1 }
+
+    /// What a head received for `url` means, after `redirects` redirects in this attempt.
+    /// - Parameters:
+    ///   - now: Seconds since 1970, for `Retry-After` dates and rate-limit resets.
+    static func verdict(
+        on head: HTTPResponseHead, url: String, redirects: Int, policy: Policy, now: Double
+    ) -> HeadVerdict {
+        switch head.status {
+        case 200...299:
+            return .read
+        case 301, 302, 303, 307, 308:
+            guard redirects < policy.maxRedirects else { return .end(.fatal(.redirects(policy.maxRedirects))) }
+            guard let location = head.value(of: "Location"), let target = PageLocator.resolve(location, against: url)
+            else { return .end(.fatal(.status(head.status))) }
+            if let problem = FetchLimits.urlProblem(target, what: "the redirect's target") {
+                return .end(.fatal(.pagination(problem)))
+            }
+            return .follow(target)
+        case 403, 429:
+            // GitHub answers 403 when its primary rate limit is spent: that is a wait, not an expiry.
+            if let wait = RateLimit.wait(head, now: now) { return .end(.rateLimited(status: head.status, wait: wait)) }
+            if head.status == 403 { return .end(.fatal(.sessionExpired(status: head.status))) }
+            return .end(.retryable(reason: "HTTP 429", retryAfter: nil))
+        case 401:
+            return .end(.fatal(.sessionExpired(status: head.status)))
+        case 500, 502, 503, 504:
+            let retryAfter = head.value(of: "Retry-After").flatMap { RetryAfter.seconds($0, now: now) }
+            return .end(.retryable(reason: "HTTP \(head.status)", retryAfter: retryAfter))
+        default:
+            return .end(.fatal(.status(head.status)))
+        }
+    }
+
+    /// What a transport error means.
+    static func failure(of error: TransportError) -> Failure {
+        switch error.kind {
+        case .cancelled: .fatal(.cancelled)
+        case .tls: .fatal(.tls(error.message))
+        default: .retryable(reason: error.message, retryAfter: nil)
+        }
+    }
+
+    /// An attempt brought its page after `sends` requests; returns how long the walk's next request waits
+    /// when the page's head says the limit is spent (at most ``Policy/maxWait``), or `nil`.
+    mutating func delivered(sends: Int, head: HTTPResponseHead, now: Double) -> Double? {
+        attempts += max(1, sends)
+        guard let wait = RateLimit.wait(head, now: now), wait > 0 else { return nil }
+        return min(wait, policy.maxWait)
+    }
+
+    /// An attempt ended with `failure` after `sends` requests: what the walk does next.
+    /// - Parameters:
+    ///   - now: Seconds since 1970, for the message of a wait longer than ``Policy/maxWait``.
+    ///   - random: The jitter of the backoff.
+    mutating func ended(
+        _ failure: Failure, sends: Int, now: Double, random: inout some RandomNumberGenerator
+    ) -> Action {
+        attempts += max(1, sends)
+        switch failure {
+        case .fatal(let code):
+            return .fail(code)
+        case .rateLimited(let status, let wait):
+            if wait > policy.maxWait {
+                let reason =
+                    "rate limited (HTTP \(status)) for \(Int(wait.rounded(.up))) s, longer than --max-wait \(Int(policy.maxWait)) s: the limit resets at \(HTTPDate.text(now + wait))"
+                return .fail(.rateLimited(reason))
+            }
+            if attempts > policy.retries { return .fail(.unavailable("rate limited (HTTP \(status))")) }
+            return .hold(wait, reason: "rate limited (HTTP \(status))")
+        case .retryable(let reason, let retryAfter):
+            if attempts > policy.retries { return .fail(.unavailable(reason)) }
+            let delay = policy.backoff.delay(forRetry: attempts, retryAfter: retryAfter, using: &random)
+            return .retry(after: delay, announce: retryAfter != nil && delay >= 1)
+        }
+    }
+}
