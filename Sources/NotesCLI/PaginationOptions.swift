@@ -55,7 +55,9 @@ enum PaginationOptions {
             group: group),
         .init(
             "--parallel", value: "n",
-            help: "offset, page: pages in flight at once (1: one after another). Default: 4.", group: group),
+            help:
+                "offset, page: pages in flight at once (1: one after another). Default: \(FetchConfiguration().parallel).",
+            group: group),
         .init(
             "--no-early-requests",
             help: "next, link, header, auto: do not request the next page before the current one has ended.",

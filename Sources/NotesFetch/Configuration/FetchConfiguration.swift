@@ -24,10 +24,10 @@ public struct FetchConfiguration: Sendable {
     public var rate: Double?
     /// Pages in flight at once where the pagination scheme can address them (offsets, page numbers);
     /// 1 walks one page after another.
-    public var parallel: Int = 1
+    public var parallel: Int = 4
     /// Whether a walk requests the next page as soon as its reference is known (a `Link` or cursor
     /// header, a next value before the notes), while the current page still streams: one page ahead.
-    public var earlyRequests = false
+    public var earlyRequests = true
 
     /// - Parameters:
     ///   - page: Defaults to ``PageConfiguration``'s defaults.

@@ -11,19 +11,19 @@ public import NotesPage
 public final class NotesFetcher: Sendable {
     public let locator: PageLocator
     public let configuration: FetchConfiguration
-    private let environment: FetchEnvironment
+    let environment: FetchEnvironment
     /// The configuration's page, with the values the pagination scheme reads.
-    private let page: PageConfiguration
+    let page: PageConfiguration
     /// A transport and the queue whose thread it blocks, one per page in flight.
-    private let lanes: [Lane]
+    let lanes: [Lane]
     /// When the next request may start: rate limits and `--rate`, across lanes.
-    private let gate: RequestGate
+    let gate: RequestGate
     /// The endpoint's origin, which credentials go to, and its `scheme://authority/` as written: a URL
     /// that starts with it has the same origin without being parsed again.
-    private let origin: Origin?
-    private let originPrefix: String?
+    let origin: Origin?
+    let originPrefix: String?
 
-    private struct Lane: Sendable {
+    struct Lane: Sendable {
         let transport: any HTTPTransport
         /// Runs the lane's exchanges; the sequential walk runs on it too.
         let thread: LaneThread
@@ -80,7 +80,7 @@ public final class NotesFetcher: Sendable {
 
     /// The same client (lanes, connections, rate limits) walking with another scheme, which reads the
     /// same field paths: the pages after one that showed they can be addressed ahead.
-    private init(sharing other: NotesFetcher, pagination: any Pagination, page: PageConfiguration? = nil) {
+    init(sharing other: NotesFetcher, pagination: any Pagination, page: PageConfiguration? = nil) {
         locator = PageLocator(endpoint: other.locator.endpoint, pagination: pagination)
         configuration = other.configuration
         environment = other.environment
@@ -92,7 +92,7 @@ public final class NotesFetcher: Sendable {
     }
 
     /// Whether `url` is on the endpoint's origin (scheme, host and port).
-    private func isSameOrigin(_ url: String) -> Bool {
+    func isSameOrigin(_ url: String) -> Bool {
         if let originPrefix, url.hasPrefix(originPrefix) { return true }
         return origin != nil && Origin(url) == origin
     }
@@ -233,7 +233,7 @@ public final class NotesFetcher: Sendable {
 
     /// ``walk(from:firstNumber:ids:visited:maxPages:maxNotes:cancellation:body:)``, `learning` what the first
     /// page shows of the server's pages (``Pagination/learned(from:)``), or not: the rest of a walk that has.
-    private func walk(
+    func walk(
         from start: PageLocation,
         firstNumber: Int,
         ids: IDSet,
@@ -262,163 +262,6 @@ public final class NotesFetcher: Sendable {
         }
     }
 
-    /// ``walk(from:firstNumber:ids:visited:maxPages:maxNotes:cancellation:body:)`` when the first page
-    /// shows how to read the rest (a scheme that learns the server's page size from it, paths to find on
-    /// it): that page on its own, then the rest with the scheme and the paths it showed (in parallel where
-    /// the scheme allows).
-    private func walkFirstAlone(
-        from start: PageLocation,
-        firstNumber: Int,
-        ids: IDSet,
-        visited: IDSet,
-        maxPages: Int?,
-        maxNotes: Int?,
-        cancellation: CancellationFlag,
-        body: (FetchedPage) async throws(FetchError) -> Void
-    ) async throws(FetchError) -> PageLocation? {
-        var first: (facts: PageFacts?, count: Int)?
-        let next = try await withTaskExecutorPreference(lanes[0].thread) {
-            () async throws(FetchError) -> PageLocation? in
-            // Its next page may still go out early (when the paths stay as they are): lane 0's transport holds
-            // it for the walk that follows, which takes it over with an equal request.
-            try await walkInSequence(
-                from: start, firstNumber: firstNumber, ids: ids, visited: visited, maxPages: 1, maxNotes: nil,
-                cancellation: cancellation, sendsNextAfterLast: (maxPages ?? 2) > 1 && maxNotes == nil
-            ) { (page: FetchedPage) async throws(FetchError) -> Void in
-                first = (page.facts, page.notes.count)
-                try await body(page)
-            }
-        }
-        guard let next, let first else { return next }
-        if let maxPages, maxPages <= 1 { return next }
-        if let maxNotes, first.count >= maxNotes { return next }
-        let pagination = first.facts.flatMap { locator.pagination.learned(from: $0) } ?? locator.pagination
-        let rest = first.facts.flatMap(pageConfiguration(after:)) ?? page
-        return try await NotesFetcher(sharing: self, pagination: pagination, page: rest).walk(
-            from: next, firstNumber: firstNumber + 1, ids: ids, visited: visited, maxPages: maxPages.map { $0 - 1 },
-            maxNotes: maxNotes.map { $0 - first.count }, cancellation: cancellation, learning: false, body: body)
-    }
-
-    /// The page configuration for the pages after `first`, when `first` showed paths to read them by
-    /// (``PageConfiguration/detects``); `nil` when they stay as they are.
-    private func pageConfiguration(after first: PageFacts) -> PageConfiguration? {
-        guard !page.detects.isEmpty else { return nil }
-        let items = first.summary.detectedItemsPath
-        let next = first.summary.detectedNextPath
-        guard items != nil || next != nil else { return nil }
-        var rest = page
-        rest.detects = []
-        if let items { rest.itemsPath = items }
-        if let next { rest.nextPath = next }
-        // A field path the paths found would hide is no longer read.
-        let read = rest.fieldPaths
-        rest.fieldPaths = []
-        for path in read where rest.canRead(path) { rest.fieldPaths.append(path) }
-        return rest
-    }
-
-    private func walkInSequence(
-        from start: PageLocation,
-        firstNumber: Int,
-        ids: IDSet,
-        visited: IDSet,
-        maxPages: Int?,
-        maxNotes: Int?,
-        cancellation: CancellationFlag,
-        sendsNextAfterLast: Bool = false,
-        body: (FetchedPage) async throws(FetchError) -> Void
-    ) async throws(FetchError) -> PageLocation? {
-        var location = start
-        var number = firstNumber
-        var pages = 0
-        var notes = 0
-        let first = locator.url(for: location)
-        if FetchLimits.urlProblem(first) == nil { visited.insert(first) }
-        visited.commitPage()
-        let earlyPages =
-            configuration.earlyRequests
-            ? EarlyPages(
-                fetcher: self, lastNumber: maxPages.map { firstNumber + $0 - 1 }, cancellation: cancellation) : nil
-        defer { earlyPages?.stop() }
-        while true {
-            var page: FetchedPage
-            earlyPages?.makeCurrent(number)
-            if let early = earlyPages?.take(number, at: location) {
-                // Requested early with ids of its own: checked against the run now, in page order.
-                page = try await withTaskCancellationHandler {
-                    await early.value
-                } onCancel: {
-                    early.cancel()
-                }.get()
-                let run = UnsafeTransfer(ids)
-                let taken = page
-                let checked = await onLane(0) { [self] in
-                    var page = taken
-                    let problem = addIDs(of: &page, to: run.value, duplicates: configuration.page.duplicates)
-                    return problem.map { Result<FetchedPage, FetchError>.failure($0) } ?? .success(page)
-                }
-                page = try checked.get()
-            } else {
-                // The next page's request goes out as soon as this page's last chunk names it (lane 0's
-                // transport holds it until the next iteration asks for that page): not past --max-pages, not
-                // with --max-notes (this page may be the last), nor while auto may still move to pages in
-                // parallel.
-                let sendsNextEarly =
-                    earlyPages != nil && (configuration.parallel <= 1 || pages >= 2)
-                    && (sendsNextAfterLast || (maxPages.map { pages + 2 <= $0 } ?? true)) && maxNotes == nil
-                page = try await fetchPage(
-                    location, number: number, ids: ids, cancellation: cancellation, lane: 0,
-                    early: earlyPages?.earlyHandler(for: number), sendsNextEarly: sendsNextEarly)
-            }
-            // A page whose next link loops is refused whole, so that a resumed run meets the same error.
-            if let next = page.next {
-                let url = locator.url(for: next)
-                if let reason = FetchLimits.urlProblem(url) {
-                    ids.rollbackPage()
-                    throw FetchError(.pagination(reason), page: number, location: location, attempts: page.attempts)
-                }
-                if case .duplicate = visited.insert(url) {
-                    ids.rollbackPage()
-                    throw FetchError(.cycle, page: number, location: location, attempts: page.attempts)
-                }
-            }
-            visited.commitPage()
-            ids.commitPage()
-            try await body(page)
-            pages += 1
-            notes += page.notes.count
-            guard let next = page.next else { return nil }
-            if let maxPages, pages >= maxPages { return next }
-            if let maxNotes, notes >= maxNotes { return next }
-            if pages == 1, let facts = page.facts, let rest = pageConfiguration(after: facts) {
-                // The first page showed where the items or the next value are: the rest is read there (what
-                // was requested early, read the first page's way, is dropped).
-                earlyPages?.stop()
-                return try await NotesFetcher(sharing: self, pagination: locator.pagination, page: rest).walk(
-                    from: next, firstNumber: number + 1, ids: ids, visited: visited, maxPages: maxPages.map { $0 - 1 },
-                    maxNotes: maxNotes.map { $0 - page.notes.count }, cancellation: cancellation, body: body)
-            }
-            if configuration.parallel > 1, pages <= 2, let facts = page.facts,
-                let addressed = locator.pagination.addressed(after: facts, endpoint: locator.endpoint)
-            {
-                // The next URLs walk offsets or page numbers: the rest of the walk goes in parallel, starting
-                // with the next page's early request if there is one.
-                // Off lane 0's thread: pages in flight would otherwise wait for it, busy with a page of its own.
-                let first = earlyPages?.take(number + 1, at: next)
-                let (done, counted) = (pages, notes)
-                return try await withTaskExecutorPreference(globalConcurrentExecutor) {
-                    () async throws(FetchError) -> PageLocation? in
-                    try await NotesFetcher(sharing: self, pagination: addressed).walkInParallel(
-                        from: next, firstNumber: number + 1, ids: ids, visited: visited,
-                        maxPages: maxPages.map { $0 - done }, maxNotes: maxNotes.map { $0 - counted },
-                        cancellation: cancellation, first: first, body: body)
-                }
-            }
-            location = next
-            number += 1
-        }
-    }
-
     /// Pages (attempts included) whose decoding moved to their lane's second thread so far.
     package var pagesDecodedOnTwoThreads: Int { lanes.reduce(0) { $0 + $1.worker.documentsParsed } }
 
@@ -427,112 +270,5 @@ public final class NotesFetcher: Sendable {
         await withCheckedContinuation { continuation in
             lanes[index].thread.async { continuation.resume(returning: body()) }
         }
-    }
-
-    // MARK: - One attempt
-
-    private enum Outcome: Sendable {
-        case page(notes: [Note], summary: PageDecoder.Summary, url: String, head: HTTPResponseHead)
-        case failed(AttemptStateMachine.Failure)
-    }
-
-    /// One attempt at a page, following redirects, on the transport queue.
-    private func attemptPage(
-        url: String, ids: IDSet, cancellation: CancellationFlag, lane: Lane, early: (@Sendable (PageLocation) -> Void)?,
-        sendsNextEarly: Bool, meter: ExchangeMeter, fresh: Bool
-    ) async -> Outcome {
-        let ids = UnsafeTransfer(ids)
-        return await withCheckedContinuation { continuation in
-            lane.thread.async { [self] in
-                continuation.resume(
-                    returning: performPage(
-                        url: url, ids: ids.value, cancellation: cancellation, transport: lane.transport,
-                        worker: lane.worker, early: early, sendsNextEarly: sendsNextEarly, meter: meter, fresh: fresh))
-            }
-        }
-    }
-
-    private func performPage(
-        url: String, ids: IDSet, cancellation: CancellationFlag, transport: any HTTPTransport,
-        worker: JSONPipelineWorker, early: (@Sendable (PageLocation) -> Void)?, sendsNextEarly: Bool,
-        meter: ExchangeMeter, fresh: Bool
-    ) -> Outcome {
-        var url = url
-        var redirects = 0
-        while true {
-            // Only the first request of an attempt counts its sends (redirects are not attempts); the page's
-            // bytes on the wire are those of the last response.
-            let hop = ExchangeMeter()
-            let isFirst = redirects == 0
-            let request = request(for: url, fresh: fresh, meter: hop)
-            defer {
-                if isFirst { meter.sent(hop.sendCount) }
-            }
-            let reception = PageReception(configuration: page, ids: ids, worker: worker)
-            if sendsNextEarly {
-                let pageURL = url
-                reception.makeNextRequest = { [self] head, value in
-                    // Not while a rate is kept or a limit waited out, nor after a head that spent the limit.
-                    let now = environment.now()
-                    guard gate.isOpen(at: now), !(RateLimit.wait(head, now: now).map { $0 > 0 } ?? false),
-                        let next = locator.pagination.earlyNext(
-                            head: head, nextValue: .some(value), url: pageURL, endpoint: locator.endpoint)
-                    else { return nil }
-                    let nextURL = locator.url(for: next)
-                    guard FetchLimits.urlProblem(nextURL) == nil else { return nil }
-                    // As the next page's first attempt will make it, so that it takes this exchange over.
-                    return self.request(for: nextURL, fresh: configuration.retries == 0, meter: nil)
-                }
-            }
-            if let early {
-                let pagination = locator.pagination
-                let endpoint = locator.endpoint
-                let pageURL = url
-                reception.early = { head, value in
-                    pagination.earlyNext(head: head, nextValue: value, url: pageURL, endpoint: endpoint).map(early)
-                        != nil
-                }
-            }
-            let completed: Bool
-            do {
-                completed = try transport.perform(request, receiver: reception, cancellation: cancellation)
-            } catch {
-                return .failed(AttemptStateMachine.failure(of: error))
-            }
-            guard let head = reception.head else { return .failed(.retryable(reason: "no response", retryAfter: nil)) }
-            if let problem = reception.problem { return .failed(.fatal(problem)) }
-            switch AttemptStateMachine.verdict(
-                on: head, url: url, redirects: redirects, policy: AttemptStateMachine.Policy(configuration),
-                now: environment.now())
-            {
-            case .read:
-                guard completed else { return .failed(.fatal(.cancelled)) }
-                meter.received(wireBytes: hop.wireBytes)
-                do {
-                    let summary = try reception.finish()
-                    return .page(notes: reception.notes, summary: summary, url: url, head: head)
-                } catch {
-                    return .failed(.fatal(.contract(error)))
-                }
-            case .follow(let target):
-                redirects += 1
-                url = target
-            case .end(let failure):
-                return .failed(failure)
-            }
-        }
-    }
-
-    /// The request for `url`: credentials go to the endpoint's origin only (the token, and headers that
-    /// carry credentials).
-    private func request(for url: String, fresh: Bool, meter: ExchangeMeter?) -> HTTPRequest {
-        let sameOrigin = isSameOrigin(url)
-        var headers = configuration.headers.filter { sameOrigin || !FetchConfiguration.isCredential($0) }
-        if sameOrigin, let token = configuration.token?.currentToken() {
-            headers.append(HTTPHeader("Authorization", "Bearer \(token.value)"))
-        }
-        return HTTPRequest(
-            url: url, headers: headers, idleTimeout: configuration.idleTimeout,
-            totalTimeout: configuration.pageTimeout, freshConnection: fresh, meter: meter)
     }
 }

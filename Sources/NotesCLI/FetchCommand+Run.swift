@@ -1,0 +1,157 @@
+import ArgumentParsing
+import NotesFetch
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+extension FetchCommand {
+    /// Runs the walk over the network, with SIGINT and SIGTERM stopping it at the next chunk.
+    /// - Returns: 0 done; 65 contract; 69 unavailable; 74 output; 77 session expired; 130 interrupted.
+    /// - Parameter urlSession: Makes the URLSession transport, for `--transport urlsession`.
+    func run(urlSession: (@Sendable () -> any HTTPTransport)?) async -> ExitStatus {
+        let cancellation = CancellationFlag()
+        let signals = SignalTrap(cancellation: cancellation)
+        defer { signals.release() }
+        let runtime = FetchRuntime.live(caFile: caFile, transport: transport, urlSession: urlSession)
+        let task = Task { await run(runtime, cancellation: cancellation) }
+        signals.onSignal { task.cancel() }
+        return await task.value
+    }
+
+    /// Runs the walk through `runtime`: resumes from `--state` when it names a run, walks, commits each
+    /// page, and reports on the runtime's standard error.
+    /// - Returns: 0 done; 65 contract; 69 unavailable; 74 output; 77 session expired; 130 interrupted.
+    func run(_ runtime: FetchRuntime, cancellation: CancellationFlag) async -> ExitStatus {
+        var environment = runtime.environment
+        let quiet = quiet
+        let progress = Progress(enabled: !quiet && runtime.showsProgress, report: runtime.report)
+        defer { progress.finish() }
+        environment.waiting = { seconds, reason in
+            // On a terminal the wait counts down in the progress line; elsewhere it is said once.
+            if progress.enabled {
+                progress.waiting(seconds, reason: reason)
+            } else if !quiet {
+                runtime.report("\(reason), resuming in \(Int(seconds.rounded(.up))) s\n")
+            }
+        }
+        let fetcher = NotesFetcher(
+            locator: PageLocator(endpoint: url, pagination: pagination),
+            configuration: configuration,
+            transport: runtime.transport,
+            environment: environment,
+            moreTransports: runtime.moreTransports
+        )
+        let session: FetchSession
+        do {
+            session = try FetchSession(command: self, locator: fetcher.locator, afterStep: runtime.afterCommitStep)
+        } catch {
+            runtime.report("Error: \(error)\n")
+            return .ioError
+        }
+        if session.state.isDone {
+            if !quiet {
+                runtime.report("Already complete: \(session.state.notes) notes in \(session.state.pages) pages.\n")
+            }
+            return .success
+        }
+        // A resumed run goes on from the state's next page, numbering pages after the committed ones.
+        let from = session.state.next ?? start
+        var recognised = quiet
+        let stop: PageLocation?
+        do throws(FetchError) {
+            stop = try await fetcher.walk(
+                from: from,
+                firstNumber: session.state.pages + 1,
+                ids: session.ids,
+                visited: session.visited,
+                maxPages: all ? maxPages : 1,
+                maxNotes: maxNotes,
+                cancellation: cancellation
+            ) { page throws(FetchError) in
+                if !recognised, let facts = page.facts {
+                    recognised = true
+                    if let text = facts.foundPaths { progress.say(text) }
+                    if let text = pagination.recognition(after: facts, endpoint: url) { progress.say(text) }
+                }
+                try session.commit(page)
+                progress.update(session.state)
+            }
+        } catch {
+            progress.finish()
+            runtime.report("Error: \(error)\n")
+            if let hint = session.resumeHint(
+                error.kind == .cancelled ? "Interrupted" : "Stopped", url: url, next: error.location)
+            {
+                runtime.report(hint)
+            }
+            switch error.kind {
+            case .contract: return .dataError
+            case .unavailable: return .unavailable
+            case .sessionExpired: return .noPermission
+            case .cancelled: return .interrupted
+            case .output: return .ioError
+            case .usage: return .usage
+            }
+        }
+        progress.finish()
+        if !quiet {
+            runtime.report(session.summary(seconds: Clock.now - session.started, complete: stop == nil))
+            if let stop {
+                runtime.report("More pages remain: the next is \(stop). Continue with --cursor or --state.\n")
+            }
+        }
+        if stop == nil, let missing = session.missingNotes {
+            runtime.report(missing)
+            return .dataError
+        }
+        return .success
+    }
+}
+
+/// What a run of `fetch` talks to besides its files: the network, time, standard error. The program
+/// uses ``live``; tests pass a ``MemoryTransport``, a clock that never sleeps and a string to write to.
+struct FetchRuntime: Sendable {
+    var transport: any HTTPTransport
+    /// Makes the transport of each further page in flight (`--parallel`); `nil` shares ``transport``.
+    var moreTransports: (@Sendable () -> any HTTPTransport)?
+    var environment: FetchEnvironment
+    /// Writes to standard error.
+    var report: @Sendable (String) -> Void
+    /// Whether standard error is a terminal, where progress is drawn.
+    var showsProgress: Bool
+    /// Called after each step of a page's commit. Throwing stops the commit there, leaving the files as a
+    /// `kill -9` at that point would: tests use it to crash a run at every step.
+    var afterCommitStep: @Sendable (CommitStep) throws(SystemError) -> Void = { _ throws(SystemError) in }
+
+    /// libcurl (or URLSession, made by `urlSession`), real time, the process's standard error.
+    static func live(
+        caFile: String?, transport: FetchCommand.Transport = .default,
+        urlSession: (@Sendable () -> any HTTPTransport)?
+    ) -> FetchRuntime {
+        var make: @Sendable () -> any HTTPTransport = {
+            guard let urlSession else { preconditionFailure("no URLSession transport in this program") }
+            return urlSession()
+        }
+        #if canImport(CCurl)
+            if transport == .curl {
+                let configuration = CurlTransport.Configuration(caFile: caFile)
+                make = { CurlTransport(configuration: configuration) }
+            }
+        #endif
+        return FetchRuntime(
+            transport: make(),
+            moreTransports: make,
+            environment: .live,
+            report: { printError($0) },
+            showsProgress: isatty(STDERR_FILENO) == 1
+        )
+    }
+}

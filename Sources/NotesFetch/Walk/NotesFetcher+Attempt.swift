@@ -1,0 +1,110 @@
+import Dispatch
+internal import NotesJSON
+public import NotesPage
+
+extension NotesFetcher {
+    enum Outcome: Sendable {
+        case page(notes: [Note], summary: PageDecoder.Summary, url: String, head: HTTPResponseHead)
+        case failed(AttemptStateMachine.Failure)
+    }
+
+    /// One attempt at a page, following redirects, on the transport queue.
+    func attemptPage(
+        url: String, ids: IDSet, cancellation: CancellationFlag, lane: Lane, early: (@Sendable (PageLocation) -> Void)?,
+        sendsNextEarly: Bool, meter: ExchangeMeter, fresh: Bool
+    ) async -> Outcome {
+        let ids = UnsafeTransfer(ids)
+        return await withCheckedContinuation { continuation in
+            lane.thread.async { [self] in
+                continuation.resume(
+                    returning: performPage(
+                        url: url, ids: ids.value, cancellation: cancellation, transport: lane.transport,
+                        worker: lane.worker, early: early, sendsNextEarly: sendsNextEarly, meter: meter, fresh: fresh))
+            }
+        }
+    }
+
+    func performPage(
+        url: String, ids: IDSet, cancellation: CancellationFlag, transport: any HTTPTransport,
+        worker: JSONPipelineWorker, early: (@Sendable (PageLocation) -> Void)?, sendsNextEarly: Bool,
+        meter: ExchangeMeter, fresh: Bool
+    ) -> Outcome {
+        var url = url
+        var redirects = 0
+        while true {
+            // Only the first request of an attempt counts its sends (redirects are not attempts); the page's
+            // bytes on the wire are those of the last response.
+            let hop = ExchangeMeter()
+            let isFirst = redirects == 0
+            let request = request(for: url, fresh: fresh, meter: hop)
+            defer {
+                if isFirst { meter.sent(hop.sendCount) }
+            }
+            let reception = PageReception(configuration: page, ids: ids, worker: worker)
+            if sendsNextEarly {
+                let pageURL = url
+                reception.makeNextRequest = { [self] head, value in
+                    // Not while a rate is kept or a limit waited out, nor after a head that spent the limit.
+                    let now = environment.now()
+                    guard gate.isOpen(at: now), !(RateLimit.wait(head, now: now).map { $0 > 0 } ?? false),
+                        let next = locator.pagination.earlyNext(
+                            head: head, nextValue: .some(value), url: pageURL, endpoint: locator.endpoint)
+                    else { return nil }
+                    let nextURL = locator.url(for: next)
+                    guard FetchLimits.urlProblem(nextURL) == nil else { return nil }
+                    // As the next page's first attempt will make it, so that it takes this exchange over.
+                    return self.request(for: nextURL, fresh: configuration.retries == 0, meter: nil)
+                }
+            }
+            if let early {
+                let pagination = locator.pagination
+                let endpoint = locator.endpoint
+                let pageURL = url
+                reception.early = { head, value in
+                    pagination.earlyNext(head: head, nextValue: value, url: pageURL, endpoint: endpoint).map(early)
+                        != nil
+                }
+            }
+            let completed: Bool
+            do {
+                completed = try transport.perform(request, receiver: reception, cancellation: cancellation)
+            } catch {
+                return .failed(AttemptStateMachine.failure(of: error))
+            }
+            guard let head = reception.head else { return .failed(.retryable(reason: "no response", retryAfter: nil)) }
+            if let problem = reception.problem { return .failed(.fatal(problem)) }
+            switch AttemptStateMachine.verdict(
+                on: head, url: url, redirects: redirects, policy: AttemptStateMachine.Policy(configuration),
+                now: environment.now())
+            {
+            case .read:
+                guard completed else { return .failed(.fatal(.cancelled)) }
+                meter.received(wireBytes: hop.wireBytes)
+                do {
+                    let summary = try reception.finish()
+                    return .page(notes: reception.notes, summary: summary, url: url, head: head)
+                } catch {
+                    return .failed(.fatal(.contract(error)))
+                }
+            case .follow(let target):
+                redirects += 1
+                url = target
+            case .end(let failure):
+                return .failed(failure)
+            }
+        }
+    }
+
+    /// The request for `url`: credentials go to the endpoint's origin only (the token, and headers that
+    /// carry credentials).
+    func request(for url: String, fresh: Bool, meter: ExchangeMeter?) -> HTTPRequest {
+        let sameOrigin = isSameOrigin(url)
+        var headers = configuration.headers.filter { sameOrigin || !FetchConfiguration.isCredential($0) }
+        if sameOrigin, let token = configuration.token?.currentToken() {
+            headers.append(HTTPHeader("Authorization", "Bearer \(token.value)"))
+        }
+        return HTTPRequest(
+            url: url, headers: headers, idleTimeout: configuration.idleTimeout,
+            totalTimeout: configuration.pageTimeout, freshConnection: fresh, meter: meter)
+    }
+}

@@ -1,0 +1,165 @@
+import Dispatch
+internal import NotesJSON
+public import NotesPage
+
+extension NotesFetcher {
+    /// ``walk(from:firstNumber:ids:visited:maxPages:maxNotes:cancellation:body:)`` when the first page
+    /// shows how to read the rest (a scheme that learns the server's page size from it, paths to find on
+    /// it): that page on its own, then the rest with the scheme and the paths it showed (in parallel where
+    /// the scheme allows).
+    func walkFirstAlone(
+        from start: PageLocation,
+        firstNumber: Int,
+        ids: IDSet,
+        visited: IDSet,
+        maxPages: Int?,
+        maxNotes: Int?,
+        cancellation: CancellationFlag,
+        body: (FetchedPage) async throws(FetchError) -> Void
+    ) async throws(FetchError) -> PageLocation? {
+        var first: (facts: PageFacts?, count: Int)?
+        let next = try await withTaskExecutorPreference(lanes[0].thread) {
+            () async throws(FetchError) -> PageLocation? in
+            // Its next page may still go out early (when the paths stay as they are): lane 0's transport holds
+            // it for the walk that follows, which takes it over with an equal request.
+            try await walkInSequence(
+                from: start, firstNumber: firstNumber, ids: ids, visited: visited, maxPages: 1, maxNotes: nil,
+                cancellation: cancellation, sendsNextAfterLast: (maxPages ?? 2) > 1 && maxNotes == nil
+            ) { (page: FetchedPage) async throws(FetchError) -> Void in
+                first = (page.facts, page.notes.count)
+                try await body(page)
+            }
+        }
+        guard let next, let first else { return next }
+        if let maxPages, maxPages <= 1 { return next }
+        if let maxNotes, first.count >= maxNotes { return next }
+        let pagination = first.facts.flatMap { locator.pagination.learned(from: $0) } ?? locator.pagination
+        let rest = first.facts.flatMap(pageConfiguration(after:)) ?? page
+        return try await NotesFetcher(sharing: self, pagination: pagination, page: rest).walk(
+            from: next, firstNumber: firstNumber + 1, ids: ids, visited: visited, maxPages: maxPages.map { $0 - 1 },
+            maxNotes: maxNotes.map { $0 - first.count }, cancellation: cancellation, learning: false, body: body)
+    }
+
+    /// The page configuration for the pages after `first`, when `first` showed paths to read them by
+    /// (``PageConfiguration/detects``); `nil` when they stay as they are.
+    func pageConfiguration(after first: PageFacts) -> PageConfiguration? {
+        guard !page.detects.isEmpty else { return nil }
+        let items = first.summary.detectedItemsPath
+        let next = first.summary.detectedNextPath
+        guard items != nil || next != nil else { return nil }
+        var rest = page
+        rest.detects = []
+        if let items { rest.itemsPath = items }
+        if let next { rest.nextPath = next }
+        // A field path the paths found would hide is no longer read.
+        let read = rest.fieldPaths
+        rest.fieldPaths = []
+        for path in read where rest.canRead(path) { rest.fieldPaths.append(path) }
+        return rest
+    }
+
+    /// Walks one page after another from `start` on the calling thread (lane 0's), sending the next page's
+    /// request early where a page names it (``EarlyPages``, ``NextValuePeek``), and moving to pages in
+    /// parallel once the next URLs show offsets or page numbers.
+    func walkInSequence(
+        from start: PageLocation,
+        firstNumber: Int,
+        ids: IDSet,
+        visited: IDSet,
+        maxPages: Int?,
+        maxNotes: Int?,
+        cancellation: CancellationFlag,
+        sendsNextAfterLast: Bool = false,
+        body: (FetchedPage) async throws(FetchError) -> Void
+    ) async throws(FetchError) -> PageLocation? {
+        var location = start
+        var number = firstNumber
+        var pages = 0
+        var notes = 0
+        let first = locator.url(for: location)
+        if FetchLimits.urlProblem(first) == nil { visited.insert(first) }
+        visited.commitPage()
+        let earlyPages =
+            configuration.earlyRequests
+            ? EarlyPages(
+                fetcher: self, lastNumber: maxPages.map { firstNumber + $0 - 1 }, cancellation: cancellation) : nil
+        defer { earlyPages?.stop() }
+        while true {
+            var page: FetchedPage
+            earlyPages?.makeCurrent(number)
+            if let early = earlyPages?.take(number, at: location) {
+                // Requested early with ids of its own: checked against the run now, in page order.
+                page = try await withTaskCancellationHandler {
+                    await early.value
+                } onCancel: {
+                    early.cancel()
+                }.get()
+                let run = UnsafeTransfer(ids)
+                let taken = page
+                let checked = await onLane(0) { [self] in
+                    var page = taken
+                    let problem = addIDs(of: &page, to: run.value, duplicates: configuration.page.duplicates)
+                    return problem.map { Result<FetchedPage, FetchError>.failure($0) } ?? .success(page)
+                }
+                page = try checked.get()
+            } else {
+                // The next page's request goes out as soon as this page's last chunk names it (lane 0's
+                // transport holds it until the next iteration asks for that page): not past --max-pages, not
+                // with --max-notes (this page may be the last), nor while auto may still move to pages in
+                // parallel.
+                let sendsNextEarly =
+                    earlyPages != nil && (configuration.parallel <= 1 || pages >= 2)
+                    && (sendsNextAfterLast || (maxPages.map { pages + 2 <= $0 } ?? true)) && maxNotes == nil
+                page = try await fetchPage(
+                    location, number: number, ids: ids, cancellation: cancellation, lane: 0,
+                    early: earlyPages?.earlyHandler(for: number), sendsNextEarly: sendsNextEarly)
+            }
+            // A page whose next link loops is refused whole, so that a resumed run meets the same error.
+            if let next = page.next {
+                let url = locator.url(for: next)
+                if let reason = FetchLimits.urlProblem(url) {
+                    ids.rollbackPage()
+                    throw FetchError(.pagination(reason), page: number, location: location, attempts: page.attempts)
+                }
+                if case .duplicate = visited.insert(url) {
+                    ids.rollbackPage()
+                    throw FetchError(.cycle, page: number, location: location, attempts: page.attempts)
+                }
+            }
+            visited.commitPage()
+            ids.commitPage()
+            try await body(page)
+            pages += 1
+            notes += page.notes.count
+            guard let next = page.next else { return nil }
+            if let maxPages, pages >= maxPages { return next }
+            if let maxNotes, notes >= maxNotes { return next }
+            if pages == 1, let facts = page.facts, let rest = pageConfiguration(after: facts) {
+                // The first page showed where the items or the next value are: the rest is read there (what
+                // was requested early, read the first page's way, is dropped).
+                earlyPages?.stop()
+                return try await NotesFetcher(sharing: self, pagination: locator.pagination, page: rest).walk(
+                    from: next, firstNumber: number + 1, ids: ids, visited: visited, maxPages: maxPages.map { $0 - 1 },
+                    maxNotes: maxNotes.map { $0 - page.notes.count }, cancellation: cancellation, body: body)
+            }
+            if configuration.parallel > 1, pages <= 2, let facts = page.facts,
+                let addressed = locator.pagination.addressed(after: facts, endpoint: locator.endpoint)
+            {
+                // The next URLs walk offsets or page numbers: the rest of the walk goes in parallel, starting
+                // with the next page's early request if there is one.
+                // Off lane 0's thread: pages in flight would otherwise wait for it, busy with a page of its own.
+                let first = earlyPages?.take(number + 1, at: next)
+                let (done, counted) = (pages, notes)
+                return try await withTaskExecutorPreference(globalConcurrentExecutor) {
+                    () async throws(FetchError) -> PageLocation? in
+                    try await NotesFetcher(sharing: self, pagination: addressed).walkInParallel(
+                        from: next, firstNumber: number + 1, ids: ids, visited: visited,
+                        maxPages: maxPages.map { $0 - done }, maxNotes: maxNotes.map { $0 - counted },
+                        cancellation: cancellation, first: first, body: body)
+                }
+            }
+            location = next
+            number += 1
+        }
+    }
+}
