@@ -6,11 +6,6 @@ import NotesFetch
 #else
     import Foundation
 #endif
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Darwin)
-    import Darwin
-#endif
 
 /// `notes-page fetch [--all] [<url>]`: walks the endpoint's pages, streaming each through the decoder.
 struct FetchCommand {

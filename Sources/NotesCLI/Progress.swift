@@ -1,16 +1,5 @@
 import Dispatch
 
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Darwin)
-    import Darwin
-#endif
-
 /// Progress on standard error while it is a terminal: pages, notes, bytes, rate, elapsed, the share of
 /// an announced total and the time left; while a rate limit holds the run, the wait, counting down.
 final class Progress: @unchecked Sendable {

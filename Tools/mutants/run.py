@@ -7,8 +7,15 @@ Reads Tools/mutants/mutants.txt (its header documents the format) and validates 
 copies the working tree (tracked and untracked-but-not-ignored files) to .build/mutants/tree, builds it
 with the scratch path .build/mutants/build (kept between runs, so builds are incremental) and runs the
 selected entries' tests once unmutated: if that baseline fails, nothing is meaningful and it stops.
-Each mutation is then applied to the copy, built and tested with its own `swift test --filter`s;
-failing tests kill it, passing tests let it survive. The original file is always put back.
+Each mutation is then applied to the copy, built (`swift build --build-tests`, incremental: a few
+seconds) and tested with its own `--filter`s; failing tests kill it, passing tests let it survive. The
+original file is always put back.
+
+The tests run from the built test bundle itself (`notes-pagePackageTests.xctest --testing-library
+swift-testing`, as `swift test --skip-build` runs it, without SwiftPM's second of start-up each time;
+`swift test --skip-build` where there is no such bundle). A mutant's tests stop at the first test that
+records an issue: one failing test kills it, and the rest would only cost time (a kill by timeout or by
+a crash is a kill too). The baseline runs to the end. A filter that matches no test is an error.
 
   --ci          only the entries marked `ci: yes` (make mutants-ci)
   --only NAMES  only these entries (comma-separated, repeatable; with --ci, those also marked)
@@ -16,17 +23,20 @@ failing tests kill it, passing tests let it survive. The original file is always
   --timeout S   seconds allowed to one mutant's tests (default 900); a timeout counts as killed
 
 Each entry's build and test output goes to .build/mutants/logs/NAME.log, the baseline's to
-.build/mutants/baseline.log. The last line is `N mutations, K killed, S survived` (`, E errors` when a
-mutant does not build). Exit status: 0 when every selected mutation was killed, 1 otherwise, 64 for a
+.build/mutants/baseline.log. Each mutant's line gives its time (build and tests), and the end the 10
+slowest, then `N mutations, K killed, S survived` (`, E errors` when a mutant does not build or its
+filters match no test). Exit status: 0 when every selected mutation was killed, 1 otherwise, 64 for a
 usage error or an invalid mutants.txt, 130 when interrupted. $SWIFT overrides the `swift` command.
 """
 
 import argparse
+import glob
 import os
 import re
 import signal
 import subprocess
 import sys
+import threading
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -168,29 +178,77 @@ def session(sid):
     return pids
 
 
-def run(command, log, timeout=None):
-    """Runs command in TREE with its output appended to log: its exit status, or None on a timeout.
-    Whatever it leaves running (after a timeout, Ctrl-C or SIGTERM) gets SIGINT, then SIGKILL."""
+def stop_session(process, signals=((signal.SIGINT, 10), (signal.SIGKILL, 5))):
+    """Sends each signal in turn to process and whatever it left running in its session, waiting up to the
+    grace for them to end, until none is left."""
+    for sig, grace in signals:
+        pids = session(process.pid) + ([process.pid] if process.poll() is None else [])
+        for pid in pids:
+            try:
+                os.kill(pid, sig)
+            except ProcessLookupError:
+                pass
+        deadline = time.monotonic() + grace
+        while pids and (session(process.pid) or process.poll() is None) and time.monotonic() < deadline:
+            time.sleep(0.1)
+    process.wait()
+
+
+# What swift-testing prints (NO_COLOR) for a test that records an issue, or fails: the run will fail.
+FAILURE = re.compile(r"^\S+ Test .*( recorded an issue | failed after )")
+
+
+def run(command, log, timeout=None, stop_at_failure=False, env=None):
+    """Runs command in TREE with its output appended to log: its exit status, None on a timeout, or
+    "failed" once a test has failed, with stop_at_failure (the rest is not waited for). Whatever it leaves
+    running (after a timeout, a failure, Ctrl-C or SIGTERM) is stopped: SIGINT, then SIGKILL."""
     log.write(f"\n$ {' '.join(command)}\n")
     log.flush()
-    process = subprocess.Popen(command, cwd=TREE, stdout=log, stderr=subprocess.STDOUT,
-                               start_new_session=True)
+    if not stop_at_failure:
+        process = subprocess.Popen(command, cwd=TREE, stdout=log, stderr=subprocess.STDOUT,
+                                   start_new_session=True, env=env)
+        try:
+            return process.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            return None
+        finally:
+            stop_session(process)
+    process = subprocess.Popen(command, cwd=TREE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                               start_new_session=True, env=env)
+    failed = threading.Event()
+
+    def copy():
+        for line in iter(process.stdout.readline, b""):
+            text = line.decode("utf-8", errors="replace")
+            log.write(text)
+            if not failed.is_set() and FAILURE.match(text):
+                log.flush()
+                failed.set()
+
+    reader = threading.Thread(target=copy, daemon=True)
+    reader.start()
+    deadline = None if timeout is None else time.monotonic() + timeout
+    outcome = None
     try:
-        return process.wait(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        return None
+        while True:
+            if failed.wait(0.05):
+                outcome = "failed"
+                break
+            if process.poll() is not None:
+                reader.join(2)  # the rest of its output (a child still holding the pipe is stopped below)
+                outcome = "failed" if failed.is_set() else process.returncode
+                break
+            if deadline is not None and time.monotonic() > deadline:
+                break
+        return outcome
     finally:
-        for sig, grace in ((signal.SIGINT, 10), (signal.SIGKILL, 5)):
-            pids = session(process.pid) + ([process.pid] if process.poll() is None else [])
-            for pid in pids:
-                try:
-                    os.kill(pid, sig)
-                except ProcessLookupError:
-                    pass
-            deadline = time.monotonic() + grace
-            while pids and (session(process.pid) or process.poll() is None) and time.monotonic() < deadline:
-                time.sleep(0.1)
-        process.wait()
+        # After a failure nothing of the run is needed: no grace.
+        stop_session(process, ((signal.SIGKILL, 5),) if outcome == "failed" else
+                     ((signal.SIGINT, 10), (signal.SIGKILL, 5)))
+        reader.join(5)
+        if outcome == "failed" and process.returncode != 0:
+            log.write("\n(run.py: stopped at the first failing test)\n")
+        log.flush()
 
 
 def build(log):
@@ -204,13 +262,36 @@ def build(log):
         return "\n".join("    " + line for line in file.read().splitlines()[-30:])
 
 
-def test(filters, log, timeout=None):
-    return run([SWIFT, "test", "--skip-build", "--scratch-path", BUILD]
-               + [arg for f in filters for arg in ("--filter", f)], log, timeout)
+def test_bundle():
+    """The built test bundle as an executable file (Linux), found once; None where there is none (macOS
+    builds a bundle directory that only `swift test` runs)."""
+    if not hasattr(test_bundle, "path"):
+        bundles = glob.glob(os.path.join(BUILD, "debug", "*PackageTests.xctest"))
+        test_bundle.path = (bundles[0] if len(bundles) == 1 and os.path.isfile(bundles[0])
+                            and os.access(bundles[0], os.X_OK) else None)
+    return test_bundle.path
 
 
-def mutate(entry, timeout):
-    """Applies, builds and tests one mutation: (outcome, detail) with outcome killed, survived or error."""
+# swift-testing's exit status when no test matched the filters.
+NO_TESTS = 69
+
+
+def test(filters, log, timeout=None, stop_at_failure=False):
+    """Runs the tests the filters select: 0 when they pass, NO_TESTS when none matched, None on a timeout,
+    "failed" or another status when one fails."""
+    args = [arg for f in filters for arg in ("--filter", f)]
+    bundle = test_bundle()
+    if bundle is None:
+        return run([SWIFT, "test", "--skip-build", "--scratch-path", BUILD] + args, log, timeout,
+                   stop_at_failure)
+    # What `swift test --skip-build` runs for swift-testing: the bundle, with NO_COLOR=1.
+    return run([bundle, "--testing-library", "swift-testing"] + args, log, timeout, stop_at_failure,
+               env=dict(os.environ, NO_COLOR="1"))
+
+
+def mutate(entry, timeout, times):
+    """Applies, builds and tests one mutation: (outcome, detail) with outcome killed, survived or error;
+    the seconds its build and its tests took go to times."""
     path = os.path.join(TREE, entry["file"])
     if not os.path.isfile(path):
         return "error", f"{entry['file']} is not in the copy (ignored by git?)"
@@ -224,11 +305,19 @@ def mutate(entry, timeout):
             return "error", f"find: occurs {text.count(entry['find'])} times in the copy of {entry['file']}"
         try:
             write_fresh(path, text.replace(entry["find"], entry["replace"]).encode("utf-8"))
+            start = time.monotonic()
             failure = build(log)
+            times["build"] = time.monotonic() - start
             if failure is not None:
                 return "error", "does not build\n" + failure
-            status = test(entry["tests"], log, timeout)
-            return ("killed", "(timeout)") if status is None else ("killed" if status else "survived", "")
+            start = time.monotonic()
+            status = test(entry["tests"], log, timeout, stop_at_failure=True)
+            times["tests"] = time.monotonic() - start
+            if status is None:
+                return "killed", "(timeout)"
+            if status == NO_TESTS:
+                return "error", f"no test matches tests: {' '.join(entry['tests'])}"
+            return ("killed", "") if status else ("survived", "")
         finally:
             write_fresh(path, original)
 
@@ -254,7 +343,7 @@ def main():
                   f"  {e['file']}; tests: {' '.join(e['tests'])}")
         return 0
     os.makedirs(LOGS, exist_ok=True)
-    start = time.monotonic()
+    begun = start = time.monotonic()
     sync_tree()
     filters = list(dict.fromkeys(f for e in selected for f in e["tests"]))
     with open(os.path.join(WORK, "baseline.log"), "w", encoding="utf-8") as log:
@@ -262,23 +351,39 @@ def main():
         if failure is not None:
             print(f"baseline: the unmutated tree does not build (.build/mutants/baseline.log):\n{failure}")
             return 1
-        if test(filters, log) != 0:
+        built = time.monotonic()
+        status = test(filters, log)
+        if status == NO_TESTS:
+            print("baseline: no test matches the selected entries' tests: filters; "
+                  "see .build/mutants/baseline.log")
+            return 1
+        if status != 0:
             print("baseline: the tests fail on the unmutated tree, so no mutant can be judged; "
                   "see .build/mutants/baseline.log")
             return 1
-    print(f"baseline: built and tested in {time.monotonic() - start:.1f} s", flush=True)
+    print(f"baseline: built and tested in {time.monotonic() - start:.1f} s (tests {time.monotonic() - built:.1f} s)",
+          flush=True)
     counts = {"killed": 0, "survived": 0, "error": 0}
+    took = []
     for entry in selected:
-        start = time.monotonic()
-        outcome, detail = mutate(entry, args.timeout)
+        start, times = time.monotonic(), {}
+        outcome, detail = mutate(entry, args.timeout, times)
         counts[outcome] += 1
         log = f".build/mutants/logs/{entry['name']}.log"
         first, _, rest = detail.partition("\n")
         line = f"{outcome} {entry['name']}{': ' if outcome == 'error' else ' '}{first}".rstrip()
-        line += f"  ({time.monotonic() - start:.1f} s)"
+        seconds = time.monotonic() - start
+        split = ", ".join(f"{key} {value:.1f} s" for key, value in times.items())
+        took.append((seconds, entry["name"], outcome, split))
+        line += f"  ({seconds:.1f} s{': ' + split if split else ''})"
         if outcome != "killed":
             line += f"  log: {log}\n  promise: {entry.get('promise', '')}" + (f"\n{rest}" if rest else "")
         print(line, flush=True)
+    if len(took) > 1:
+        print(f"slowest {min(10, len(took))}:")
+        for seconds, name, outcome, split in sorted(took, key=lambda row: -row[0])[:10]:
+            print(f"  {seconds:7.1f} s  {name} ({outcome}{': ' + split if split else ''})")
+    print(f"total: {time.monotonic() - begun:.1f} s")
     summary = f"{len(selected)} mutations, {counts['killed']} killed, {counts['survived']} survived"
     print(summary + (f", {counts['error']} errors" if counts["error"] else ""))
     return 0 if counts["killed"] == len(selected) else 1

@@ -1,6 +1,6 @@
 import Dispatch
 internal import NotesJSON
-public import NotesPage
+import NotesPage
 
 extension NotesFetcher {
     enum Outcome: Sendable {

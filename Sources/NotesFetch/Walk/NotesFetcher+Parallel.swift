@@ -12,16 +12,12 @@ extension NotesFetcher {
     ///
     /// - Parameter first: The request for `start`, when it was made early (by another scheme's walk).
     func walkInParallel(
-        from start: PageLocation,
-        firstNumber: Int,
-        ids: IDSet,
-        visited: IDSet,
-        maxPages: Int?,
-        maxNotes: Int?,
-        cancellation: CancellationFlag,
+        _ plan: WalkPlan,
         first: Task<Result<FetchedPage, FetchError>, Never>? = nil,
         body: (FetchedPage) async throws(FetchError) -> Void
     ) async throws(FetchError) -> PageLocation? {
+        let (start, firstNumber, ids, visited) = (plan.start, plan.firstNumber, plan.ids, plan.visited)
+        let (maxPages, maxNotes, cancellation) = (plan.maxPages, plan.maxNotes, plan.cancellation)
         let pagination = locator.pagination
         let locator = locator
         let width = configuration.parallel

@@ -1,6 +1,6 @@
 import Dispatch
 internal import NotesJSON
-public import NotesPage
+import NotesPage
 
 extension NotesFetcher {
     /// ``walk(from:firstNumber:ids:visited:maxPages:maxNotes:cancellation:body:)`` when the first page
@@ -8,13 +8,7 @@ extension NotesFetcher {
     /// it): that page on its own, then the rest with the scheme and the paths it showed (in parallel where
     /// the scheme allows).
     func walkFirstAlone(
-        from start: PageLocation,
-        firstNumber: Int,
-        ids: IDSet,
-        visited: IDSet,
-        maxPages: Int?,
-        maxNotes: Int?,
-        cancellation: CancellationFlag,
+        _ plan: WalkPlan,
         body: (FetchedPage) async throws(FetchError) -> Void
     ) async throws(FetchError) -> PageLocation? {
         var first: (facts: PageFacts?, count: Int)?
@@ -22,22 +16,22 @@ extension NotesFetcher {
             () async throws(FetchError) -> PageLocation? in
             // Its next page may still go out early (when the paths stay as they are): lane 0's transport holds
             // it for the walk that follows, which takes it over with an equal request.
-            try await walkInSequence(
-                from: start, firstNumber: firstNumber, ids: ids, visited: visited, maxPages: 1, maxNotes: nil,
-                cancellation: cancellation, sendsNextAfterLast: (maxPages ?? 2) > 1 && maxNotes == nil
+            var alone = plan
+            (alone.maxPages, alone.maxNotes) = (1, nil)
+            return try await walkInSequence(
+                alone, sendsNextAfterLast: (plan.maxPages ?? 2) > 1 && plan.maxNotes == nil
             ) { (page: FetchedPage) async throws(FetchError) -> Void in
                 first = (page.facts, page.notes.count)
                 try await body(page)
             }
         }
         guard let next, let first else { return next }
-        if let maxPages, maxPages <= 1 { return next }
-        if let maxNotes, first.count >= maxNotes { return next }
+        if let maxPages = plan.maxPages, maxPages <= 1 { return next }
+        if let maxNotes = plan.maxNotes, first.count >= maxNotes { return next }
         let pagination = first.facts.flatMap { locator.pagination.learned(from: $0) } ?? locator.pagination
         let rest = first.facts.flatMap(pageConfiguration(after:)) ?? page
         return try await NotesFetcher(sharing: self, pagination: pagination, page: rest).walk(
-            from: next, firstNumber: firstNumber + 1, ids: ids, visited: visited, maxPages: maxPages.map { $0 - 1 },
-            maxNotes: maxNotes.map { $0 - first.count }, cancellation: cancellation, learning: false, body: body)
+            plan.rest(from: next, after: 1, notes: first.count), learning: false, body: body)
     }
 
     /// The page configuration for the pages after `first`, when `first` showed paths to read them by
@@ -62,16 +56,12 @@ extension NotesFetcher {
     /// request early where a page names it (``EarlyPages``, ``NextValuePeek``), and moving to pages in
     /// parallel once the next URLs show offsets or page numbers.
     func walkInSequence(
-        from start: PageLocation,
-        firstNumber: Int,
-        ids: IDSet,
-        visited: IDSet,
-        maxPages: Int?,
-        maxNotes: Int?,
-        cancellation: CancellationFlag,
+        _ plan: WalkPlan,
         sendsNextAfterLast: Bool = false,
         body: (FetchedPage) async throws(FetchError) -> Void
     ) async throws(FetchError) -> PageLocation? {
+        let (start, firstNumber, ids, visited) = (plan.start, plan.firstNumber, plan.ids, plan.visited)
+        let (maxPages, maxNotes, cancellation) = (plan.maxPages, plan.maxNotes, plan.cancellation)
         var location = start
         var number = firstNumber
         var pages = 0
@@ -139,8 +129,7 @@ extension NotesFetcher {
                 // was requested early, read the first page's way, is dropped).
                 earlyPages?.stop()
                 return try await NotesFetcher(sharing: self, pagination: locator.pagination, page: rest).walk(
-                    from: next, firstNumber: number + 1, ids: ids, visited: visited, maxPages: maxPages.map { $0 - 1 },
-                    maxNotes: maxNotes.map { $0 - page.notes.count }, cancellation: cancellation, body: body)
+                    plan.rest(from: next, after: pages, notes: notes), learning: false, body: body)
             }
             if configuration.parallel > 1, pages <= 2, let facts = page.facts,
                 let addressed = locator.pagination.addressed(after: facts, endpoint: locator.endpoint)
@@ -153,9 +142,7 @@ extension NotesFetcher {
                 return try await withTaskExecutorPreference(globalConcurrentExecutor) {
                     () async throws(FetchError) -> PageLocation? in
                     try await NotesFetcher(sharing: self, pagination: addressed).walkInParallel(
-                        from: next, firstNumber: number + 1, ids: ids, visited: visited,
-                        maxPages: maxPages.map { $0 - done }, maxNotes: maxNotes.map { $0 - counted },
-                        cancellation: cancellation, first: first, body: body)
+                        plan.rest(from: next, after: done, notes: counted), first: first, body: body)
                 }
             }
             location = next

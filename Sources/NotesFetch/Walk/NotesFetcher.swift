@@ -226,39 +226,28 @@ public final class NotesFetcher: Sendable {
         cancellation: CancellationFlag = CancellationFlag(),
         body: (FetchedPage) async throws(FetchError) -> Void
     ) async throws(FetchError) -> PageLocation? {
-        try await walk(
-            from: start, firstNumber: firstNumber, ids: ids, visited: visited, maxPages: maxPages, maxNotes: maxNotes,
-            cancellation: cancellation, learning: locator.pagination.learnsFromFirstPage, body: body)
+        let plan = WalkPlan(
+            start: start, firstNumber: firstNumber, ids: ids, visited: visited, maxPages: maxPages, maxNotes: maxNotes,
+            cancellation: cancellation)
+        return try await walk(plan, learning: locator.pagination.learnsFromFirstPage, body: body)
     }
 
     /// ``walk(from:firstNumber:ids:visited:maxPages:maxNotes:cancellation:body:)``, `learning` what the first
     /// page shows of the server's pages (``Pagination/learned(from:)``), or not: the rest of a walk that has.
     func walk(
-        from start: PageLocation,
-        firstNumber: Int,
-        ids: IDSet,
-        visited: IDSet,
-        maxPages: Int?,
-        maxNotes: Int?,
-        cancellation: CancellationFlag,
+        _ plan: WalkPlan,
         learning: Bool,
         body: (FetchedPage) async throws(FetchError) -> Void
     ) async throws(FetchError) -> PageLocation? {
         if learning {
-            return try await walkFirstAlone(
-                from: start, firstNumber: firstNumber, ids: ids, visited: visited, maxPages: maxPages,
-                maxNotes: maxNotes, cancellation: cancellation, body: body)
+            return try await walkFirstAlone(plan, body: body)
         }
-        if configuration.parallel > 1, locator.pagination.location(1, after: start) != nil {
-            return try await walkInParallel(
-                from: start, firstNumber: firstNumber, ids: ids, visited: visited, maxPages: maxPages,
-                maxNotes: maxNotes, cancellation: cancellation, body: body)
+        if configuration.parallel > 1, locator.pagination.location(1, after: plan.start) != nil {
+            return try await walkInParallel(plan, body: body)
         }
         // The walk runs on lane 0's thread, where its pages run: a page costs no hop there and back.
         return try await withTaskExecutorPreference(lanes[0].thread) { () async throws(FetchError) -> PageLocation? in
-            try await walkInSequence(
-                from: start, firstNumber: firstNumber, ids: ids, visited: visited, maxPages: maxPages,
-                maxNotes: maxNotes, cancellation: cancellation, body: body)
+            try await walkInSequence(plan, body: body)
         }
     }
 
