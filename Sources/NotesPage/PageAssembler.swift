@@ -37,12 +37,16 @@ struct PageState: ~Copyable {
         case items
         /// A top-level array that may be the items (``PathDetection/items``), before its first element.
         case candidate
+        /// An item holding the record at ``PageConfiguration/recordKey`` (a GraphQL edge).
+        case recordItem
         /// A note object.
         case note
         /// An object inside a note on the way to its id or title (``NotePaths``), `level` keys deep.
         case noteWay(level: Int, paths: UInt8)
         /// A container inside a note: copied to the note's JSON.
         case inNote
+        /// An object or array at a field path, copied to ``PageState/fieldJSON`` (``capture``).
+        case capture
         /// A container of no interest.
         case skip
     }
@@ -110,11 +114,27 @@ struct PageState: ~Copyable {
     private var isDuplicate = false
     private var writer = CompactJSONWriter()
 
+    /// The record key's bytes (``PageConfiguration/recordKey``), and for the item being read whether the
+    /// next value is the record and whether it had one.
+    private let recordKey: [UInt8]?
+    private var atRecord = false
+    private var itemHasRecord = false
+
+    /// The compact JSON of each field path's object or array, when at most
+    /// ``PageDecoder/maxFieldJSONBytes`` (a GraphQL response's `errors`).
+    private(set) var fieldJSON: [[UInt8]?]
+    /// The container at a field path being copied: its index, its depth, its text.
+    private var captureIndex = 0
+    private var captureDepth = 0
+    private var capture = CompactJSONWriter(capacity: 256)
+
     init(configuration: PageConfiguration, ids: IDSet) {
         self.configuration = configuration
         self.notePaths = NotePaths(configuration)
         self.ids = ids
         fields = Array(repeating: nil, count: configuration.fieldPaths.count)
+        fieldJSON = Array(repeating: nil, count: configuration.fieldPaths.count)
+        recordKey = configuration.recordKey.map { Array($0.utf8) }
         // yajl never sees a bracket past the depth limit (the scanner stops it), so this never grows.
         frames = Stack(capacity: configuration.limits.maxDepth + 1)
     }
@@ -126,6 +146,8 @@ struct PageState: ~Copyable {
         case .noteWay(let level, let paths): return inNote(event, level: level, paths: paths)
         case .inNote: return inNote(event, level: -1, paths: 0)
         case .items: return inItems(event)
+        case .recordItem: return inRecordItem(event)
+        case .capture: return inCapture(event)
         case .candidate: return inCandidate(event)
         case .path(let level, let paths): return inPath(event, level: level, paths: paths)
         case .skip:
@@ -206,7 +228,13 @@ struct PageState: ~Copyable {
                 .invalidNext, "'\(configuration.nextPath)' is \(Self.describe(event)), not a string, number or null")
         case (.field(let index), _):
             fields[index] = FieldValue(event, describe: Self.describe)
-            if event.isStart { frames.append(.skip) }
+            if event.isStart {
+                captureIndex = index
+                captureDepth = 0
+                capture.reset()
+                frames.append(.capture)
+                return inCapture(event)
+            }
         case (.descend(let level, let paths), .startObject):
             frames.append(.path(level: level, paths: paths))
         case (_, .startObject), (_, .startArray):
@@ -294,28 +322,106 @@ struct PageState: ~Copyable {
 
     private mutating func inItems(_ event: JSONEvent) -> Bool {
         switch event {
-        case .startObject:
-            if noteCount == configuration.maxPageNotes {
-                let limit = configuration.maxPageNotes
-                return fail(.limitExceeded(.pageNotes(limit)), "more than \(limit) notes on the page")
-            }
-            frames.append(.note)
-            noteID.removeAll(keepingCapacity: true)
-            noteTitle.removeAll(keepingCapacity: true)
-            hasID = false
-            hasTitle = false
-            isDuplicate = false
-            if configuration.keepsJSON {
-                writer.reset()
-                writer.open(UInt8(ascii: "{"))
-            }
+        case .startObject where recordKey != nil:
+            frames.append(.recordItem)
+            atRecord = false
+            itemHasRecord = false
             return true
+        case .startObject:
+            return startNote()
         case .endArray:
             frames.removeLast()
             return true
         default:
             return fail(.noteNotObject, "item \(noteCount) is \(Self.describe(event)), not an object", note: noteCount)
         }
+    }
+
+    /// A note object starts: the notes cap, then a fresh id, title and JSON.
+    private mutating func startNote() -> Bool {
+        if noteCount == configuration.maxPageNotes {
+            let limit = configuration.maxPageNotes
+            return fail(.limitExceeded(.pageNotes(limit)), "more than \(limit) notes on the page")
+        }
+        frames.append(.note)
+        noteID.removeAll(keepingCapacity: true)
+        noteTitle.removeAll(keepingCapacity: true)
+        hasID = false
+        hasTitle = false
+        isDuplicate = false
+        if configuration.keepsJSON {
+            writer.reset()
+            writer.open(UInt8(ascii: "{"))
+        }
+        return true
+    }
+
+    /// An event in an item that holds its record at ``PageConfiguration/recordKey``: the record is read as
+    /// a note, the item's other members are skipped.
+    private mutating func inRecordItem(_ event: JSONEvent) -> Bool {
+        let key = configuration.recordKey ?? ""
+        switch event {
+        case .key(let name):
+            atRecord = name.elementsEqual(recordKey ?? [])
+            if atRecord && itemHasRecord {
+                // The record read is counted already.
+                return fail(.duplicateField, "item \(noteCount - 1) has two '\(key)' fields", note: noteCount - 1)
+            }
+            return true
+        case .startObject where atRecord:
+            atRecord = false
+            itemHasRecord = true
+            return startNote()
+        case .endObject:
+            frames.removeLast()
+            guard itemHasRecord else {
+                return fail(.noteNotObject, "item \(noteCount) has no '\(key)' object", note: noteCount)
+            }
+            return true
+        case _ where atRecord:
+            return fail(
+                .noteNotObject, "item \(noteCount)'s '\(key)' is \(Self.describe(event)), not an object",
+                note: noteCount)
+        case .startObject, .startArray:
+            frames.append(.skip)
+            return true
+        default:
+            return true
+        }
+    }
+
+    /// An event in an object or array at a field path: copied as compact JSON while it fits in
+    /// ``PageDecoder/maxFieldJSONBytes``, then only followed to its end.
+    private mutating func inCapture(_ event: JSONEvent) -> Bool {
+        let fits = capture.bytes.count <= PageDecoder.maxFieldJSONBytes
+        switch event {
+        case .startObject:
+            captureDepth += 1
+            if fits { capture.open(UInt8(ascii: "{")) }
+        case .startArray:
+            captureDepth += 1
+            if fits { capture.open(UInt8(ascii: "[")) }
+        case .endObject, .endArray:
+            captureDepth -= 1
+            if fits { capture.close(event.isEndObject ? UInt8(ascii: "}") : UInt8(ascii: "]")) }
+            if captureDepth == 0 {
+                frames.removeLast()
+                if capture.bytes.count <= PageDecoder.maxFieldJSONBytes {
+                    fieldJSON[captureIndex] = Array(capture.bytes)
+                }
+            }
+        case .key(let key):
+            if fits { capture.key(key) }
+        case .string(let text):
+            if fits { capture.value(string: text) }
+        case .number(let text):
+            if fits { capture.value(raw: text) }
+        case .bool(let value):
+            if fits { capture.value(literal: value ? "true" : "false") }
+        case .null:
+            if fits { capture.value(literal: "null") }
+        }
+        return true
     }
 
     /// An event inside a note: `level` keys below the note (0: the note object itself, -1: a container off

@@ -26,6 +26,14 @@ public struct PageConfiguration: Sendable, Hashable {
     /// The paths to find on the page when it does not have them where ``itemsPath`` and ``nextPath`` say
     /// (those the caller was not told): the first page of a walk (``PathDetection``).
     public var detects: PathDetection = []
+    /// The key, inside each item, of the object that is the record (a GraphQL edge's `node`: the edge's
+    /// other keys, such as `cursor`, are not kept); `nil` when each item is the record. An item without it
+    /// is a contract error.
+    public var recordKey: String?
+    /// Whether a page without the items is an error. `false` for a scheme that reads what such a page
+    /// says instead (a GraphQL response with `errors` and no `data`): the page then has no notes, and
+    /// ``PageDecoder/Summary/hasItems`` is `false`.
+    public var requiresItems = true
 
     /// - Parameters:
     ///   - limits: Defaults to 64 MiB pages, 1 MiB strings, depth 64.

@@ -27,6 +27,11 @@ public struct PageDecoder: ~Copyable {
         public var isBareArray: Bool
         /// The values at ``PageConfiguration/fieldPaths``, in its order; `nil` where a path is absent.
         public var fields: [FieldValue?] = []
+        /// The compact JSON text of each of ``fields`` that is an object or an array, when it is at most
+        /// ``PageDecoder/maxFieldJSONBytes``; `nil` for the others (a GraphQL response's `errors`).
+        public var fieldJSON: [String?] = []
+        /// Whether the page had the items (always, unless ``PageConfiguration/requiresItems`` is `false`).
+        public var hasItems = true
         /// Notes left out because their ids were seen before (``DuplicatePolicy/skip``).
         public var skippedCount = 0
         /// The id of the last note kept, if any.
@@ -41,6 +46,8 @@ public struct PageDecoder: ~Copyable {
     }
 
     public let configuration: PageConfiguration
+    /// The longest JSON text of an object or array at a field path kept in ``Summary/fieldJSON``.
+    public static let maxFieldJSONBytes = 4096
     /// The next paths read for ``PathDetection/next``, after the configuration's field paths.
     private let nextCandidates: [FieldPath]
     private let assembler: PageAssembler
@@ -168,7 +175,7 @@ public struct PageDecoder: ~Copyable {
         }
         take(into: &notes)
         let state = assembler.state
-        guard state.pointee.foundItems else {
+        guard state.pointee.foundItems || !configuration.requiresItems else {
             let path = configuration.itemsPath
             var message = "no '\(path)' array in the page"
             if configuration.detects.contains(.items) {
@@ -192,6 +199,10 @@ public struct PageDecoder: ~Copyable {
             hasNextValue: state.pointee.foundNext,
             detectedItemsPath: state.pointee.detectedItems.map { FieldPath(components: [$0]) }
         )
+        summary.hasItems = state.pointee.foundItems
+        summary.fieldJSON = state.pointee.fieldJSON.prefix(configuration.fieldPaths.count).map {
+            $0.map { String(decoding: $0, as: UTF8.self) }
+        }
         if !state.pointee.foundNext, !nextCandidates.isEmpty {
             let found = nextCandidates.indices.compactMap { index -> (FieldPath, FieldValue)? in
                 switch state.pointee.fields[configuration.fieldPaths.count + index] {

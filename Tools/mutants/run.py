@@ -194,8 +194,9 @@ def stop_session(process, signals=((signal.SIGINT, 10), (signal.SIGKILL, 5))):
     process.wait()
 
 
-# What swift-testing prints (NO_COLOR) for a test that records an issue, or fails: the run will fail.
-FAILURE = re.compile(r"^\S+ Test .*( recorded an issue | failed after )")
+# What swift-testing prints for a test that records an issue (not a known one, nor a warning), or fails:
+# the run will fail.
+FAILURE = re.compile(r"^\u2718 Test .*( recorded an issue | failed after )")
 
 
 def run(command, log, timeout=None, stop_at_failure=False, env=None):
@@ -220,7 +221,10 @@ def run(command, log, timeout=None, stop_at_failure=False, env=None):
     def copy():
         for line in iter(process.stdout.readline, b""):
             text = line.decode("utf-8", errors="replace")
-            log.write(text)
+            try:
+                log.write(text)
+            except ValueError:  # the log is closed: a child held the pipe past its run
+                return
             if not failed.is_set() and FAILURE.match(text):
                 log.flush()
                 failed.set()
