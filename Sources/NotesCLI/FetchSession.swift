@@ -100,7 +100,7 @@ final class FetchSession: @unchecked Sendable {
             state.outputBytes = output.length
             if let journal, let statePath = command.statePath {
                 var record: [UInt8] = []
-                Journal.record(page, nextURL: page.next.map { locator.url(for: $0) }, into: &record)
+                Journal.record(page, nextURL: page.next.map { locator.identity(for: $0) }, into: &record)
                 try journal.write(record)
                 try afterStep(.journal)
                 state.journalBytes = journal.length

@@ -12,7 +12,7 @@ import NotesPage
 enum PaginationOptions {
     /// The styles `--paginate` takes.
     enum Style: String, CaseIterable {
-        case auto, next, link, header, offset, page, keyset
+        case auto, next, link, header, offset, page, keyset, graphql
     }
 
     static let group = "PAGINATION"
@@ -20,7 +20,8 @@ enum PaginationOptions {
     static let specs: [CommandSpec.Option] = [
         .init(
             "--paginate", value: "style",
-            help: "auto, next, link, header, offset, page or keyset (see the README). Default: auto.", group: group),
+            help: "auto, next, link, header, offset, page, keyset or graphql (see the README). Default: auto.",
+            group: group),
         .init(
             "--next-is", value: "kind",
             help: "next: the next value is a cursor, a url, or auto (a URL if it has a scheme or starts with /).",
@@ -63,6 +64,18 @@ enum PaginationOptions {
             help: "next, link, header, auto: do not request the next page before the current one has ended.",
             group: group),
         .init(
+            "--graphql", value: "file",
+            help: "graphql: POST this query (it declares $after) and walk one connection of it.", group: group),
+        .init(
+            "--connection", value: "path",
+            help: "graphql: the connection's path in the response, e.g. data.repository.issues.", group: group),
+        .init(
+            "--variables", value: "json",
+            help: "graphql: the query's other variables, a JSON object (or @file).", group: group),
+        .init(
+            "--cursor-variable", value: "name", help: "graphql: the variable that takes the cursor. Default: after.",
+            group: group),
+        .init(
             "--on-duplicate", value: "action", help: "fail or skip a note whose id the run has seen. Default: fail.",
             group: group),
     ]
@@ -81,14 +94,20 @@ enum PaginationOptions {
         "--after-param": [.keyset],
         "--has-more-path": [.keyset],
         "--total-path": [.offset, .page],
+        "--graphql": [.graphql],
+        "--connection": [.graphql],
+        "--variables": [.graphql],
+        "--cursor-variable": [.graphql],
     ]
 
     /// The scheme the options describe for `endpoint`.
     /// - Throws: ``UsageError`` for a bad value or an option that does not fit the style.
     static func pagination(_ parsed: ParsedArguments, endpoint: URL) throws(UsageError) -> any Pagination {
+        // --graphql says the style on its own.
+        let implied = parsed.has("--graphql") ? Style.graphql : .auto
         let style = Style(
             rawValue: try parsed.choice(
-                "--paginate", default: Style.auto.rawValue, from: Style.allCases.map(\.rawValue)))!
+                "--paginate", default: implied.rawValue, from: Style.allCases.map(\.rawValue)))!
         for (option, styles) in appliesTo.sorted(by: { $0.key < $1.key }) where parsed.has(option) {
             guard styles.contains(style) else {
                 let names = styles.map(\.rawValue).joined(separator: ", ")
@@ -140,7 +159,48 @@ enum PaginationOptions {
                 hasMorePath: try PageOptions.path(parsed, "--has-more-path") ?? FieldPath("has_more"),
                 limitParameter: try name(parsed, "--limit-param", default: "limit"),
                 pageSize: pageSize)
+        case .graphql:
+            return try graphQL(parsed)
         }
+    }
+
+    /// `--graphql FILE --connection PATH [--variables JSON] [--cursor-variable NAME]`, the query checked
+    /// before any request.
+    private static func graphQL(_ parsed: ParsedArguments) throws(UsageError) -> GraphQLPagination {
+        guard let file = parsed.value("--graphql") else {
+            throw UsageError("--paginate graphql needs --graphql FILE, the query")
+        }
+        guard let connection = try PageOptions.path(parsed, "--connection") else {
+            throw UsageError("--graphql needs --connection PATH, e.g. data.repository.issues")
+        }
+        for option in ["--items-path", "--next-path"] where parsed.has(option) {
+            throw UsageError(
+                "\(option) does not apply to --graphql: the connection's edges or nodes and pageInfo are read")
+        }
+        let text = try contents(file, of: "--graphql")
+        var variables = parsed.value("--variables")
+        if let value = variables, value.hasPrefix("@") {
+            variables = try contents(String(value.dropFirst()), of: "--variables")
+        }
+        do {
+            let query = try GraphQLQuery(
+                text, connection: connection, cursorVariable: try name(parsed, "--cursor-variable", default: "after"))
+            return try GraphQLPagination(query: query, variables: variables)
+        } catch {
+            throw UsageError("--graphql \(file.prefix(80)): \(error)")
+        }
+    }
+
+    /// A file's text for `option`, at most ``FetchLimits/maxQueryFileBytes``.
+    private static func contents(_ path: String, of option: String) throws(UsageError) -> String {
+        let bytes: [UInt8]?
+        do {
+            bytes = try readFile(path, limit: FetchLimits.maxQueryFileBytes)
+        } catch {
+            throw UsageError("Cannot read \(option) '\(path.prefix(80))': \(error)")
+        }
+        guard let bytes else { throw UsageError("Cannot read \(option) '\(path.prefix(80))': no such file") }
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// What to do with a note whose id the run has seen.

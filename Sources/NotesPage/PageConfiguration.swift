@@ -165,7 +165,8 @@ public struct FieldPath: Sendable, Hashable, CustomStringConvertible {
             dotted.isEmpty ? [] : dotted.split(separator: ".", omittingEmptySubsequences: false).map { Array($0.utf8) }
     }
 
-    init(components: [[UInt8]]) {
+    /// The path of these keys, one per level.
+    public init(components: [[UInt8]]) {
         self.components = components
     }
 

@@ -20,7 +20,7 @@ struct PageSession {
     init(locator: PageLocator) {
         self.locator = locator
         next = locator.start
-        visited = [locator.url(for: locator.start)]
+        visited = [locator.identity(for: locator.start)]
     }
 
     /// Whether nothing is left to show: no notes and no next page.
@@ -31,7 +31,7 @@ struct PageSession {
     ///   page is then not applied and its ids are taken back, as the command line refuses it whole.
     mutating func append(_ page: FetchedPage) throws(FetchError) {
         if let following = page.next {
-            let url = locator.url(for: following)
+            let url = locator.identity(for: following)
             guard visited.insert(url).inserted else {
                 ids.rollbackPage()
                 throw FetchError(.cycle, page: page.number, location: page.location, attempts: page.attempts)

@@ -104,7 +104,8 @@ public final class URLSessionTransport: HTTPTransport, @unchecked Sendable {
             scheme == "http" || scheme == "https"
         else { throw TransportError(.other, "not an http or https URL") }
         var urlRequest = URLRequest(url: url)
-        urlRequest.httpMethod = "GET"
+        urlRequest.httpMethod = request.method
+        if let body = request.body { urlRequest.httpBody = Data(body) }
         for header in request.headers {
             urlRequest.addValue(header.value, forHTTPHeaderField: header.name)
         }

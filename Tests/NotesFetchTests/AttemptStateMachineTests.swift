@@ -36,27 +36,27 @@ struct AttemptStateMachineTests {
     @Test("A 403 or 429 that says the limit is spent waits for the reset (GitHub's headers, RateLimit, Retry-After)")
     func rateLimits() {
         let github = [HTTPHeader("X-RateLimit-Remaining", "0"), HTTPHeader("X-RateLimit-Reset", "1000030")]
-        #expect(verdict(403, github) == .end(.rateLimited(status: 403, wait: 30)))
+        #expect(verdict(403, github) == .end(.rateLimited(reason: "HTTP 403", wait: 30)))
         #expect(
             verdict(429, [HTTPHeader("RateLimit", "limit=10, remaining=0, reset=5")])
-                == .end(.rateLimited(status: 429, wait: 5)))
-        #expect(verdict(429, [HTTPHeader("Retry-After", "12")]) == .end(.rateLimited(status: 429, wait: 12)))
+                == .end(.rateLimited(reason: "HTTP 429", wait: 5)))
+        #expect(verdict(429, [HTTPHeader("Retry-After", "12")]) == .end(.rateLimited(reason: "HTTP 429", wait: 12)))
     }
 
     @Test("A reset that is not a finite number says nothing of when; a wait is at most about 31 years")
     func hostileResets() {
         for reset in ["inf", "-inf", "nan", "1e400"] {
             let head = [HTTPHeader("X-RateLimit-Remaining", "0"), HTTPHeader("X-RateLimit-Reset", reset)]
-            #expect(verdict(403, head) == .end(.rateLimited(status: 403, wait: 60)), "\(reset): the default minute")
+            #expect(verdict(403, head) == .end(.rateLimited(reason: "HTTP 403", wait: 60)), "\(reset): the default minute")
         }
         let far = [HTTPHeader("X-RateLimit-Remaining", "0"), HTTPHeader("X-RateLimit-Reset", "1e300")]
-        #expect(verdict(403, far) == .end(.rateLimited(status: 403, wait: RateLimit.longest)))
+        #expect(verdict(403, far) == .end(.rateLimited(reason: "HTTP 403", wait: RateLimit.longest)))
         // And such a wait fails with a message, not a trap converting it.
         var machine = AttemptStateMachine(policy: policy)
         var random = SystemRandomNumberGenerator()
         guard
             case .fail(.rateLimited(let reason)) = machine.ended(
-                .rateLimited(status: 403, wait: RateLimit.longest), sends: 1, now: now, random: &random)
+                .rateLimited(reason: "HTTP 403", wait: RateLimit.longest), sends: 1, now: now, random: &random)
         else {
             Issue.record("a wait past --max-wait fails the page")
             return
@@ -131,7 +131,7 @@ struct AttemptStateMachineTests {
     func rateLimitActions() {
         var machine = AttemptStateMachine(policy: policy)
         var random = SystemRandomNumberGenerator()
-        let limited = AttemptStateMachine.Failure.rateLimited(status: 429, wait: 30)
+        let limited = AttemptStateMachine.Failure.rateLimited(reason: "HTTP 429", wait: 30)
         #expect(
             machine.ended(limited, sends: 1, now: now, random: &random) == .hold(30, reason: "rate limited (HTTP 429)"))
         #expect(
@@ -141,7 +141,7 @@ struct AttemptStateMachineTests {
                 == .fail(.unavailable("rate limited (HTTP 429)")))
         var fresh = AttemptStateMachine(policy: policy)
         #expect(
-            fresh.ended(.rateLimited(status: 429, wait: 61), sends: 1, now: now, random: &random)
+            fresh.ended(.rateLimited(reason: "HTTP 429", wait: 61), sends: 1, now: now, random: &random)
                 == .fail(
                     .rateLimited(
                         "rate limited (HTTP 429) for 61 s, longer than --max-wait 60 s: the limit resets at \(HTTPDate.text(now + 61))"

@@ -15,17 +15,17 @@
 /// | 429 without one; 500, 502, 503, 504          | retry with ``Backoff`` (`Retry-After` kept) |
 /// | a transport error other than TLS             | retry with ``Backoff``                      |
 /// | TLS, cancellation, any other status          | fail                                       |
-struct AttemptStateMachine: Sendable {
+package struct AttemptStateMachine: Sendable {
     /// The configuration's values that decide.
-    struct Policy: Sendable, Hashable {
+    package struct Policy: Sendable, Hashable {
         /// Retries after the first attempt.
         var retries: Int
-        var maxRedirects: Int
+        package var maxRedirects: Int
         /// The longest rate-limit wait; a longer one fails the page.
-        var maxWait: Double
-        var backoff: Backoff
+        package var maxWait: Double
+        package var backoff: Backoff
 
-        init(retries: Int, maxRedirects: Int, maxWait: Double, backoff: Backoff) {
+        package init(retries: Int, maxRedirects: Int, maxWait: Double, backoff: Backoff) {
             self.retries = retries
             self.maxRedirects = maxRedirects
             self.maxWait = maxWait
@@ -40,17 +40,18 @@ struct AttemptStateMachine: Sendable {
     }
 
     /// Why an attempt brought no page.
-    enum Failure: Sendable, Hashable {
+    package enum Failure: Sendable, Hashable {
         /// Worth another attempt: a transport error, 429, a 5xx (with its `Retry-After`, if any).
         case retryable(reason: String, retryAfter: Double?)
-        /// A 403 or 429 that says the rate limit is spent, and for how long.
-        case rateLimited(status: Int, wait: Double)
+        /// A 403 or 429 that says the rate limit is spent (`reason`: `HTTP 429`), or a body that says so
+        /// (``PageRefusal/rateLimited(reason:wait:)``), and for how long.
+        case rateLimited(reason: String, wait: Double)
         /// Not worth another attempt.
         case fatal(FetchError.Code)
     }
 
     /// What a response's head means, within one attempt.
-    enum HeadVerdict: Sendable, Hashable {
+    package enum HeadVerdict: Sendable, Hashable {
         /// A success: read the body.
         case read
         /// Request this URL next, in the same attempt.
@@ -60,7 +61,7 @@ struct AttemptStateMachine: Sendable {
     }
 
     /// What the walk does after an attempt that brought no page.
-    enum Action: Sendable, Hashable {
+    package enum Action: Sendable, Hashable {
         /// Sleep this long, then attempt again; `announce` when the wait is the server's (`Retry-After`)
         /// and long enough to say.
         case retry(after: Double, announce: Bool)
@@ -74,7 +75,7 @@ struct AttemptStateMachine: Sendable {
     /// Requests the server saw for the page so far.
     private(set) var attempts = 0
 
-    init(policy: Policy) {
+    package init(policy: Policy) {
         self.policy = policy
     }
 
@@ -85,7 +86,7 @@ struct AttemptStateMachine: Sendable {
     /// What a head received for `url` means, after `redirects` redirects in this attempt.
     /// - Parameters:
     ///   - now: Seconds since 1970, for `Retry-After` dates and rate-limit resets.
-    static func verdict(
+    package static func verdict(
         on head: HTTPResponseHead, url: String, redirects: Int, policy: Policy, now: Double
     ) -> HeadVerdict {
         switch head.status {
@@ -101,7 +102,9 @@ struct AttemptStateMachine: Sendable {
             return .follow(target)
         case 403, 429:
             // GitHub answers 403 when its primary rate limit is spent: that is a wait, not an expiry.
-            if let wait = RateLimit.wait(head, now: now) { return .end(.rateLimited(status: head.status, wait: wait)) }
+            if let wait = RateLimit.wait(head, now: now) {
+                return .end(.rateLimited(reason: "HTTP \(head.status)", wait: wait))
+            }
             if head.status == 403 { return .end(.fatal(.sessionExpired(status: head.status))) }
             return .end(.retryable(reason: "HTTP 429", retryAfter: nil))
         case 401:
@@ -125,7 +128,7 @@ struct AttemptStateMachine: Sendable {
 
     /// An attempt brought its page after `sends` requests; returns how long the walk's next request waits
     /// when the page's head says the limit is spent (at most ``Policy/maxWait``), or `nil`.
-    mutating func delivered(sends: Int, head: HTTPResponseHead, now: Double) -> Double? {
+    package mutating func delivered(sends: Int, head: HTTPResponseHead, now: Double) -> Double? {
         attempts += max(1, sends)
         guard let wait = RateLimit.wait(head, now: now), wait > 0 else { return nil }
         return min(wait, policy.maxWait)
@@ -135,21 +138,21 @@ struct AttemptStateMachine: Sendable {
     /// - Parameters:
     ///   - now: Seconds since 1970, for the message of a wait longer than ``Policy/maxWait``.
     ///   - random: The jitter of the backoff.
-    mutating func ended(
+    package mutating func ended(
         _ failure: Failure, sends: Int, now: Double, random: inout some RandomNumberGenerator
     ) -> Action {
         attempts += max(1, sends)
         switch failure {
         case .fatal(let code):
             return .fail(code)
-        case .rateLimited(let status, let wait):
+        case .rateLimited(let why, let wait):
             if wait > policy.maxWait {
                 let reason =
-                    "rate limited (HTTP \(status)) for \(Int(wait.rounded(.up))) s, longer than --max-wait \(Int(policy.maxWait)) s: the limit resets at \(HTTPDate.text(now + wait))"
+                    "rate limited (\(why)) for \(Int(wait.rounded(.up))) s, longer than --max-wait \(Int(policy.maxWait)) s: the limit resets at \(HTTPDate.text(now + wait))"
                 return .fail(.rateLimited(reason))
             }
-            if attempts > policy.retries { return .fail(.unavailable("rate limited (HTTP \(status))")) }
-            return .hold(wait, reason: "rate limited (HTTP \(status))")
+            if attempts > policy.retries { return .fail(.unavailable("rate limited (\(why))")) }
+            return .hold(wait, reason: "rate limited (\(why))")
         case .retryable(let reason, let retryAfter):
             if attempts > policy.retries { return .fail(.unavailable(reason)) }
             let delay = policy.backoff.delay(forRetry: attempts, retryAfter: retryAfter, using: &random)

@@ -1,7 +1,7 @@
 /// Dates as HTTP writes them (IMF-fixdate, RFC 9110 §5.6.7).
-enum HTTPDate {
+package enum HTTPDate {
     /// `Sun, 06 Nov 1994 08:49:37 GMT` for `seconds` since 1970.
-    static func text(_ seconds: Double) -> String {
+    package static func text(_ seconds: Double) -> String {
         let total = Int(seconds.rounded(.up))
         let days = total >= 0 ? total / 86_400 : (total - 86_399) / 86_400
         let time = total - days * 86_400

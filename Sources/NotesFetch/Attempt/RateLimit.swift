@@ -1,16 +1,16 @@
 /// Rate-limit headers: whether a response says the client's limit is spent, and for how long.
-enum RateLimit {
+package enum RateLimit {
     /// Seconds to wait before the next request, when the head says the limit is spent: `Retry-After`;
     /// GitHub's `X-RateLimit-Remaining: 0` with `X-RateLimit-Reset` (epoch seconds); or the IETF
     /// `RateLimit` field with a remaining of 0 (`limit=10, remaining=0, reset=5`, or `"q";r=0;t=5`).
     /// `nil` when it says nothing of the kind. A number that is not finite says nothing; a wait is at most
     /// ``longest``, so that it always converts to whole seconds and to a date.
-    static func wait(_ head: HTTPResponseHead, now: Double) -> Double? {
+    package static func wait(_ head: HTTPResponseHead, now: Double) -> Double? {
         said(head, now: now).map { min($0, longest) }
     }
 
     /// About 31 years: the longest wait a server can name.
-    static let longest: Double = 1e9
+    package static let longest: Double = 1e9
 
     private static func seconds(_ text: String) -> Double? {
         Double(text.trimming(" \t\"")).flatMap { $0.isFinite ? $0 : nil }

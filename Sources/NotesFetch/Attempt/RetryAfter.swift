@@ -1,7 +1,7 @@
 /// `Retry-After`: delay-seconds or an HTTP-date (RFC 9110 §10.2.3, §5.6.7).
-enum RetryAfter {
+package enum RetryAfter {
     /// Seconds to wait from `now` (seconds since 1970), or `nil` when the value is neither form.
-    static func seconds(_ value: String, now: Double) -> Double? {
+    package static func seconds(_ value: String, now: Double) -> Double? {
         let text = value.trimming(" \t")
         if let seconds = Int(text), seconds >= 0 { return Double(seconds) }
         guard let date = parseIMFFixdate(text) else { return nil }
@@ -9,7 +9,7 @@ enum RetryAfter {
     }
 
     /// Parses `Sun, 06 Nov 1994 08:49:37 GMT` into seconds since 1970.
-    static func parseIMFFixdate(_ text: String) -> Double? {
+    package static func parseIMFFixdate(_ text: String) -> Double? {
         let parts = text.split(separator: " ")
         guard parts.count == 6, parts[5] == "GMT", let day = Int(parts[1]), let year = Int(parts[3]) else { return nil }
         let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]

@@ -16,6 +16,8 @@ public enum FetchLimits {
     public static let maxCAFileBytes = 16 << 20
     /// The `--state` file.
     public static let maxStateFileBytes = 1 << 20
+    /// A GraphQL query file (`--graphql`) or a variables file (`--variables @FILE`).
+    public static let maxQueryFileBytes = 1 << 20
     /// The journal beside the state file (ids and visited URLs of the run's pages).
     public static let maxJournalBytes = 1 << 30
 

@@ -26,6 +26,14 @@ public struct PageFacts: Sendable {
         fieldPaths.firstIndex(of: path).flatMap { summary.fields.indices.contains($0) ? summary.fields[$0] : nil }
     }
 
+    /// The compact JSON of the object or array the page has at `path` (at most 4 KiB), if the scheme asked
+    /// for it and the page has one that fits.
+    public func json(at path: FieldPath) -> String? {
+        fieldPaths.firstIndex(of: path).flatMap {
+            summary.fieldJSON.indices.contains($0) ? summary.fieldJSON[$0] : nil
+        }
+    }
+
     /// The first `Link` header target with relation `relation`, resolved against the page's URL.
     public func link(_ relation: String) -> String? {
         for header in head.values(of: "Link") {

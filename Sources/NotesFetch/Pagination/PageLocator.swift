@@ -30,6 +30,12 @@ public struct PageLocator: Sendable {
         pagination.url(for: location, endpoint: endpoint)
     }
 
+    /// What names `location` among the walk's pages (``Pagination/identity(of:endpoint:)``): its URL for a
+    /// GET.
+    public func identity(for location: PageLocation) -> String {
+        pagination.identity(of: location, endpoint: endpoint)
+    }
+
     /// The page after `page`, or `nil` at the end.
     public func next(after page: PageFacts) throws(PaginationError) -> PageLocation? {
         try pagination.next(after: page, endpoint: endpoint)
@@ -56,7 +62,7 @@ public struct PageLocator: Sendable {
     /// percent-encoded (`page%5Boffset%5D`), keeps its place and its spelling and takes the new value; a
     /// new one is appended with its name and value percent-encoded (all but RFC 3986's unreserved
     /// characters). Empty pairs (`&&`, a trailing `?`) are dropped; a fragment stays at the end.
-    static func setting(_ parameters: [(name: String, value: String)], on url: String) -> String {
+    package static func setting(_ parameters: [(name: String, value: String)], on url: String) -> String {
         // Bytes, not characters or substrings: every separator here is ASCII, and this runs for every page
         // (three times for a walk's page: its guess, its next page and that page's check).
         var url = url

@@ -52,6 +52,25 @@ public protocol Pagination: Sendable, CustomStringConvertible {
     /// server showed (a server that caps the size asked sends fewer notes a page), or `nil` when nothing
     /// changes.
     func learned(from first: PageFacts) -> (any Pagination)?
+    /// Sets what the scheme decides of a page's shape (a GraphQL connection's items and next paths).
+    func adapt(_ page: inout PageConfiguration)
+    /// The body to POST for `location`, or `nil` for a GET (every scheme but GraphQL's).
+    func body(for location: PageLocation) -> [UInt8]?
+    /// What names `location` among the walk's pages, for cycles and resumes: its URL, unless pages share
+    /// one (a POST's cursor is in its body), and at most ``FetchLimits/maxURLBytes``.
+    func identity(of location: PageLocation, endpoint: URL) -> String
+    /// Why a page the server answered with success is still no page (a GraphQL response's `errors`), or
+    /// `nil` when it is one.
+    /// - Parameter now: Seconds since 1970, for a rate limit's reset.
+    func refusal(of page: PageFacts, now: Double) -> PageRefusal?
+}
+
+/// A page answered with success whose body says it failed (a GraphQL response with `errors`).
+public enum PageRefusal: Sendable, Hashable {
+    /// The server's rate limit is spent: wait this many seconds, then ask again.
+    case rateLimited(reason: String, wait: Double)
+    /// The request failed; the message says why, as the server said it.
+    case failed(String)
 }
 
 extension Pagination {
@@ -70,6 +89,10 @@ extension Pagination {
     public var readsNextValue: Bool { true }
     public var learnsFromFirstPage: Bool { false }
     public func learned(from first: PageFacts) -> (any Pagination)? { nil }
+    public func adapt(_ page: inout PageConfiguration) {}
+    public func body(for location: PageLocation) -> [UInt8]? { nil }
+    public func identity(of location: PageLocation, endpoint: URL) -> String { url(for: location, endpoint: endpoint) }
+    public func refusal(of page: PageFacts, now: Double) -> PageRefusal? { nil }
 
     /// ``addressed(after:endpoint:)`` for schemes that follow next URLs: when `page`'s next URL is its own
     /// URL with an offset advanced by its note count or a page number advanced by one, and its own URL

@@ -11,10 +11,12 @@ public struct HTTPHeader: Sendable, Hashable {
     }
 }
 
-/// A GET request.
+/// A GET request, or a POST when it has a body.
 public struct HTTPRequest: Sendable, Hashable {
     public var url: String
     public var headers: [HTTPHeader]
+    /// The body of a POST (its `Content-Type` among ``headers``); `nil` for a GET.
+    public var body: [UInt8]?
     /// Seconds without a byte (connecting, the TLS handshake, waiting for the head, reading the body)
     /// before the request fails.
     public var idleTimeout: Double
@@ -29,15 +31,19 @@ public struct HTTPRequest: Sendable, Hashable {
 
     public init(
         url: String, headers: [HTTPHeader] = [], idleTimeout: Double = 30, totalTimeout: Double = 600,
-        freshConnection: Bool = false, meter: ExchangeMeter? = nil
+        freshConnection: Bool = false, meter: ExchangeMeter? = nil, body: [UInt8]? = nil
     ) {
         self.url = url
         self.headers = headers
+        self.body = body
         self.idleTimeout = idleTimeout
         self.totalTimeout = totalTimeout
         self.freshConnection = freshConnection
         self.meter = meter
     }
+
+    /// `POST` when the request has a body, else `GET`.
+    public var method: String { body == nil ? "GET" : "POST" }
 
     /// The `Accept` a transport sends when ``headers`` has none: JSON first, anything else at a lower
     /// quality (as curl's `*/*`), so that a server speaking only a JSON type of its own
@@ -51,12 +57,14 @@ public struct HTTPRequest: Sendable, Hashable {
     }
 
     public static func == (left: HTTPRequest, right: HTTPRequest) -> Bool {
-        left.url == right.url && left.headers == right.headers && left.idleTimeout == right.idleTimeout
+        left.url == right.url && left.body == right.body && left.headers == right.headers
+            && left.idleTimeout == right.idleTimeout
             && left.totalTimeout == right.totalTimeout && left.freshConnection == right.freshConnection
     }
 
     public func hash(into hasher: inout Hasher) {
         hasher.combine(url)
         hasher.combine(headers)
+        hasher.combine(body)
     }
 }

@@ -10,7 +10,8 @@ extension NotesFetcher {
 
     /// One attempt at a page, following redirects, on the transport queue.
     func attemptPage(
-        url: String, ids: IDSet, cancellation: CancellationFlag, lane: Lane, early: (@Sendable (PageLocation) -> Void)?,
+        url: String, body: [UInt8]?, ids: IDSet, cancellation: CancellationFlag, lane: Lane,
+        early: (@Sendable (PageLocation) -> Void)?,
         sendsNextEarly: Bool, meter: ExchangeMeter, fresh: Bool
     ) async -> Outcome {
         let ids = UnsafeTransfer(ids)
@@ -18,14 +19,14 @@ extension NotesFetcher {
             lane.thread.async { [self] in
                 continuation.resume(
                     returning: performPage(
-                        url: url, ids: ids.value, cancellation: cancellation, transport: lane.transport,
+                        url: url, body: body, ids: ids.value, cancellation: cancellation, transport: lane.transport,
                         worker: lane.worker, early: early, sendsNextEarly: sendsNextEarly, meter: meter, fresh: fresh))
             }
         }
     }
 
     func performPage(
-        url: String, ids: IDSet, cancellation: CancellationFlag, transport: any HTTPTransport,
+        url: String, body: [UInt8]?, ids: IDSet, cancellation: CancellationFlag, transport: any HTTPTransport,
         worker: JSONPipelineWorker, early: (@Sendable (PageLocation) -> Void)?, sendsNextEarly: Bool,
         meter: ExchangeMeter, fresh: Bool
     ) -> Outcome {
@@ -36,7 +37,7 @@ extension NotesFetcher {
             // bytes on the wire are those of the last response.
             let hop = ExchangeMeter()
             let isFirst = redirects == 0
-            let request = request(for: url, fresh: fresh, meter: hop)
+            let request = request(for: url, body: body, fresh: fresh, meter: hop)
             defer {
                 if isFirst { meter.sent(hop.sendCount) }
             }
@@ -53,7 +54,9 @@ extension NotesFetcher {
                     let nextURL = locator.url(for: next)
                     guard FetchLimits.urlProblem(nextURL) == nil else { return nil }
                     // As the next page's first attempt will make it, so that it takes this exchange over.
-                    return self.request(for: nextURL, fresh: configuration.retries == 0, meter: nil)
+                    return self.request(
+                        for: nextURL, body: locator.pagination.body(for: next), fresh: configuration.retries == 0,
+                        meter: nil)
                 }
             }
             if let early {
@@ -87,6 +90,9 @@ extension NotesFetcher {
                     return .failed(.fatal(.contract(error)))
                 }
             case .follow(let target):
+                // A POST is sent again only where the status says so (307, 308); browsers make the others a
+                // GET, which would ask for something else.
+                if body != nil, head.status != 307, head.status != 308 { return .failed(.fatal(.status(head.status))) }
                 redirects += 1
                 url = target
             case .end(let failure):
@@ -97,14 +103,17 @@ extension NotesFetcher {
 
     /// The request for `url`: credentials go to the endpoint's origin only (the token, and headers that
     /// carry credentials).
-    func request(for url: String, fresh: Bool, meter: ExchangeMeter?) -> HTTPRequest {
+    func request(for url: String, body: [UInt8]?, fresh: Bool, meter: ExchangeMeter?) -> HTTPRequest {
         let sameOrigin = isSameOrigin(url)
         var headers = configuration.headers.filter { sameOrigin || !FetchConfiguration.isCredential($0) }
         if sameOrigin, let token = configuration.token?.currentToken() {
             headers.append(HTTPHeader("Authorization", "Bearer \(token.value)"))
         }
+        if body != nil, !headers.contains(where: { $0.name.lowercased() == "content-type" }) {
+            headers.append(HTTPHeader("Content-Type", "application/json"))
+        }
         return HTTPRequest(
             url: url, headers: headers, idleTimeout: configuration.idleTimeout,
-            totalTimeout: configuration.pageTimeout, freshConnection: fresh, meter: meter)
+            totalTimeout: configuration.pageTimeout, freshConnection: fresh, meter: meter, body: body)
     }
 }

@@ -66,7 +66,7 @@ extension NotesFetcher {
         var number = firstNumber
         var pages = 0
         var notes = 0
-        let first = locator.url(for: location)
+        let first = locator.identity(for: location)
         if FetchLimits.urlProblem(first) == nil { visited.insert(first) }
         visited.commitPage()
         let earlyPages =
@@ -106,7 +106,8 @@ extension NotesFetcher {
             }
             // A page whose next link loops is refused whole, so that a resumed run meets the same error.
             if let next = page.next {
-                let url = locator.url(for: next)
+                // Its identity: the URL, or for a POST the URL and the cursor its body carries.
+                let url = locator.identity(for: next)
                 if let reason = FetchLimits.urlProblem(url) {
                     ids.rollbackPage()
                     throw FetchError(.pagination(reason), page: number, location: location, attempts: page.attempts)

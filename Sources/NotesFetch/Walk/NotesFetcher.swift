@@ -61,6 +61,7 @@ public final class NotesFetcher: Sendable {
         }
         gate = RequestGate(rate: configuration.rate)
         var page = configuration.page
+        locator.pagination.adapt(&page)
         // A next path found on the page matters only to a scheme that reads the body's next value.
         if !locator.pagination.readsNextValue { page.detects.remove(.next) }
         // A scheme's paths that the page's own would hide (an items path `count` hides a total there) are
@@ -128,6 +129,7 @@ public final class NotesFetcher: Sendable {
         sendsNextEarly: Bool = false
     ) async throws(FetchError) -> FetchedPage {
         let url = locator.url(for: location)
+        let body = locator.pagination.body(for: location)
         if let problem = configuration.credentialProblem(endpoint: locator.endpoint) {
             throw FetchError(.insecureCredentials(problem), page: number, location: location, attempts: 0)
         }
@@ -146,61 +148,78 @@ public final class NotesFetcher: Sendable {
             let fresh = attempts.nextIsFresh
             let outcome = await withTaskCancellationHandler {
                 await attemptPage(
-                    url: url, ids: ids, cancellation: cancellation, lane: lanes[lane % lanes.count], early: early,
+                    url: url, body: body, ids: ids, cancellation: cancellation, lane: lanes[lane % lanes.count],
+                    early: early,
                     sendsNextEarly: sendsNextEarly, meter: meter, fresh: fresh)
             } onCancel: {
                 cancellation.cancel()
             }
-            let page: (notes: [Note], summary: PageDecoder.Summary, url: String, head: HTTPResponseHead)
+            let failure: AttemptStateMachine.Failure
             switch outcome {
             case .page(let notes, let summary, let finalURL, let head):
-                page = (notes, summary, finalURL, head)
-            case .failed(let failure):
-                switch attempts.ended(failure, sends: meter.sendCount, now: environment.now(), random: &random) {
-                case .fail(let code):
-                    throw FetchError(code, page: number, location: location, attempts: attempts.attempts)
-                case .hold(let wait, let reason):
-                    environment.waiting(wait, reason)
-                    gate.hold(until: environment.now() + wait)
-                case .retry(let delay, let announce):
-                    if announce, case .retryable(let reason, _) = failure { environment.waiting(delay, reason) }
-                    do {
-                        try await environment.sleep(delay)
-                    } catch {
-                        throw FetchError(.cancelled, page: number, location: location, attempts: attempts.attempts)
-                    }
+                let facts = PageFacts(
+                    location: location, url: finalURL, head: head, summary: summary, fieldPaths: page.fieldPaths)
+                switch locator.pagination.refusal(of: facts, now: environment.now()) {
+                case nil:
+                    return try finish(
+                        notes: notes, facts: facts, number: number, ids: ids, attempts: &attempts, meter: meter)
+                case .rateLimited(let reason, let wait):
+                    ids.rollbackPage()
+                    failure = .rateLimited(reason: reason, wait: wait)
+                case .failed(let message):
+                    ids.rollbackPage()
+                    failure = .fatal(.pagination(message))
                 }
-                continue
+            case .failed(let reason):
+                failure = reason
             }
-            if let wait = attempts.delivered(sends: meter.sendCount, head: page.head, now: environment.now()) {
-                // The page spent the limit: the next request waits for the reset.
-                environment.waiting(wait, "rate limit spent")
+            switch attempts.ended(failure, sends: meter.sendCount, now: environment.now(), random: &random) {
+            case .fail(let code):
+                throw FetchError(code, page: number, location: location, attempts: attempts.attempts)
+            case .hold(let wait, let reason):
+                environment.waiting(wait, reason)
                 gate.hold(until: environment.now() + wait)
+            case .retry(let delay, let announce):
+                if announce, case .retryable(let reason, _) = failure { environment.waiting(delay, reason) }
+                do {
+                    try await environment.sleep(delay)
+                } catch {
+                    throw FetchError(.cancelled, page: number, location: location, attempts: attempts.attempts)
+                }
             }
-            let facts = PageFacts(
-                location: location, url: page.url, head: page.head, summary: page.summary,
-                fieldPaths: self.page.fieldPaths)
-            let next: PageLocation?
-            do {
-                next = try locator.next(after: facts)
-            } catch {
-                ids.rollbackPage()
-                throw FetchError(
-                    .pagination(error.message), page: number, location: location, attempts: attempts.attempts)
-            }
-            return FetchedPage(
-                number: number,
-                location: location,
-                notes: page.notes,
-                next: next,
-                byteCount: page.summary.byteCount,
-                attempts: attempts.attempts,
-                wireBytes: meter.wireBytes,
-                skippedCount: page.summary.skippedCount,
-                total: locator.pagination.total(of: facts),
-                facts: facts
-            )
         }
+    }
+
+    /// The page an attempt brought: the rate limit it may have spent, and where the next page is.
+    private func finish(
+        notes: [Note], facts: PageFacts, number: Int, ids: IDSet, attempts: inout AttemptStateMachine,
+        meter: ExchangeMeter
+    ) throws(FetchError) -> FetchedPage {
+        let location = facts.location
+        if let wait = attempts.delivered(sends: meter.sendCount, head: facts.head, now: environment.now()) {
+            // The page spent the limit: the next request waits for the reset.
+            environment.waiting(wait, "rate limit spent")
+            gate.hold(until: environment.now() + wait)
+        }
+        let next: PageLocation?
+        do {
+            next = try locator.next(after: facts)
+        } catch {
+            ids.rollbackPage()
+            throw FetchError(.pagination(error.message), page: number, location: location, attempts: attempts.attempts)
+        }
+        return FetchedPage(
+            number: number,
+            location: location,
+            notes: notes,
+            next: next,
+            byteCount: facts.summary.byteCount,
+            attempts: attempts.attempts,
+            wireBytes: meter.wireBytes,
+            skippedCount: facts.summary.skippedCount,
+            total: locator.pagination.total(of: facts),
+            facts: facts
+        )
     }
 
     /// Walks from `start` to the last page (or a bound), handing each complete page to `body` in order.

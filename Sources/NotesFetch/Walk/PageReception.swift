@@ -1,25 +1,25 @@
 import Dispatch
-internal import NotesJSON
-import NotesPage
+package import NotesJSON
+package import NotesPage
 
 /// Receives one response: checks the head before any byte of the body, then feeds the decoder chunk by
 /// chunk as the transport reads them.
-final class PageReception: HTTPResponseReceiver {
+package final class PageReception: HTTPResponseReceiver {
     private var decoder: PageDecoder
     private let limit: Int
     var notes: [Note] = []
     var head: HTTPResponseHead?
     /// Why the body was refused before or while reading it.
-    var problem: FetchError.Code?
+    package var problem: FetchError.Code?
     /// Told the head and then the next value once read, until it returns `true` (the next page is known).
     var early: ((HTTPResponseHead, String??) -> Bool)?
     /// Makes the next page's request from a next value read off the bytes (``NextValuePeek``), before the
     /// chunk that holds it is decoded; set for the pages of a walk in sequence, cleared once used.
-    var makeNextRequest: ((HTTPResponseHead, String) -> HTTPRequest?)?
+    package var makeNextRequest: ((HTTPResponseHead, String) -> HTTPRequest?)?
     /// The last key of the next value's path, which ``NextValuePeek`` looks for.
     private let nextKey: [UInt8]
 
-    init(configuration: PageConfiguration, ids: IDSet, worker: JSONPipelineWorker) {
+    package init(configuration: PageConfiguration, ids: IDSet, worker: JSONPipelineWorker) {
         decoder = PageDecoder(
             configuration: configuration, ids: ids, commitsIDs: false, pipeline: Self.pipeline, worker: worker)
         limit = configuration.limits.maxDocumentBytes
@@ -33,7 +33,7 @@ final class PageReception: HTTPResponseReceiver {
     /// full), and pages of 100 notes (18 KB) lost on two threads, so they stay on one.
     static let pipeline = JSONPipelineOptions(threshold: 32 << 10, blockBytes: 8 << 10, blocks: 32)
 
-    func receive(head: HTTPResponseHead) -> Bool {
+    package func receive(head: HTTPResponseHead) -> Bool {
         self.head = head
         guard (200...299).contains(head.status) else { return false }  // nothing to read in an error body
         let type = head.value(of: "Content-Type") ?? ""
@@ -61,9 +61,9 @@ final class PageReception: HTTPResponseReceiver {
         return true
     }
 
-    var awaitsNextRequest: Bool { makeNextRequest != nil }
+    package var awaitsNextRequest: Bool { makeNextRequest != nil }
 
-    func nextRequest(peekingAt chunk: UnsafeRawBufferPointer) -> HTTPRequest? {
+    package func nextRequest(peekingAt chunk: UnsafeRawBufferPointer) -> HTTPRequest? {
         guard let makeNextRequest, let head, let value = NextValuePeek.value(after: nextKey, in: chunk) else {
             return nil
         }
@@ -71,7 +71,7 @@ final class PageReception: HTTPResponseReceiver {
         return makeNextRequest(head, value)
     }
 
-    func receive(body chunk: UnsafeRawBufferPointer) -> Bool {
+    package func receive(body chunk: UnsafeRawBufferPointer) -> Bool {
         do {
             try decoder.feed(chunk, into: &notes)
             if let early, decoder.hasReadNextBeforeItems, let head {
@@ -86,12 +86,12 @@ final class PageReception: HTTPResponseReceiver {
         }
     }
 
-    func finish() throws(PageError) -> PageDecoder.Summary {
+    package func finish() throws(PageError) -> PageDecoder.Summary {
         try decoder.finish(into: &notes)
     }
 
     /// `application/json` or any `+json` type, with no charset or UTF-8.
-    static func isJSON(_ contentType: String) -> Bool {
+    package static func isJSON(_ contentType: String) -> Bool {
         if contentType == "application/json" || contentType == "application/json; charset=utf-8" { return true }
         let parts = contentType.split(separator: ";").map { String($0).trimming(" \t").lowercased() }
         guard let type = parts.first,

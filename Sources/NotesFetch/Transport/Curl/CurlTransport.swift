@@ -389,6 +389,8 @@
                 headerList = curl_slist_append(headerList, "\(header.name): \(header.value)")
             }
             if let accept = request.accept { headerList = curl_slist_append(headerList, "Accept: \(accept)") }
+            // No `Expect: 100-continue` before a large body: one round trip more, and servers that ignore it.
+            if request.body != nil { headerList = curl_slist_append(headerList, "Expect:") }
 
             let context = Unmanaged.passUnretained(exchange).toOpaque()
             let timeout = max(1, Int(request.idleTimeout.rounded(.up)))
@@ -397,6 +399,18 @@
             notes_curl_set_string(handle, CURLOPT_PROTOCOLS_STR, "http,https")
             notes_curl_set_list(handle, CURLOPT_HTTPHEADER, headerList)
             notes_curl_set_long(handle, CURLOPT_HTTPGET, 1)
+            if let body = request.body {
+                // libcurl copies the body, so the request's array need not outlive this call.
+                notes_curl_set_long(handle, CURLOPT_POSTFIELDSIZE, body.count)
+                if body.isEmpty {
+                    notes_curl_set_string(handle, CURLOPT_COPYPOSTFIELDS, "")
+                } else {
+                    body.withUnsafeBytes { bytes in
+                        _ = notes_curl_set_pointer(
+                            handle, CURLOPT_COPYPOSTFIELDS, UnsafeMutableRawPointer(mutating: bytes.baseAddress!))
+                    }
+                }
+            }
             notes_curl_set_long(handle, CURLOPT_FOLLOWLOCATION, 0)
             notes_curl_set_long(handle, CURLOPT_NOSIGNAL, 1)
             notes_curl_set_long(handle, CURLOPT_TCP_KEEPALIVE, 1)
