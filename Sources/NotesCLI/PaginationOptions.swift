@@ -12,7 +12,7 @@ import NotesPage
 enum PaginationOptions {
     /// The styles `--paginate` takes.
     enum Style: String, CaseIterable {
-        case auto, next, link, header, offset, page, keyset, graphql
+        case auto, next, link, header, offset, page, keyset, graphql, body
     }
 
     static let group = "PAGINATION"
@@ -20,7 +20,7 @@ enum PaginationOptions {
     static let specs: [CommandSpec.Option] = [
         .init(
             "--paginate", value: "style",
-            help: "auto, next, link, header, offset, page, keyset or graphql (see the README). Default: auto.",
+            help: "auto, next, link, header, offset, page, keyset, graphql or body (see the README). Default: auto.",
             group: group),
         .init(
             "--next-is", value: "kind",
@@ -76,6 +76,16 @@ enum PaginationOptions {
             "--cursor-variable", value: "name", help: "graphql: the variable that takes the cursor. Default: after.",
             group: group),
         .init(
+            "--method", value: "name", help: "body: GET or POST; --body needs POST. Default: GET.", group: group),
+        .init("--body", value: "json", help: "body: the JSON object to POST (or @file).", group: group),
+        .init(
+            "--body-cursor", value: "path",
+            help: "body: where the cursor goes in the body, e.g. start_cursor (absent on the first page).",
+            group: group),
+        .init(
+            "--retry-post", help: "body: the POST changes nothing: send it again after any failure.",
+            group: group),
+        .init(
             "--on-duplicate", value: "action", help: "fail or skip a note whose id the run has seen. Default: fail.",
             group: group),
     ]
@@ -92,19 +102,23 @@ enum PaginationOptions {
         "--first-page": [.page],
         "--page-size-param": [.page],
         "--after-param": [.keyset],
-        "--has-more-path": [.keyset],
+        "--has-more-path": [.keyset, .body],
         "--total-path": [.offset, .page],
         "--graphql": [.graphql],
         "--connection": [.graphql],
         "--variables": [.graphql],
         "--cursor-variable": [.graphql],
+        "--method": [.body],
+        "--body": [.body],
+        "--body-cursor": [.body],
+        "--retry-post": [.body],
     ]
 
     /// The scheme the options describe for `endpoint`.
     /// - Throws: ``UsageError`` for a bad value or an option that does not fit the style.
     static func pagination(_ parsed: ParsedArguments, endpoint: URL) throws(UsageError) -> any Pagination {
         // --graphql says the style on its own.
-        let implied = parsed.has("--graphql") ? Style.graphql : .auto
+        let implied = parsed.has("--graphql") ? Style.graphql : parsed.has("--body-cursor") ? .body : .auto
         let style = Style(
             rawValue: try parsed.choice(
                 "--paginate", default: implied.rawValue, from: Style.allCases.map(\.rawValue)))!
@@ -161,6 +175,8 @@ enum PaginationOptions {
                 pageSize: pageSize)
         case .graphql:
             return try graphQL(parsed)
+        case .body:
+            return try bodyCursor(parsed)
         }
     }
 
@@ -188,6 +204,22 @@ enum PaginationOptions {
             return try GraphQLPagination(query: query, variables: variables)
         } catch {
             throw UsageError("--graphql \(file.prefix(80)): \(error)")
+        }
+    }
+
+    /// `--method POST --body JSON --body-cursor PATH [--has-more-path PATH] [--retry-post]`.
+    private static func bodyCursor(_ parsed: ParsedArguments) throws(UsageError) -> BodyCursorPagination {
+        let method = try parsed.choice("--method", default: "GET", from: ["GET", "POST"])
+        guard var body = parsed.value("--body"), let cursorPath = try PageOptions.path(parsed, "--body-cursor")
+        else { throw UsageError("--paginate body needs --method POST, --body JSON and --body-cursor PATH") }
+        guard method == "POST" else { throw UsageError("--body needs --method POST") }
+        if body.hasPrefix("@") { body = try contents(String(body.dropFirst()), of: "--body") }
+        do {
+            return try BodyCursorPagination(
+                body: body, cursorPath: cursorPath, hasMorePath: try PageOptions.path(parsed, "--has-more-path"),
+                resendsBody: parsed.has("--retry-post"))
+        } catch {
+            throw UsageError("--body: \(error)")
         }
     }
 

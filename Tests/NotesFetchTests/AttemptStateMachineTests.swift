@@ -25,12 +25,13 @@ struct AttemptStateMachineTests {
 
     @Test("429 and 500, 502, 503, 504 are retried, with the server's Retry-After")
     func retryable() {
-        #expect(verdict(429) == .end(.retryable(reason: "HTTP 429", retryAfter: nil)))
+        #expect(verdict(429) == .end(.retryable(reason: "HTTP 429", retryAfter: nil, notActedOn: true)))
         for status in [500, 502, 503, 504] {
             #expect(verdict(status) == .end(.retryable(reason: "HTTP \(status)", retryAfter: nil)))
         }
         #expect(
-            verdict(503, [HTTPHeader("Retry-After", "7")]) == .end(.retryable(reason: "HTTP 503", retryAfter: 7)))
+            verdict(503, [HTTPHeader("Retry-After", "7")])
+                == .end(.retryable(reason: "HTTP 503", retryAfter: 7, notActedOn: true)))
     }
 
     @Test("A 403 or 429 that says the limit is spent waits for the reset (GitHub's headers, RateLimit, Retry-After)")
@@ -47,7 +48,8 @@ struct AttemptStateMachineTests {
     func hostileResets() {
         for reset in ["inf", "-inf", "nan", "1e400"] {
             let head = [HTTPHeader("X-RateLimit-Remaining", "0"), HTTPHeader("X-RateLimit-Reset", reset)]
-            #expect(verdict(403, head) == .end(.rateLimited(reason: "HTTP 403", wait: 60)), "\(reset): the default minute")
+            #expect(
+                verdict(403, head) == .end(.rateLimited(reason: "HTTP 403", wait: 60)), "\(reset): the default minute")
         }
         let far = [HTTPHeader("X-RateLimit-Remaining", "0"), HTTPHeader("X-RateLimit-Reset", "1e300")]
         #expect(verdict(403, far) == .end(.rateLimited(reason: "HTTP 403", wait: RateLimit.longest)))
@@ -83,7 +85,10 @@ struct AttemptStateMachineTests {
 
     @Test("Transport errors are retried, except TLS and cancellation")
     func transportErrors() {
-        for kind in [TransportError.Kind.connect, .timeout, .broken, .other] {
+        #expect(
+            AttemptStateMachine.failure(of: TransportError(.connect, "refused"))
+                == .retryable(reason: "refused", retryAfter: nil, notActedOn: true))
+        for kind in [TransportError.Kind.timeout, .broken, .other] {
             #expect(
                 AttemptStateMachine.failure(of: TransportError(kind, "idle 30 s"))
                     == .retryable(reason: "idle 30 s", retryAfter: nil))
@@ -157,5 +162,34 @@ struct AttemptStateMachineTests {
         #expect(machine.delivered(sends: 1, head: spent, now: now) == 60)
         #expect(machine.delivered(sends: 1, head: HTTPResponseHead(status: 200), now: now) == nil)
         #expect(machine.attempts == 2)
+    }
+
+    @Test("A POST the server may have acted on is not sent again unless it is safe; one it refused is")
+    func posts() {
+        var unsafe = policy
+        unsafe.resendsActedOn = false
+        var random = SystemRandomNumberGenerator()
+        for failure in [
+            AttemptStateMachine.Failure.retryable(reason: "HTTP 502", retryAfter: nil),
+            .retryable(reason: "idle 30 s", retryAfter: nil),
+        ] {
+            var machine = AttemptStateMachine(policy: unsafe)
+            guard case .fail(.unavailable(let message)) = machine.ended(failure, sends: 1, now: now, random: &random)
+            else {
+                Issue.record("\(failure) is not sent again")
+                continue
+            }
+            #expect(
+                message.hasSuffix("not sent again: the server may have acted on the POST (--retry-post if it is safe)"))
+        }
+        for failure in [
+            AttemptStateMachine.Failure.retryable(reason: "HTTP 429", retryAfter: nil, notActedOn: true),
+            .rateLimited(reason: "HTTP 429", wait: 5),
+        ] {
+            var machine = AttemptStateMachine(policy: unsafe)
+            if case .fail = machine.ended(failure, sends: 1, now: now, random: &random) {
+                Issue.record("\(failure) was refused by the server: it is sent again")
+            }
+        }
     }
 }

@@ -24,6 +24,9 @@ package struct AttemptStateMachine: Sendable {
         /// The longest rate-limit wait; a longer one fails the page.
         package var maxWait: Double
         package var backoff: Backoff
+        /// Whether a request the server may have acted on is sent again: every GET and GraphQL query; a
+        /// POST that may change something only when the caller says it is safe (`--retry-post`).
+        package var resendsActedOn = true
 
         package init(retries: Int, maxRedirects: Int, maxWait: Double, backoff: Backoff) {
             self.retries = retries
@@ -42,7 +45,9 @@ package struct AttemptStateMachine: Sendable {
     /// Why an attempt brought no page.
     package enum Failure: Sendable, Hashable {
         /// Worth another attempt: a transport error, 429, a 5xx (with its `Retry-After`, if any).
-        case retryable(reason: String, retryAfter: Double?)
+        /// `notActedOn` when the server cannot have acted on the request (429, 503 with `Retry-After`, a
+        /// connection that never opened), so that even a POST may go again.
+        case retryable(reason: String, retryAfter: Double?, notActedOn: Bool = false)
         /// A 403 or 429 that says the rate limit is spent (`reason`: `HTTP 429`), or a body that says so
         /// (``PageRefusal/rateLimited(reason:wait:)``), and for how long.
         case rateLimited(reason: String, wait: Double)
@@ -106,12 +111,15 @@ package struct AttemptStateMachine: Sendable {
                 return .end(.rateLimited(reason: "HTTP \(head.status)", wait: wait))
             }
             if head.status == 403 { return .end(.fatal(.sessionExpired(status: head.status))) }
-            return .end(.retryable(reason: "HTTP 429", retryAfter: nil))
+            return .end(.retryable(reason: "HTTP 429", retryAfter: nil, notActedOn: true))
         case 401:
             return .end(.fatal(.sessionExpired(status: head.status)))
         case 500, 502, 503, 504:
             let retryAfter = head.value(of: "Retry-After").flatMap { RetryAfter.seconds($0, now: now) }
-            return .end(.retryable(reason: "HTTP \(head.status)", retryAfter: retryAfter))
+            return .end(
+                .retryable(
+                    reason: "HTTP \(head.status)", retryAfter: retryAfter,
+                    notActedOn: head.status == 503 && retryAfter != nil))
         default:
             return .end(.fatal(.status(head.status)))
         }
@@ -122,6 +130,7 @@ package struct AttemptStateMachine: Sendable {
         switch error.kind {
         case .cancelled: .fatal(.cancelled)
         case .tls: .fatal(.tls(error.message))
+        case .connect: .retryable(reason: error.message, retryAfter: nil, notActedOn: true)
         default: .retryable(reason: error.message, retryAfter: nil)
         }
     }
@@ -153,7 +162,13 @@ package struct AttemptStateMachine: Sendable {
             }
             if attempts > policy.retries { return .fail(.unavailable("rate limited (\(why))")) }
             return .hold(wait, reason: "rate limited (\(why))")
-        case .retryable(let reason, let retryAfter):
+        case .retryable(let reason, let retryAfter, let notActedOn):
+            if !policy.resendsActedOn && !notActedOn {
+                return .fail(
+                    .unavailable(
+                        "\(reason); not sent again: the server may have acted on the POST (--retry-post if it is safe)")
+                )
+            }
             if attempts > policy.retries { return .fail(.unavailable(reason)) }
             let delay = policy.backoff.delay(forRetry: attempts, retryAfter: retryAfter, using: &random)
             return .retry(after: delay, announce: retryAfter != nil && delay >= 1)

@@ -63,6 +63,9 @@ public protocol Pagination: Sendable, CustomStringConvertible {
     /// `nil` when it is one.
     /// - Parameter now: Seconds since 1970, for a rate limit's reset.
     func refusal(of page: PageFacts, now: Double) -> PageRefusal?
+    /// Whether a body (``body(for:)``) the server may have acted on may be sent again: `true` for a query
+    /// that only reads (GraphQL's), `false` for a POST that may change something unless the caller says.
+    var resendsBody: Bool { get }
 }
 
 /// A page answered with success whose body says it failed (a GraphQL response with `errors`).
@@ -93,6 +96,7 @@ extension Pagination {
     public func body(for location: PageLocation) -> [UInt8]? { nil }
     public func identity(of location: PageLocation, endpoint: URL) -> String { url(for: location, endpoint: endpoint) }
     public func refusal(of page: PageFacts, now: Double) -> PageRefusal? { nil }
+    public var resendsBody: Bool { true }
 
     /// ``addressed(after:endpoint:)`` for schemes that follow next URLs: when `page`'s next URL is its own
     /// URL with an offset advanced by its note count or a page number advanced by one, and its own URL

@@ -134,7 +134,9 @@ public final class NotesFetcher: Sendable {
             throw FetchError(.insecureCredentials(problem), page: number, location: location, attempts: 0)
         }
         var random = ClosureRandom(draw: environment.random)
-        var attempts = AttemptStateMachine(policy: AttemptStateMachine.Policy(configuration))
+        var policy = AttemptStateMachine.Policy(configuration)
+        policy.resendsActedOn = body == nil || locator.pagination.resendsBody
+        var attempts = AttemptStateMachine(policy: policy)
         while true {
             if cancellation.isCancelled || Task.isCancelled {
                 throw FetchError(.cancelled, page: number, location: location, attempts: attempts.attempts)
@@ -180,7 +182,7 @@ public final class NotesFetcher: Sendable {
                 environment.waiting(wait, reason)
                 gate.hold(until: environment.now() + wait)
             case .retry(let delay, let announce):
-                if announce, case .retryable(let reason, _) = failure { environment.waiting(delay, reason) }
+                if announce, case .retryable(let reason, _, _) = failure { environment.waiting(delay, reason) }
                 do {
                     try await environment.sleep(delay)
                 } catch {
