@@ -99,4 +99,24 @@ struct BodyCursorTests {
         #expect(await walk(limited, try notion()).ids == ["a"])
         #expect(limited.requests.count == 2)
     }
+
+    @Test("A POST redirected with 307 or 308 is sent again, body and all; 301, 302, 303 are refused")
+    func redirects() async throws {
+        for status in [301, 302, 303, 307, 308] {
+            let transport = MemoryTransport { request, _ in
+                if request.url.hasSuffix("/moved") {
+                    guard request.method == "POST", request.body != nil else { return .status(400) }
+                    return .json(#"{"results": [{"id": "a", "title": ""}], "next_cursor": null, "has_more": false}"#)
+                }
+                return .status(status, headers: [HTTPHeader("Location", "/moved")])
+            }
+            let result = await walk(transport, try notion())
+            if status >= 307 {
+                #expect(result.error == nil && result.ids == ["a"], "\(status): \(String(describing: result.error))")
+            } else {
+                #expect(result.error?.code == .status(status), "\(status)")
+                #expect(transport.requests.count == 1, "\(status)")
+            }
+        }
+    }
 }
