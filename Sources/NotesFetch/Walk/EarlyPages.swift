@@ -19,6 +19,11 @@ final class EarlyPages: Sendable {
     }
 
     private let state = Locked(State())
+    /// The identities of the pages the walk has visited (``visit(_:)``): none is requested early, since
+    /// the walk refuses a page that leads back to one (a cycle costs no request). A set of its own,
+    /// behind its lock: the walk's set is touched only on lane 0's thread, and early pages start on
+    /// others.
+    private let visited = Locked(Set<String>())
     private let fetcher: NotesFetcher
     /// The highest page number to request, if bounded.
     private let lastNumber: Int?
@@ -60,6 +65,11 @@ final class EarlyPages: Sendable {
         return request.task
     }
 
+    /// The walk has visited the page `identity` names (``PageLocator/identity(for:)``).
+    func visit(_ identity: String) {
+        visited.withLock { _ = $0.insert(identity) }
+    }
+
     /// Cancels every early request; none starts after this.
     func stop() {
         let tasks = state.withLock { state in
@@ -72,8 +82,10 @@ final class EarlyPages: Sendable {
     private func start(after number: Int, at location: PageLocation, in state: inout State) {
         let following = number + 1
         guard !state.stopped, state.requests[following] == nil, lastNumber.map({ following <= $0 }) ?? true,
-            !cancellation.isCancelled, FetchLimits.urlProblem(fetcher.locator.url(for: location)) == nil
+            !cancellation.isCancelled, FetchLimits.urlProblem(self.fetcher.locator.url(for: location)) == nil
         else { return }
+        let identity = self.fetcher.locator.identity(for: location)
+        guard !visited.withLock({ $0.contains(identity) }) else { return }
         let early = earlyHandler(for: following)
         let fetcher = fetcher
         let task = Task { () -> Result<FetchedPage, FetchError> in
@@ -88,4 +100,14 @@ final class EarlyPages: Sendable {
         }
         state.requests[following] = (location, task)
     }
+}
+
+/// The walk's visited pages, for the next request made from a page's bytes (``NextValuePeek``): read only
+/// on lane 0's thread, where a walk in sequence and its pages run, so never while the walk writes it.
+struct VisitedPages: @unchecked Sendable {
+    private let set: IDSet
+
+    init(_ set: IDSet) { self.set = set }
+
+    func contains(_ identity: String) -> Bool { set.contains(identity) }
 }

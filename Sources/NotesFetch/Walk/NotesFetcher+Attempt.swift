@@ -12,7 +12,7 @@ extension NotesFetcher {
     func attemptPage(
         url: String, body: [UInt8]?, ids: IDSet, cancellation: CancellationFlag, lane: Lane,
         early: (@Sendable (PageLocation) -> Void)?,
-        sendsNextEarly: Bool, meter: ExchangeMeter, fresh: Bool
+        sendsNextEarly: VisitedPages?, meter: ExchangeMeter, fresh: Bool
     ) async -> Outcome {
         let ids = UnsafeTransfer(ids)
         return await withCheckedContinuation { continuation in
@@ -27,7 +27,7 @@ extension NotesFetcher {
 
     func performPage(
         url: String, body: [UInt8]?, ids: IDSet, cancellation: CancellationFlag, transport: any HTTPTransport,
-        worker: JSONPipelineWorker, early: (@Sendable (PageLocation) -> Void)?, sendsNextEarly: Bool,
+        worker: JSONPipelineWorker, early: (@Sendable (PageLocation) -> Void)?, sendsNextEarly: VisitedPages?,
         meter: ExchangeMeter, fresh: Bool
     ) -> Outcome {
         var url = url
@@ -42,7 +42,7 @@ extension NotesFetcher {
                 if isFirst { meter.sent(hop.sendCount) }
             }
             let reception = PageReception(configuration: page, ids: ids, worker: worker)
-            if sendsNextEarly {
+            if let visited = sendsNextEarly {
                 let pageURL = url
                 reception.makeNextRequest = { [self] head, value in
                     // Not while a rate is kept or a limit waited out, nor after a head that spent the limit.
@@ -52,7 +52,9 @@ extension NotesFetcher {
                             head: head, nextValue: .some(value), url: pageURL, endpoint: locator.endpoint)
                     else { return nil }
                     let nextURL = locator.url(for: next)
-                    guard FetchLimits.urlProblem(nextURL) == nil else { return nil }
+                    // A page already visited is a cycle the walk refuses: it costs no request.
+                    guard FetchLimits.urlProblem(nextURL) == nil, !visited.contains(locator.identity(for: next))
+                    else { return nil }
                     // As the next page's first attempt will make it, so that it takes this exchange over.
                     return self.request(
                         for: nextURL, body: locator.pagination.body(for: next), fresh: configuration.retries == 0,

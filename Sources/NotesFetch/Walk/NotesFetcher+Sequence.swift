@@ -66,14 +66,17 @@ extension NotesFetcher {
         var number = firstNumber
         var pages = 0
         var notes = 0
-        let first = locator.identity(for: location)
-        if FetchLimits.urlProblem(first) == nil { visited.insert(first) }
-        visited.commitPage()
         let earlyPages =
             configuration.earlyRequests
             ? EarlyPages(
                 fetcher: self, lastNumber: maxPages.map { firstNumber + $0 - 1 }, cancellation: cancellation) : nil
         defer { earlyPages?.stop() }
+        let first = locator.identity(for: location)
+        if FetchLimits.urlProblem(first) == nil {
+            visited.insert(first)
+            earlyPages?.visit(first)
+        }
+        visited.commitPage()
         while true {
             var page: FetchedPage
             earlyPages?.makeCurrent(number)
@@ -102,7 +105,8 @@ extension NotesFetcher {
                     && (sendsNextAfterLast || (maxPages.map { pages + 2 <= $0 } ?? true)) && maxNotes == nil
                 page = try await fetchPage(
                     location, number: number, ids: ids, cancellation: cancellation, lane: 0,
-                    early: earlyPages?.earlyHandler(for: number), sendsNextEarly: sendsNextEarly)
+                    early: earlyPages?.earlyHandler(for: number),
+                    sendsNextEarly: sendsNextEarly ? VisitedPages(visited) : nil)
             }
             // A page whose next link loops is refused whole, so that a resumed run meets the same error.
             if let next = page.next {
@@ -116,6 +120,7 @@ extension NotesFetcher {
                     ids.rollbackPage()
                     throw FetchError(.cycle, page: number, location: location, attempts: page.attempts)
                 }
+                earlyPages?.visit(url)
             }
             visited.commitPage()
             ids.commitPage()

@@ -126,7 +126,7 @@ public final class NotesFetcher: Sendable {
         cancellation: CancellationFlag,
         lane: Int,
         early: (@Sendable (PageLocation) -> Void)? = nil,
-        sendsNextEarly: Bool = false
+        sendsNextEarly: VisitedPages? = nil
     ) async throws(FetchError) -> FetchedPage {
         let url = locator.url(for: location)
         let body = locator.pagination.body(for: location)
