@@ -120,6 +120,13 @@ public struct PageDecoder: ~Copyable {
         return assembler.state.pointee.nextCursor.map { String(decoding: $0, as: UTF8.self) }
     }
 
+    /// The values read so far at ``PageConfiguration/fieldPaths``, in its order (a GraphQL page's
+    /// `hasNextPage`, read before its records). As of every chunk fed: it waits for the second thread.
+    public var fieldsRead: [FieldValue?] {
+        parser.synchronize()
+        return Array(assembler.state.pointee.fields.prefix(configuration.fieldPaths.count))
+    }
+
     /// Whether the page is being decoded on two threads (it passed the pipeline's threshold).
     package var isPipelined: Bool { parser.isPipelined }
 

@@ -18,7 +18,7 @@ struct CycleTests {
             // The next URL before the results (Django REST framework): an early page on another lane.
             (["--style", "drf"], ["--items-path", "results", "--next-path", "next", "--parallel", "1"]),
             // The Link header: an early page from the head.
-            (["--style", "page"], ["--paginate", "link", "--items-path", "results"]),
+            (["--style", "page"], ["--paginate", "link", "--items-path", "results", "--parallel", "1"]),
         ])
     func noRequestForACycle(server style: [String], client: [String]) async throws {
         let server = try FixtureServer(

@@ -111,6 +111,15 @@ public struct GraphQLPagination: Pagination {
         }
     }
 
+    /// The next page as soon as `pageInfo` is read, when the query asks for it before the records: its
+    /// `hasNextPage` true and its `endCursor` read (`hasNextPage` must come first within `pageInfo`).
+    public func earlyNext(
+        head: HTTPResponseHead, nextValue: String??, read: (FieldPath) -> FieldValue?, url: String, endpoint: URL
+    ) -> PageLocation? {
+        guard case .some(.some(let cursor)) = nextValue, read(hasNextPagePath) == .bool(true) else { return nil }
+        return .cursor(cursor)
+    }
+
     public func total(of page: PageFacts) -> Int? {
         guard query.asksTotalCount, case .number(let text)? = page.value(at: totalCountPath) else { return nil }
         return Int(text)

@@ -40,6 +40,11 @@ public protocol Pagination: Sendable, CustomStringConvertible {
     /// `nil` while that is not known. It must agree with ``next(after:endpoint:)``; the walk checks.
     /// - Parameter nextValue: The body's next value once read (`.some(nil)` for `null`), else `nil`.
     func earlyNext(head: HTTPResponseHead, nextValue: String??, url: String, endpoint: URL) -> PageLocation?
+    /// ``earlyNext(head:nextValue:url:endpoint:)`` for a scheme that also needs values read before the next
+    /// value (a GraphQL page's `hasNextPage`): `read` gives what the page has at a field path so far.
+    func earlyNext(
+        head: HTTPResponseHead, nextValue: String??, read: (FieldPath) -> FieldValue?, url: String, endpoint: URL
+    ) -> PageLocation?
     /// The scheme for the pages after `page`, addressed ahead so that they can be fetched in parallel, when
     /// `page` shows that they can be (its next URL walks offsets or page numbers); `nil` otherwise.
     func addressed(after page: PageFacts, endpoint: URL) -> (any Pagination)?
@@ -87,6 +92,11 @@ extension Pagination {
     public func lastIndex(after first: PageFacts, start: PageLocation) -> Int? { nil }
     public func earlyNext(head: HTTPResponseHead, nextValue: String??, url: String, endpoint: URL) -> PageLocation? {
         nil
+    }
+    public func earlyNext(
+        head: HTTPResponseHead, nextValue: String??, read: (FieldPath) -> FieldValue?, url: String, endpoint: URL
+    ) -> PageLocation? {
+        earlyNext(head: head, nextValue: nextValue, url: url, endpoint: endpoint)
     }
     public func addressed(after page: PageFacts, endpoint: URL) -> (any Pagination)? { nil }
     public var readsNextValue: Bool { true }

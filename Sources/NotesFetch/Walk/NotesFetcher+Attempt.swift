@@ -65,9 +65,15 @@ extension NotesFetcher {
                 let pagination = locator.pagination
                 let endpoint = locator.endpoint
                 let pageURL = url
-                reception.early = { head, value in
-                    pagination.earlyNext(head: head, nextValue: value, url: pageURL, endpoint: endpoint).map(early)
-                        != nil
+                let fieldPaths = page.fieldPaths
+                reception.early = { head, value, fields in
+                    let read = { (path: FieldPath) -> FieldValue? in
+                        fieldPaths.firstIndex(of: path).flatMap { fields.indices.contains($0) ? fields[$0] : nil }
+                    }
+                    return pagination.earlyNext(
+                        head: head, nextValue: value, read: read, url: pageURL, endpoint: endpoint
+                    )
+                    .map(early) != nil
                 }
             }
             let completed: Bool
