@@ -1,7 +1,8 @@
 // The pure parts of notes-server: argument parsing, the fault grammar and planner, cursor derivation
 // and generated pages with string or integer ids, the notes-gen manifest, envelope wrapping, Django REST
-// framework's links and djangorestframework-jsonapi's checks, content-coding negotiation, the bomb's
-// body, rate limit headers, the note scanner behind the content faults, a page cache and log redaction.
+// framework's links and djangorestframework-jsonapi's checks, the paging of the GraphQL connections and
+// of the Notion-style query (requests, cursors, limits), content-coding negotiation, the bomb's body,
+// rate limit headers, the note scanner behind the content faults, a page cache and log redaction.
 // Nothing here touches the network, the file system or the clock (callers pass the time in), so all of
 // it is unit-tested in notes-server-lib.test.mjs.
 
@@ -239,6 +240,8 @@ export function parseFault(spec, source, index) {
     if (fault.times !== null) throw new UsageError(`fault 'shift' acts once and takes no xN ('${spec}')`);
     fault.times = 1;
   }
+  // GitHub's GraphQL rate limit lasts until its reset: the retry after it succeeds, unless xN says otherwise.
+  if (fault.kind === 'graphql-ratelimit') fault.times ??= 1;
   return fault;
 }
 
@@ -330,6 +333,11 @@ function faultParameters(kind, arg, spec) {
     case 'shift':
       if (arg === undefined) throw new UsageError(`fault 'shift' needs the number of notes to insert, as in shift:5@2 ('${spec}')`);
       return { kind: 'shift', notes: number(1, 10_000_000, null) };
+    case 'graphql-error': case 'graphql-cycle': case 'graphql-endless':
+      noArgument();
+      return { kind };
+    case 'graphql-ratelimit':
+      return { kind, seconds: number(0, 86_400, 1) };
     default:
       throw new UsageError(`unknown fault kind '${kind}' in '${spec}'`);
   }
@@ -340,7 +348,8 @@ function faultParameters(kind, arg, spec) {
  * command-line faults: a per-request fault for a page past the end simply never applies.
  */
 export function faultProblem(fault, { fixtures, hasToken, pageCount = null }) {
-  if (pageCount !== null && fault.page !== null && fault.page > pageCount) {
+  // GraphQL pages hold `first` notes, not --page-size: their number is not known at start-up.
+  if (pageCount !== null && fault.page !== null && fault.page > pageCount && !GRAPHQL_FAULT_KINDS.has(fault.kind)) {
     return `fault '${fault.spec}' names page ${fault.page}, but there are ${pageCount} pages`;
   }
   if (fault.kind === 'fixture' && !fixtures.has(fault.file)) {
@@ -349,10 +358,30 @@ export function faultProblem(fault, { fixtures, hasToken, pageCount = null }) {
   if (fault.kind === 'auth' && !hasToken) {
     return `fault '${fault.spec}' needs a token (--token-file FILE or NOTES_SERVER_TOKEN)`;
   }
-  if (fault.kind === 'cycle' && fault.page === 1) {
+  if ((fault.kind === 'cycle' || fault.kind === 'graphql-cycle') && fault.page === 1) {
     return `fault '${fault.spec}': page 1 cannot be in a cycle (no cursor requests it)`;
   }
   return null;
+}
+
+/** The faults that act on POST /graphql only. */
+export const GRAPHQL_FAULT_KINDS = new Set(['graphql-error', 'graphql-ratelimit', 'graphql-cycle', 'graphql-endless']);
+
+// The faults that mean nothing to an endpoint: shift moves the list of the list styles; cycle and deep
+// act on REST bodies (graphql-cycle is the cycle of /graphql, whose notes cannot nest arrays).
+const IDLE_FAULTS = {
+  notes: new Set(GRAPHQL_FAULT_KINDS),
+  graphql: new Set(['shift', 'cycle', 'deep']),
+  notion: new Set([...GRAPHQL_FAULT_KINDS, 'shift']),
+};
+
+/**
+ * Whether a fault acts on requests to an endpoint: 'notes' (GET /notes, every style), 'graphql' (POST
+ * /graphql) or 'notion' (POST /v1/databases/notes/query). Elsewhere it is left out, unplanned and
+ * uncounted, so that one --fault list can serve walks of several endpoints.
+ */
+export function faultActsOn(fault, endpoint) {
+  return !IDLE_FAULTS[endpoint].has(fault.kind);
 }
 
 /**
@@ -371,27 +400,30 @@ export function styleProblem(fault, style, idKind = 'string') {
 
 // MARK: - Fault planning
 
-const REPLACING_KINDS = new Set(['status', 'fixture', 'redirect', 'bomb', 'ratelimit-github', 'ratelimit-ietf', 'ratelimit-retry-after']);
-const CONTENT_KINDS = new Set(['duplicate-id', 'cycle', 'huge-title', 'deep']);
+const REPLACING_KINDS = new Set(['status', 'fixture', 'redirect', 'bomb', 'ratelimit-github', 'ratelimit-ietf', 'ratelimit-retry-after',
+  'graphql-ratelimit']);
+const CONTENT_KINDS = new Set(['duplicate-id', 'cycle', 'huge-title', 'deep', 'graphql-error', 'graphql-cycle', 'graphql-endless']);
 
 /**
  * Decides what the faults do to one request for page `page` (1-based). A fault is live when it names
- * this page (or none) and has not used up its `xN`; `used` maps fault keys to how often each fired.
+ * this page (or none; `graphql-endless@N` names every page from N on) and has not used up its `xN`;
+ * `used` maps fault keys to how often each fired.
  * Live faults act in this order, and only the ones that act are listed in `fired` (so counted):
  *   0. every `shift` (`shift`; it inserts its notes for good, so it is live until it has acted once);
  *   1. every `delay` (they add up);
  *   2. the first `reset`, which ends the request;
  *   3. the first `auth`, which ends it with 401 unless `authorized`;
  *   4. the first status, fixture, redirect, bomb or rate-limit fault (ratelimit-github, -ietf,
- *      -retry-after) replaces the page (`replace`); otherwise every content fault (duplicate-id,
- *      cycle, huge-title, deep) alters it (`content`);
+ *      -retry-after, graphql-ratelimit) replaces the page (`replace`); otherwise every content fault
+ *      (duplicate-id, cycle, huge-title, deep, graphql-error, -cycle, -endless) alters it (`content`);
  *   5. the first `content-type` relabels the response and the first `remaining-zero` adds its rate
  *      limit headers; the first of `truncate` and `stall` and the first `drip` shape its delivery (a
  *      dripped body can also be truncated or stalled). A `bomb` is streamed as it is made: no
  *      delivery fault acts on it.
  */
 export function planFaults(faults, page, authorized, used) {
-  const live = faults.filter((f) => (f.page === null || f.page === page) && (f.times === null || (used.get(f.key) ?? 0) < f.times));
+  const onPage = (f) => f.page === null || f.page === page || (f.kind === 'graphql-endless' && page > f.page);
+  const live = faults.filter((f) => onPage(f) && (f.times === null || (used.get(f.key) ?? 0) < f.times));
   const plan = {
     fired: [], shift: [], delayMs: 0, reset: false, unauthorized: false, replace: null, content: [],
     contentType: null, remainingZero: null, truncate: null, stall: null, drip: null,
@@ -788,7 +820,8 @@ function optionalTotals(text, fallback) {
 
 /**
  * Reads a parsed notes-gen `manifest.json` (Fixtures/README.md) into the page list:
- * `{file, cursor, nextCursor, items: [start, end]}` per page. Throws ManifestError.
+ * `{file, cursor, nextCursor, items: [start, end], notes}` per page, `notes` the page's note count or
+ * null where the entry has none that is a count (then only the page itself can tell). Throws ManifestError.
  */
 export function readManifest(manifest) {
   if (manifest === null || typeof manifest !== 'object' || manifest.format !== 'notes-gen/1') {
@@ -810,7 +843,8 @@ export function readManifest(manifest) {
     if (!Array.isArray(items) || items.length !== 2 || !items.every(Number.isSafeInteger) || !(items[0] >= 0 && items[0] < items[1])) {
       throw new ManifestError(`${where}.items must be a byte range [start, end)`);
     }
-    return { file, cursor, nextCursor, items: [items[0], items[1]] };
+    const notes = Number.isSafeInteger(entry.notes) && entry.notes >= 0 ? entry.notes : null;
+    return { file, cursor, nextCursor, items: [items[0], items[1]], notes };
   });
 }
 
@@ -878,6 +912,8 @@ export function formatLinkHeader(links) {
  * last two null for none):
  *   jsonapi   {"links":{"first":…,"last":…,"next":…,"prev":…},"data":[…],"meta":{"pagination":{"page":P,"pages":K,"count":N}}}
  *             with `Content-Type: application/vnd.api+json` (djangorestframework-jsonapi)
+ * And, for the Notion-style POST query, with `nextCursor` and `hasMore`:
+ *   notion    {"object":"list","results":[…],"next_cursor":"…"|null,"has_more":bool,"type":"page_database"}
  * Returns the extra headers and the body parts.
  */
 export function wrapPage(style, items, nav) {
@@ -934,9 +970,215 @@ export function wrapPage(style, items, nav) {
         parts: [Buffer.from(`{"links":${JSON.stringify(links)},"data":`), ...items, Buffer.from(`,"meta":${JSON.stringify({ pagination })}}`)],
       };
     }
+    case 'notion':
+      return {
+        headers: {},
+        parts: [
+          Buffer.from('{"object":"list","results":'),
+          ...items,
+          Buffer.from(`,"next_cursor":${JSON.stringify(nav.nextCursor)},"has_more":${nav.hasMore},"type":"page_database"}`),
+        ],
+      };
     default:
       throw new Error(`unknown style ${style}`);
   }
+}
+
+// MARK: - GraphQL connections and the Notion-style query
+
+/** The notes a GraphQL connection gives without `first`, and the most it gives: GitHub's rules. */
+export const GRAPHQL_DEFAULT_FIRST = 10;
+export const GRAPHQL_MAX_FIRST = 100;
+/** The message of the `graphql-error` fault, GitHub's for a query that failed on its side. */
+export const GRAPHQL_ERROR_MESSAGE = 'Something went wrong while executing your query.';
+
+const GRAPHQL_REQUEST_SHAPE = 'a GraphQL request is a JSON object {"query": "...", "variables": {...}, "operationName": "..."}';
+
+/**
+ * Reads the body of a GraphQL-over-HTTP POST: a JSON object with a non-empty `query` string, and
+ * optionally `variables` (an object or null) and `operationName` (a string or null); other members
+ * (`extensions`) are ignored. Returns `{query, variables, operationName}` (null for the absent ones);
+ * throws UsageError, whose message the server answers with in a 400.
+ */
+export function parseGraphQLRequest(text) {
+  let body;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    throw new UsageError(`the body is not JSON: ${GRAPHQL_REQUEST_SHAPE}`);
+  }
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) throw new UsageError(`the body is not a JSON object: ${GRAPHQL_REQUEST_SHAPE}`);
+  const { query, variables = null, operationName = null } = body;
+  if (typeof query !== 'string' || query.trim() === '') throw new UsageError(`the body has no query: ${GRAPHQL_REQUEST_SHAPE}`);
+  if (variables !== null && (typeof variables !== 'object' || Array.isArray(variables))) throw new UsageError("'variables' must be a JSON object");
+  if (operationName !== null && typeof operationName !== 'string') throw new UsageError("'operationName' must be a string");
+  return { query, variables, operationName };
+}
+
+/**
+ * The cursor of the note at `position` (0-based) in a GraphQL connection, as graphql-relay's
+ * connectionFromArray writes it: standard base64 of `arrayconnection:<position>`.
+ */
+export function relayCursor(position) {
+  return Buffer.from(`arrayconnection:${position}`).toString('base64');
+}
+
+/** The position a relayCursor names, or null for a string that is not one, written exactly so. */
+export function relayPosition(cursor) {
+  const match = /^arrayconnection:(0|[1-9]\d{0,15})$/.exec(Buffer.from(cursor, 'base64').toString('latin1'));
+  if (!match) return null;
+  const position = Number(match[1]);
+  return relayCursor(position) === cursor ? position : null;
+}
+
+/**
+ * The notes that `field(first: F, after: C)` gets out of `length`: `{start, end, size, page}`, positions
+ * [start, end), `size` the notes asked for (F, default 10) cut to `maxLimit` (--max-limit, silently),
+ * `page` the 1-based page number that faults' @PAGE name: floor(start / size) + 1 (as offset style
+ * counts, a size of 0 as 1). `after` must be the cursor of one of the notes, and the page starts after
+ * it. Throws an Error with GitHub's message for F over 100 or below 0, or an unknown cursor (a resolver
+ * that throws gives `{"data": null, "errors": [{"message": …, "path": […]}]}`).
+ */
+export function connectionSlice({ first = null, after = null }, length, { field = 'notes', maxLimit = Infinity } = {}) {
+  const asked = first ?? GRAPHQL_DEFAULT_FIRST;
+  if (asked < 0) throw new Error(`\`first\` on the \`${field}\` connection cannot be less than zero.`);
+  if (asked > GRAPHQL_MAX_FIRST) {
+    throw new Error(`Requesting ${asked} records on the \`${field}\` connection exceeds the \`first\` limit of ${GRAPHQL_MAX_FIRST} records.`);
+  }
+  let start = 0;
+  if (after !== null) {
+    const position = relayPosition(after);
+    if (position === null || position >= length) throw new Error(`\`${after}\` does not appear to be a valid cursor.`);
+    start = position + 1;
+  }
+  const size = Math.min(asked, maxLimit);
+  return { start, end: Math.min(length, start + size), size, page: Math.floor(start / Math.max(size, 1)) + 1 };
+}
+
+/**
+ * The cursors of a connection page (a connectionSlice of `length` notes) and its pageInfo, as GitHub
+ * writes them: `endCursor` the last edge's cursor (null on an empty page; the last page keeps it, with
+ * hasNextPage false), `hasPreviousPage` whether notes come before. With the faults:
+ *   cycle    (graphql-cycle, on a page after the first) endCursor is the cursor that asked for this
+ *            page, page N-1's endCursor, and hasNextPage true: the walk comes back here for ever;
+ *   endless  (graphql-endless) hasNextPage is true; a page past the last note names the cursor that
+ *            asked for it as its endCursor, so the walk asks for the same empty page again and again.
+ */
+export function connectionPage({ start, end }, length, { cycle = false, endless = false } = {}) {
+  const cursors = [];
+  for (let p = start; p < end; p++) cursors.push(relayCursor(p));
+  let endCursor = cursors.at(-1) ?? null;
+  let hasNextPage = end < length;
+  const asking = start > 0 ? relayCursor(start - 1) : null; // the `after` of this page
+  if (cycle && start > 0) {
+    endCursor = asking;
+    hasNextPage = true;
+  } else if (endless) {
+    hasNextPage = true;
+    if (cursors.length === 0) endCursor = asking;
+  }
+  return { cursors, pageInfo: { hasNextPage, hasPreviousPage: start > 0, startCursor: cursors[0] ?? null, endCursor } };
+}
+
+/** The page size of the Notion-style query without `page_size`, and the largest it takes (Notion's). */
+export const NOTION_PAGE_SIZE = 100;
+
+/**
+ * A request to the Notion-style query that Notion would refuse: its status, error code and message,
+ * and the body as read (undefined when it is no JSON), for the log.
+ */
+export class NotionError extends Error {
+  constructor(status, code, message, body = undefined) {
+    super(message);
+    this.status = status;
+    this.code = code;
+    this.body = body;
+  }
+}
+
+/** Notion's error object: `{"object":"error","status":400,"code":"validation_error","message":…}`. */
+export function notionErrorBody(status, code, message) {
+  return { object: 'error', status, code, message };
+}
+
+// A value as Notion's validation messages quote it: JSON between backquotes.
+const quoted = (value) => `\`${value === undefined ? 'undefined' : JSON.stringify(value)}\``;
+
+/**
+ * Reads the body of a Notion-style database query: a JSON object (or nothing at all) with
+ * `start_cursor` (a string; absent on the first page) and `page_size` (an integer 1-100, default 100);
+ * other members (`filter`, `sorts`) are ignored. Returns `{body, startCursor, pageSize}` (`body` the
+ * object read, `startCursor` null when absent); throws NotionError: `invalid_json`, or
+ * `validation_error` with a message in Notion's words (and the body read).
+ */
+export function parseNotionQuery(text) {
+  let body = {};
+  if (text.trim() !== '') {
+    try {
+      body = JSON.parse(text);
+    } catch {
+      throw new NotionError(400, 'invalid_json', 'Error parsing JSON body.');
+    }
+  }
+  const invalid = (what) => new NotionError(400, 'validation_error', `body failed validation: ${what}.`, body);
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) throw invalid(`body should be an object, instead was ${quoted(body)}`);
+  const { start_cursor: startCursor, page_size: pageSize } = body;
+  if (startCursor !== undefined && typeof startCursor !== 'string') {
+    throw invalid(`body.start_cursor should be a string or \`undefined\`, instead was ${quoted(startCursor)}`);
+  }
+  if (pageSize !== undefined) {
+    const problem = typeof pageSize !== 'number' ? 'should be a number or `undefined`'
+      : !Number.isInteger(pageSize) ? 'should be an integer'
+        : pageSize < 1 ? 'should be greater than or equal to `1`'
+          : pageSize > NOTION_PAGE_SIZE ? `should be less than or equal to \`${NOTION_PAGE_SIZE}\`` : null;
+    if (problem) throw invalid(`body.page_size ${problem}, instead was ${quoted(pageSize)}`);
+  }
+  return { body, startCursor: startCursor ?? null, pageSize: pageSize ?? NOTION_PAGE_SIZE };
+}
+
+/**
+ * The cursor of the Notion-style page that starts at note `position` (0-based, under 2^48): shaped as
+ * Notion's, a version 4 UUID, its last group the position in hex, the rest drawn from it.
+ */
+export function notionCursor(position) {
+  const hex = createHash('sha256').update(`notes-server notion cursor ${position}`).digest('hex');
+  const variant = '89ab'[parseInt(hex[16], 16) % 4];
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-4${hex.slice(13, 16)}-${variant}${hex.slice(17, 20)}-${position.toString(16).padStart(12, '0')}`;
+}
+
+/** The position a notionCursor names, or null for a string that is not one, written exactly so. */
+export function notionPosition(cursor) {
+  const match = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-([0-9a-f]{12})$/.exec(cursor);
+  if (!match) return null;
+  const position = parseInt(match[1], 16);
+  return notionCursor(position) === cursor ? position : null;
+}
+
+/**
+ * The notes that a parsed Notion-style query (parseNotionQuery) gets out of `length`: `{start, end,
+ * size, page}` as connectionSlice's, `size` the page_size cut to `maxLimit` (--max-limit, silently).
+ * A start_cursor must name a page after the first, as a next_cursor did; otherwise NotionError.
+ */
+export function notionSlice({ startCursor, pageSize }, length, { maxLimit = Infinity } = {}) {
+  let start = 0;
+  if (startCursor !== null) {
+    const position = notionPosition(startCursor);
+    if (position === null || position < 1 || position >= length) {
+      throw new NotionError(400, 'validation_error', `The start_cursor provided is invalid: ${startCursor}`);
+    }
+    start = position;
+  }
+  const size = Math.min(pageSize, maxLimit);
+  return { start, end: Math.min(length, start + size), size, page: Math.floor(start / size) + 1 };
+}
+
+/**
+ * The next_cursor of a Notion-style page (a notionSlice of `length` notes): the cursor of the page that
+ * follows, or null after the last; with `cycle` (the `cycle` fault, on a page after the first) page 2's.
+ */
+export function notionNextCursor({ start, end, size }, length, cycle = false) {
+  if (cycle && start > 0) return notionCursor(size);
+  return end < length ? notionCursor(end) : null;
 }
 
 // MARK: - Body parts
@@ -1041,14 +1283,18 @@ export function* bombChunks(bytes, chunkBytes = 1 << 20) {
   }
 }
 
-/** The GitHub rate limit headers of a spent quota that comes back `seconds` after `nowMs` (epoch ms). */
-export function githubRateHeaders(seconds, nowMs) {
+/**
+ * The GitHub rate limit headers of a spent quota that comes back `seconds` after `nowMs` (epoch ms):
+ * of the REST API's `core` resource (60 an hour), or of its `graphql` resource (5000 points an hour).
+ */
+export function githubRateHeaders(seconds, nowMs, resource = 'core') {
+  const limit = resource === 'graphql' ? '5000' : '60';
   return {
-    'X-RateLimit-Limit': '60',
+    'X-RateLimit-Limit': limit,
     'X-RateLimit-Remaining': '0',
     'X-RateLimit-Reset': String(Math.ceil((nowMs + seconds * 1000) / 1000)),
-    'X-RateLimit-Used': '60',
-    'X-RateLimit-Resource': 'core',
+    'X-RateLimit-Used': limit,
+    'X-RateLimit-Resource': resource,
   };
 }
 
@@ -1057,6 +1303,8 @@ export function githubRateHeaders(seconds, nowMs) {
  *   ratelimit-github       403, X-RateLimit-* with Remaining 0 and Reset the epoch second it ends
  *   ratelimit-ietf         429, RateLimit: limit=10, remaining=0, reset=S and RateLimit-Policy: 10;w=60
  *   ratelimit-retry-after  403, Retry-After: S (GitHub's secondary rate limit)
+ *   graphql-ratelimit      200, X-RateLimit-* of the graphql resource, and GitHub's GraphQL error
+ *                          `{"data":null,"errors":[{"type":"RATE_LIMITED","message":…}]}`
  */
 export function rateLimitResponse(fault, nowMs) {
   switch (fault.kind) {
@@ -1070,6 +1318,12 @@ export function rateLimitResponse(fault, nowMs) {
       };
     case 'ratelimit-retry-after':
       return { status: 403, headers: { 'Retry-After': String(fault.seconds) }, body: { message: 'You have exceeded a secondary rate limit' } };
+    case 'graphql-ratelimit':
+      return {
+        status: 200,
+        headers: githubRateHeaders(fault.seconds, nowMs, 'graphql'),
+        body: { data: null, errors: [{ type: 'RATE_LIMITED', message: 'API rate limit exceeded for user ID 1.' }] },
+      };
     default:
       throw new Error(`not a rate limit fault: ${fault.kind}`);
   }
@@ -1295,4 +1549,18 @@ export function redactTarget(target, secrets) {
     return pair;
   });
   return `${safePath}?${pairs.join('&')}`;
+}
+
+/**
+ * A JSON value fit for one field of a log line (the variables of a GraphQL request, the body of a
+ * Notion-style query): compact JSON, members whose names look like credentials and strings that contain
+ * one of `secrets` REDACTED, spaces written `\u0020` so that the field has none, cut after `maxChars`.
+ */
+export function logValue(value, secrets = [], maxChars = 1000) {
+  const text = JSON.stringify(value, (name, member) => {
+    if (name !== '' && SENSITIVE_NAME.test(name)) return 'REDACTED';
+    return typeof member === 'string' && secrets.some((secret) => member.includes(secret)) ? 'REDACTED' : member;
+  }) ?? 'null';
+  const spaceless = text.replaceAll(' ', '\\u0020');
+  return spaceless.length > maxChars ? `${spaceless.slice(0, maxChars)}...` : spaceless;
 }

@@ -172,6 +172,12 @@ describe('fault grammar', () => {
     ['ratelimit-retry-after:5x2', { kind: 'ratelimit-retry-after', seconds: 5, page: null, times: 2 }],
     ['remaining-zero', { kind: 'remaining-zero', seconds: 1, page: null, times: null }],
     ['remaining-zero:60@3', { kind: 'remaining-zero', seconds: 60, page: 3, times: null }],
+    ['graphql-error@2', { kind: 'graphql-error', page: 2, times: null }],
+    // GitHub's GraphQL rate limit: once unless xN says otherwise.
+    ['graphql-ratelimit@3', { kind: 'graphql-ratelimit', seconds: 1, page: 3, times: 1 }],
+    ['graphql-ratelimit:5@3x2', { kind: 'graphql-ratelimit', seconds: 5, page: 3, times: 2 }],
+    ['graphql-cycle@2', { kind: 'graphql-cycle', page: 2, times: null }],
+    ['graphql-endless', { kind: 'graphql-endless', page: null, times: null }],
   ]) {
     test(`parses ${spec}`, () => {
       const fault = lib.parseFault(spec, 'request');
@@ -184,7 +190,8 @@ describe('fault grammar', () => {
   for (const spec of ['', 'bogus', '500:3', '399', '600', '503:soon', '503@0', '503x0', 'html:1', 'fixture',
     'fixture:../secret', 'drip:', 'drip:0', 'drip:a/b', 'reset:1', 'redirect:304', 'deep:0', 'delay:-1',
     'auth:x', 'cycle:1', 'content-type: text/plain', 'HTML', '500@1@2', 'shift', 'shift:', 'shift:0', 'shift:a@2', 'shift:2@2x1',
-    'stall:x', 'stall:-1', 'bomb:', 'bomb:2000000000000', 'ratelimit-github:86401', 'ratelimit-ietf:soon', 'ratelimit', 'remaining-zero:1.5']) {
+    'stall:x', 'stall:-1', 'bomb:', 'bomb:2000000000000', 'ratelimit-github:86401', 'ratelimit-ietf:soon', 'ratelimit', 'remaining-zero:1.5',
+    'graphql', 'graphql-error:1', 'graphql-cycle:x', 'graphql-endless:2', 'graphql-ratelimit:soon', 'graphql-ratelimit:86401']) {
     test(`rejects '${spec}'`, () => {
       assert.throws(() => lib.parseFault(spec, 'request'), lib.UsageError);
     });
@@ -204,6 +211,9 @@ describe('fault grammar', () => {
     assert.match(problem('fixture:gone.json'), /no fixture 'gone.json'/);
     assert.match(problem('auth'), /needs a token/);
     assert.match(problem('cycle@1'), /page 1 cannot be in a cycle/);
+    assert.match(problem('graphql-cycle@1'), /page 1 cannot be in a cycle/);
+    // GraphQL pages hold `first` notes, not --page-size: any page number may exist.
+    for (const kind of ['graphql-error', 'graphql-ratelimit', 'graphql-cycle', 'graphql-endless']) assert.equal(problem(`${kind}@9`), null, kind);
     assert.equal(lib.faultProblem(lib.parseFault('html@4', 'request'), { ...context, pageCount: null }), null);
   });
 
@@ -302,6 +312,28 @@ describe('planFaults', () => {
     const bomb = plan(parseFaults('bomb:100', 'stall', 'truncate', 'drip', 'content-type'), 1);
     assert.deepEqual([bomb.stall, bomb.truncate, bomb.drip], [null, null, null]);
     assert.deepEqual(fired(bomb), ['bomb:100', 'content-type']);
+  });
+
+  test('GraphQL faults: graphql-ratelimit replaces the page; graphql-error, -cycle and -endless alter it; -endless from its page on', () => {
+    const ratelimit = plan(parseFaults('graphql-ratelimit@2', 'graphql-error@2'), 2);
+    assert.equal(ratelimit.replace.kind, 'graphql-ratelimit');
+    assert.deepEqual(ratelimit.content, []);
+    const content = plan(parseFaults('graphql-error@2', 'graphql-cycle@2', 'graphql-endless@2', 'duplicate-id@2'), 2);
+    assert.deepEqual(content.content.map((f) => f.kind), ['graphql-error', 'graphql-cycle', 'graphql-endless', 'duplicate-id']);
+    const endless = parseFaults('graphql-endless@3');
+    assert.deepEqual([1, 2, 3, 4, 50].map((page) => plan(endless, page).content.length), [0, 0, 1, 1, 1]);
+    assert.deepEqual([1, 2, 3].map((page) => plan(parseFaults('graphql-error@2'), page).content.length), [0, 1, 0]);
+  });
+
+  test('faultActsOn: graphql-* on /graphql only; shift on /notes only; cycle and deep not on /graphql', () => {
+    const acts = (spec) => ['notes', 'graphql', 'notion'].filter((endpoint) => lib.faultActsOn(lib.parseFault(spec, 'request'), endpoint));
+    for (const spec of ['graphql-error', 'graphql-ratelimit', 'graphql-cycle@2', 'graphql-endless']) assert.deepEqual(acts(spec), ['graphql'], spec);
+    assert.deepEqual(acts('shift:2@2'), ['notes']);
+    for (const spec of ['cycle@2', 'deep']) assert.deepEqual(acts(spec), ['notes', 'notion'], spec);
+    for (const spec of ['500', '429:3', 'html', 'delay:5', 'reset', 'truncate', 'stall', 'drip', 'bomb', 'auth', 'redirect', 'content-type',
+      'ratelimit-github', 'remaining-zero', 'duplicate-id', 'huge-title']) {
+      assert.deepEqual(acts(spec), ['notes', 'graphql', 'notion'], spec);
+    }
   });
 
   test('auth: 401 unless authorized, before anything else but delays', () => {
@@ -558,8 +590,14 @@ describe('manifest', () => {
 
   test('reads pages', () => {
     const pages = lib.readManifest(manifest([entry(0, null, 'a+/='), entry(1, 'a+/=', null)]));
-    assert.deepEqual(pages[1], { file: 'pages/00001.json', cursor: 'a+/=', nextCursor: null, items: [9, 20] });
+    assert.deepEqual(pages[1], { file: 'pages/00001.json', cursor: 'a+/=', nextCursor: null, items: [9, 20], notes: 1 });
     assert.deepEqual([...lib.indexPages(pages)], [['a+/=', 1]]);
+  });
+
+  test("a page's note count, or null where the entry has none that is a count", () => {
+    for (const [notes, expected] of [[0, 0], [7, 7], [undefined, null], [-1, null], [1.5, null], ['3', null]]) {
+      assert.equal(lib.readManifest(manifest([{ ...entry(0, null, null), notes }]))[0].notes, expected, String(notes));
+    }
   });
 
   for (const [what, value, message] of [
@@ -794,6 +832,12 @@ describe('compression, bombs and rate limits', () => {
       body: { message: 'API rate limit exceeded' },
     });
     assert.equal(lib.githubRateHeaders(0, 1_700_000_000_000)['X-RateLimit-Reset'], '1700000000');
+    const graphql = lib.rateLimitResponse(lib.parseFault('graphql-ratelimit', 'flag', 0), 1_700_000_000_000);
+    assert.equal(graphql.status, 200);
+    assert.deepEqual(graphql.body, { data: null, errors: [{ type: 'RATE_LIMITED', message: 'API rate limit exceeded for user ID 1.' }] });
+    assert.equal(graphql.headers['X-RateLimit-Remaining'], '0');
+    assert.equal(graphql.headers['X-RateLimit-Reset'], '1700000001');
+    assert.equal(graphql.headers['X-RateLimit-Resource'], 'graphql');
     const ietf = lib.rateLimitResponse(fault('ratelimit-ietf'), now);
     assert.equal(ietf.status, 429);
     assert.deepEqual(ietf.headers, { RateLimit: 'limit=10, remaining=0, reset=1', 'RateLimit-Policy': '10;w=60' });
@@ -929,5 +973,136 @@ describe('redactTarget', () => {
   test('leaves the rest alone', () => {
     assert.equal(lib.redactTarget('/notes?cursor=a%2B%2F%3D&fault=500', ['zzz']), '/notes?cursor=a%2B%2F%3D&fault=500');
     assert.equal(lib.redactTarget('/other', []), '/other');
+  });
+});
+
+describe('GraphQL connections', () => {
+  test('GraphQL-over-HTTP bodies: a query, optional variables and operationName; anything else is a UsageError', () => {
+    assert.deepEqual(lib.parseGraphQLRequest('{"query":"{ notes { totalCount } }"}'), { query: '{ notes { totalCount } }', variables: null, operationName: null });
+    assert.deepEqual(lib.parseGraphQLRequest('{"query":"q","variables":{"first":2},"operationName":"Q","extensions":{}}'),
+      { query: 'q', variables: { first: 2 }, operationName: 'Q' });
+    assert.deepEqual(lib.parseGraphQLRequest('{"query":"q","variables":null,"operationName":null}'), { query: 'q', variables: null, operationName: null });
+    for (const [text, message] of [['', /not JSON/], ['{"query":', /not JSON/], ['[{"query":"q"}]', /not a JSON object/], ['"q"', /not a JSON object/],
+      ['{}', /no query/], ['{"query":" "}', /no query/], ['{"query":5}', /no query/], ['{"query":"q","variables":[1]}', /'variables' must be/],
+      ['{"query":"q","variables":"{}"}', /'variables' must be/], ['{"query":"q","operationName":1}', /'operationName' must be/]]) {
+      assert.throws(() => lib.parseGraphQLRequest(text), (error) => error instanceof lib.UsageError && message.test(error.message), text);
+    }
+  });
+
+  test("cursors: base64 of arrayconnection:POSITION, as graphql-relay writes them; only those, written exactly so", () => {
+    assert.equal(lib.relayCursor(0), 'YXJyYXljb25uZWN0aW9uOjA=');
+    assert.equal(Buffer.from(lib.relayCursor(123), 'base64').toString(), 'arrayconnection:123');
+    for (const position of [0, 1, 9, 10, 99, 12345]) assert.equal(lib.relayPosition(lib.relayCursor(position)), position);
+    const b64 = (text) => Buffer.from(text).toString('base64');
+    for (const cursor of ['', 'nope', b64('arrayconnection:'), b64('arrayconnection:-1'), b64('arrayconnection:01'), b64('arrayconnection:1.5'),
+      b64('cursor:1'), 'YXJyYXljb25uZWN0aW9uOjA', `${lib.relayCursor(1)}\n`, lib.relayCursor(1).replace('=', '')]) {
+      assert.equal(lib.relayPosition(cursor), null, cursor);
+    }
+  });
+
+  test('connectionSlice: first default 10, at most 100, not negative; after a known cursor only; --max-limit cuts; @PAGE', () => {
+    assert.deepEqual(lib.connectionSlice({}, 25), { start: 0, end: 10, size: 10, page: 1 });
+    assert.deepEqual(lib.connectionSlice({ first: null, after: null }, 25), { start: 0, end: 10, size: 10, page: 1 });
+    assert.deepEqual(lib.connectionSlice({ first: 10, after: lib.relayCursor(9) }, 25), { start: 10, end: 20, size: 10, page: 2 });
+    assert.deepEqual(lib.connectionSlice({ first: 10, after: lib.relayCursor(19) }, 25), { start: 20, end: 25, size: 10, page: 3 });
+    assert.deepEqual(lib.connectionSlice({ first: 10, after: lib.relayCursor(24) }, 25), { start: 25, end: 25, size: 10, page: 3 });
+    assert.deepEqual(lib.connectionSlice({ first: 100 }, 1000), { start: 0, end: 100, size: 100, page: 1 });
+    assert.deepEqual(lib.connectionSlice({ first: 0 }, 5), { start: 0, end: 0, size: 0, page: 1 });
+    assert.deepEqual(lib.connectionSlice({ first: 50 }, 500, { maxLimit: 20 }), { start: 0, end: 20, size: 20, page: 1 });
+    assert.deepEqual(lib.connectionSlice({}, 0), { start: 0, end: 0, size: 10, page: 1 });
+    assert.throws(() => lib.connectionSlice({ first: 101 }, 500), { message: 'Requesting 101 records on the `notes` connection exceeds the `first` limit of 100 records.' });
+    assert.throws(() => lib.connectionSlice({ first: -1 }, 500), /cannot be less than zero/);
+    assert.throws(() => lib.connectionSlice({ after: 'nope' }, 500), { message: '`nope` does not appear to be a valid cursor.' });
+    assert.throws(() => lib.connectionSlice({ after: lib.relayCursor(25) }, 25), /not appear to be a valid cursor/);
+  });
+
+  test('connectionPage: cursors and pageInfo as GitHub writes them; the last page keeps its endCursor', () => {
+    const page = (start, end, length, faults) => lib.connectionPage({ start, end }, length, faults);
+    const first = page(0, 3, 5);
+    assert.deepEqual(first.cursors, [0, 1, 2].map(lib.relayCursor));
+    assert.deepEqual(first.pageInfo, { hasNextPage: true, hasPreviousPage: false, startCursor: lib.relayCursor(0), endCursor: lib.relayCursor(2) });
+    assert.deepEqual(page(3, 5, 5).pageInfo, { hasNextPage: false, hasPreviousPage: true, startCursor: lib.relayCursor(3), endCursor: lib.relayCursor(4) });
+    assert.deepEqual(page(0, 0, 0).pageInfo, { hasNextPage: false, hasPreviousPage: false, startCursor: null, endCursor: null });
+    assert.deepEqual(page(5, 5, 5).pageInfo, { hasNextPage: false, hasPreviousPage: true, startCursor: null, endCursor: null });
+  });
+
+  test('connectionPage faults: cycle names the cursor that asked for the page; endless never ends, repeating the cursor past the last note', () => {
+    const cycle = lib.connectionPage({ start: 3, end: 6 }, 10, { cycle: true });
+    assert.deepEqual(cycle.cursors, [3, 4, 5].map(lib.relayCursor));
+    assert.equal(cycle.pageInfo.endCursor, lib.relayCursor(2));
+    assert.equal(cycle.pageInfo.hasNextPage, true);
+    // Page 1: nothing asked for it, so nothing to cycle to.
+    assert.equal(lib.connectionPage({ start: 0, end: 3 }, 10, { cycle: true }).pageInfo.endCursor, lib.relayCursor(2));
+    const lastPage = lib.connectionPage({ start: 6, end: 10 }, 10, { endless: true });
+    assert.deepEqual(lastPage.pageInfo, { hasNextPage: true, hasPreviousPage: true, startCursor: lib.relayCursor(6), endCursor: lib.relayCursor(9) });
+    const past = lib.connectionPage({ start: 10, end: 10 }, 10, { endless: true });
+    assert.deepEqual(past.pageInfo, { hasNextPage: true, hasPreviousPage: true, startCursor: null, endCursor: lib.relayCursor(9) });
+  });
+});
+
+describe('the Notion-style query', () => {
+  const notionError = (code, message) => (error) => error instanceof lib.NotionError && error.status === 400 && error.code === code && message.test(error.message);
+
+  test('bodies: start_cursor and page_size (default 100, 1-100); nothing is {}; others ignored', () => {
+    assert.deepEqual(lib.parseNotionQuery(''), { body: {}, startCursor: null, pageSize: 100 });
+    assert.deepEqual(lib.parseNotionQuery('{"page_size":7,"start_cursor":"c","filter":{}}'), { body: { page_size: 7, start_cursor: 'c', filter: {} }, startCursor: 'c', pageSize: 7 });
+    assert.equal(lib.parseNotionQuery('{"page_size":100}').pageSize, 100);
+    assert.throws(() => lib.parseNotionQuery('{'), notionError('invalid_json', /^Error parsing JSON body\.$/));
+    for (const [text, message] of [['[]', /body should be an object/], ['null', /body should be an object, instead was `null`/],
+      ['{"start_cursor":null}', /body\.start_cursor should be a string or `undefined`, instead was `null`/], ['{"start_cursor":5}', /start_cursor should be a string/],
+      ['{"page_size":"5"}', /page_size should be a number or `undefined`, instead was `"5"`/], ['{"page_size":2.5}', /page_size should be an integer/],
+      ['{"page_size":0}', /greater than or equal to `1`/], ['{"page_size":101}', /^body failed validation: body\.page_size should be less than or equal to `100`, instead was `101`\.$/]]) {
+      assert.throws(() => lib.parseNotionQuery(text), notionError('validation_error', message), text);
+      assert.throws(() => lib.parseNotionQuery(text), { body: JSON.parse(text) }, text);
+    }
+  });
+
+  test('cursors: version 4 UUIDs that carry the position; only those, written exactly so', () => {
+    const cursor = lib.notionCursor(100);
+    assert.match(cursor, /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-000000000064$/);
+    assert.notEqual(lib.notionCursor(1).slice(0, 8), lib.notionCursor(2).slice(0, 8));
+    for (const position of [0, 1, 99, 100, 123456]) assert.equal(lib.notionPosition(lib.notionCursor(position)), position);
+    for (const bad of ['', 'abc', cursor.toUpperCase(), `${cursor.slice(0, -1)}5`, `${cursor.slice(0, 9)}0${cursor.slice(10)}`, lib.relayCursor(1)]) {
+      assert.equal(lib.notionPosition(bad), null, bad);
+    }
+  });
+
+  test('notionSlice and notionNextCursor: pages of page_size, a cursor for a page after the first, next_cursor null at the end; cycle', () => {
+    const request = (startCursor, pageSize = 10) => ({ startCursor, pageSize });
+    assert.deepEqual(lib.notionSlice(request(null), 25), { start: 0, end: 10, size: 10, page: 1 });
+    assert.deepEqual(lib.notionSlice(request(lib.notionCursor(20)), 25), { start: 20, end: 25, size: 10, page: 3 });
+    assert.deepEqual(lib.notionSlice(request(null, 100), 25, { maxLimit: 4 }), { start: 0, end: 4, size: 4, page: 1 });
+    for (const position of [0, 25, 26]) {
+      assert.throws(() => lib.notionSlice(request(lib.notionCursor(position)), 25), notionError('validation_error', /^The start_cursor provided is invalid: /));
+    }
+    assert.throws(() => lib.notionSlice(request('x'), 25), { message: 'The start_cursor provided is invalid: x' });
+    assert.equal(lib.notionNextCursor({ start: 0, end: 10, size: 10 }, 25), lib.notionCursor(10));
+    assert.equal(lib.notionNextCursor({ start: 20, end: 25, size: 10 }, 25), null);
+    assert.equal(lib.notionNextCursor({ start: 20, end: 25, size: 10 }, 25, true), lib.notionCursor(10));
+    assert.equal(lib.notionNextCursor({ start: 0, end: 10, size: 10 }, 25, true), lib.notionCursor(10));
+    assert.equal(lib.notionNextCursor({ start: 0, end: 0, size: 100 }, 0), null);
+  });
+
+  test('the envelope: object list, results, next_cursor, has_more, type', () => {
+    const wrapped = lib.wrapPage('notion', [Buffer.from('[{"id":"a"}]')], { nextCursor: 'c', hasMore: true });
+    assert.deepEqual(wrapped.headers, {});
+    assert.deepEqual(JSON.parse(bytes(wrapped.parts)), { object: 'list', results: [{ id: 'a' }], next_cursor: 'c', has_more: true, type: 'page_database' });
+    assert.equal(bytes(lib.wrapPage('notion', [Buffer.from('[]')], { nextCursor: null, hasMore: false }).parts).toString(),
+      '{"object":"list","results":[],"next_cursor":null,"has_more":false,"type":"page_database"}');
+    assert.deepEqual(lib.notionErrorBody(400, 'validation_error', 'm'), { object: 'error', status: 400, code: 'validation_error', message: 'm' });
+  });
+});
+
+describe('logValue', () => {
+  test('compact JSON without spaces; credential-like members and the configured token REDACTED; cut when long', () => {
+    assert.equal(lib.logValue({ first: 2, after: 'a b' }), '{"first":2,"after":"a\\u0020b"}');
+    assert.deepEqual(JSON.parse(lib.logValue({ first: 2, after: 'a b' })), { first: 2, after: 'a b' });
+    assert.equal(lib.logValue({ apiKey: 'k', nested: { token: 1, x: 'has s3cret in it' } }, ['s3cret']),
+      '{"apiKey":"REDACTED","nested":{"token":"REDACTED","x":"REDACTED"}}');
+    assert.equal(lib.logValue({}), '{}');
+    assert.equal(lib.logValue(undefined), 'null');
+    const long = lib.logValue({ text: 'x'.repeat(2000) });
+    assert.equal(long.length, 1003);
+    assert.ok(long.endsWith('...'));
   });
 });

@@ -1,8 +1,10 @@
 #!/usr/bin/env node
 // notes-server: serves paginated notes over HTTP for client tests, from a notes-gen directory or
 // generated in memory, in the common pagination styles (cursor, offset, page number, keyset, cursor
-// header, JSON:API), with faults injected by flag or per request. See Tools/README.md, or run with --help.
-// Built-in modules only.
+// header, JSON:API), as GraphQL connections (POST /graphql) and as a Notion-style database query (POST
+// /v1/databases/notes/query), with faults injected by flag or per request. See Tools/README.md, or run
+// with --help. Built-in modules only, and for /graphql graphql-js from Debian's node-graphql, loaded
+// when the first GraphQL request comes (without it /graphql answers 501 and the rest works as ever).
 
 import http from 'node:http';
 import http2 from 'node:http2';
@@ -15,7 +17,7 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import tls from 'node:tls';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import zlib from 'node:zlib';
 import * as lib from './notes-server-lib.mjs';
@@ -25,7 +27,35 @@ const USAGE = `Usage: node Tools/notes-server.mjs (--dir DIR | --count N [--page
 
 Serves notes pages at http://HOST:PORT/notes (first page) and /notes?cursor=C (the next ones), and
 prints that URL as its first line on stdout (https:// with --tls-cert). SIGTERM or SIGINT stops it
-(exit 0).
+(exit 0). Whatever the style, the same notes in the same order are also served at:
+
+  POST /graphql      GraphQL over HTTP, executed by graphql-js (Debian's node-graphql; 501 without it):
+                     a body {"query":Q,"variables":{...},"operationName":N} of Content-Type
+                     application/json, answered in application/json. The schema (SDL: send an
+                     introspection query): Query.notes(first: Int, after: String): NoteConnection!,
+                     Query.viewer: Viewer! {login, notes(first, after)}, Query.node(id: ID!): Note,
+                     Mutation.deleteNote(id: ID!): Boolean (does nothing: false); NoteConnection {edges
+                     {cursor node} nodes pageInfo {hasNextPage hasPreviousPage startCursor endCursor}
+                     totalCount}; Note {id title created updated excerpt tags rank score pinned archived
+                     meta (scalar JSON: the value as it is) big naive (the member "naïve")}.
+                     first: default 10, at most 100; over 100 or below 0 is an error in a 200, as a
+                     resolver's error: {"data":null,"errors":[{"message":...,"path":["notes"]}]}.
+                     after: the cursor of a note, base64 of arrayconnection:POSITION (0-based), as Relay
+                     servers write them; an unknown one is an error in a 200. endCursor: the last edge's
+                     cursor (null on an empty page, kept on the last page with hasNextPage false).
+                     405 for other methods, 415 for another Content-Type, 400 {"errors":[{"message":...}]}
+                     for a body that is no GraphQL request; syntax and validation errors are 200s
+  POST /v1/databases/notes/query
+                     Notion's database query: a JSON body {"start_cursor":C,"page_size":L} (C absent on
+                     the first page; L 1-100, default 100) answers {"object":"list","results":[notes],
+                     "next_cursor":C|null,"has_more":B,"type":"page_database"}, C a UUID; a bad cursor
+                     or size is 400 {"object":"error","status":400,"code":"validation_error",...},
+                     a body that is no JSON 400 invalid_json, another method 405
+  On both, @PAGE is floor(POSITION / L) + 1 for a page that starts at note POSITION and asks for L
+  notes (first, page_size), as in offset style; a GraphQL request that pages no connection is page 1.
+  Every fault acts on both, but shift on neither, cycle and deep not on /graphql (graphql-cycle is its
+  cycle) and the graphql-* faults on /graphql only; a fault that does not act on a request is left
+  out, uncounted. --max-limit cuts first and page_size silently; --total-lie changes totalCount.
 
 Pages:
   --dir DIR          serve a notes-gen directory (DIR/manifest.json and its pages)
@@ -89,6 +119,15 @@ Fault SPEC: KIND[:ARG][@PAGE][xN]   @PAGE: only on that 1-based page; xN: only t
   auth                     401 unless the request has Authorization: Bearer <token>
   shift:N                  from this page on, N new notes new0... sit before n0 (offset, page,
                            keyset, jsonapi, drf with int ids; int ids go on after the last)
+  graphql-error            /graphql: 200 {"data":null,"errors":[{"message":"Something went wrong while
+                           executing your query.","locations":[...],"path":["notes"]}]}
+  graphql-ratelimit[:S]    /graphql, once unless xN: 200 {"data":null,"errors":[{"type":"RATE_LIMITED",
+                           "message":"API rate limit exceeded for user ID 1."}]} with
+                           X-RateLimit-Remaining: 0, X-RateLimit-Reset: now+S (default 1); the retry works
+  graphql-cycle            /graphql: the page's endCursor is the previous page's (the cursor that asked
+                           for it), hasNextPage true
+  graphql-endless          /graphql: from @PAGE on (or every page), hasNextPage is always true; past the
+                           last note each empty page names the cursor that asked for it as endCursor
 
 Styles (the first four take ?cursor=C):
   contract  {"notes":[...],"next_cursor":C}
@@ -114,7 +153,10 @@ Styles (the first four take ?cursor=C):
 Per request: ?style=drf or X-Notes-Style: link; ?fault=503@2x1 or X-Notes-Fault: delay:50, 500@3;
 ?totals=none; ?compress=gzip,br or ?compress=none
 
-Log (stderr): METHOD TARGET STATUS BYTESB MSms [fault=SPEC,...] c=CONNECTION t=MS_SINCE_START
+Log (stderr): METHOD TARGET STATUS BYTESB MSms [graphql=OPERATION vars=JSON | body=JSON] [fault=SPEC,...]
+c=CONNECTION t=MS_SINCE_START
+  graphql=: a /graphql request's operation type (query, mutation; - for none), :NAME if it has one, and
+  its variables; body=: a Notion-style query's body. JSON compact, spaces as \u0020, secrets REDACTED.
 
 Exit status: 0 after SIGTERM/SIGINT, 64 bad arguments, 65 bad manifest or unusable TLS certificate
 or key, 66 unreadable input, 1 other.`;
@@ -389,7 +431,7 @@ async function handle(req, res, state, isTarget) {
   const started = process.hrtime.bigint();
   const arrived = Number((started - state.origin) / 1_000_000n);
   const connection = state.connections.get(connectionKey(req.socket)) ?? null;
-  const record = { bytes: 0, faults: [], connection };
+  const record = { bytes: 0, faults: [], connection, detail: '' }; // detail: what /graphql and the Notion query log
   const gone = new AbortController(); // the client left before the response was complete
   requests.open++;
   res.once('close', () => {
@@ -398,7 +440,7 @@ async function handle(req, res, state, isTarget) {
     const secrets = state.token === null ? [] : [state.token];
     const faults = record.faults.length ? ` fault=${record.faults.join(',')}` : '';
     log(state, `${isTarget ? '[redirect target] ' : ''}${req.method} ${lib.redactTarget(req.url, secrets)} `
-      + `${res.headersSent ? res.statusCode : '-'} ${record.bytes}B ${ms.toFixed(1)}ms${faults} `
+      + `${res.headersSent ? res.statusCode : '-'} ${record.bytes}B ${ms.toFixed(1)}ms${record.detail && ` ${record.detail}`}${faults} `
       + `c=${connection?.number ?? '?'} t=${arrived}${req.httpVersion === '2.0' ? ' h2' : ''}`);
     if (--requests.open === 0) requests.drained?.();
   });
@@ -425,7 +467,11 @@ async function respond(req, state, isTarget, record, signal) {
   const pathname = q === -1 ? req.url : req.url.slice(0, q);
   // Query values are form-decoded, as most web frameworks do: an unencoded `+` in a cursor is a space.
   const query = new URLSearchParams(q === -1 ? '' : req.url.slice(q + 1));
-  if (pathname !== '/notes') return jsonError(404, 'not-found', 'no such path; pages are at /notes');
+  if (pathname === GRAPHQL_PATH) return graphqlResponse(req, query, state, isTarget, record, signal);
+  if (pathname === NOTION_PATH) return notionResponse(req, query, state, isTarget, record, signal);
+  if (pathname !== '/notes') {
+    return jsonError(404, 'not-found', `no such path; pages are at /notes, GraphQL at ${GRAPHQL_PATH}, the Notion-style query at ${NOTION_PATH}`);
+  }
   if (req.method !== 'GET') return jsonError(405, 'method-not-allowed', 'only GET', { Allow: 'GET' });
 
   let style, faults, listQuery;
@@ -460,7 +506,7 @@ async function respond(req, state, isTarget, record, signal) {
     const problem = lib.faultProblem(fault, { fixtures: state.fixtures, hasToken: state.token !== null });
     if (problem) return jsonError(400, 'bad-request', problem);
   }
-  const active = isTarget ? [] : [...faults, ...state.faults];
+  const active = isTarget ? [] : [...faults, ...state.faults].filter((fault) => lib.faultActsOn(fault, 'notes'));
   for (const fault of active) {
     const problem = lib.styleProblem(fault, style, idKind);
     if (problem) return jsonError(400, 'bad-request', problem);
@@ -490,19 +536,33 @@ async function respond(req, state, isTarget, record, signal) {
     if (index === undefined) return jsonError(400, 'unknown-cursor', 'no page has this cursor');
     page = index + 1;
   }
-  if (isTarget && req.headers.authorization !== undefined) {
-    return jsonError(400, 'credentials-forwarded', 'this origin must not receive the Authorization header of another');
-  }
+  if (isTarget && req.headers.authorization !== undefined) return credentialsForwarded();
 
-  const plan = lib.planFaults(active, page, bearerMatches(req.headers.authorization, state.token), state.used);
-  for (const fault of plan.fired) state.used.set(fault.key, (state.used.get(fault.key) ?? 0) + 1);
-  record.faults = plan.fired.map((fault) => fault.spec);
+  const plan = planRequest(active, page, req, state, record);
   if (plan.shift.length) {
     // The new notes are there from this request on; the list this request sees has them.
     state.shifted.push(...plan.shift.map((fault) => ({ key: fault.key, notes: fault.notes })));
     list = listView(state, active);
   }
+  return applyPlan(plan, req, state, signal, record, () => (list
+    ? listResponse(style, list, listQuery, plan.content, query, state)
+    : pageResponse(index, style, plan.content, query, state)));
+}
 
+/** Plans the faults of a request for page `page` (lib.planFaults), counts those that fire and names them in the log. */
+function planRequest(active, page, req, state, record) {
+  const plan = lib.planFaults(active, page, bearerMatches(req.headers.authorization, state.token), state.used);
+  for (const fault of plan.fired) state.used.set(fault.key, (state.used.get(fault.key) ?? 0) + 1);
+  record.faults = plan.fired.map((fault) => fault.spec);
+  return plan;
+}
+
+/**
+ * Carries out a plan of faults, the same for every endpoint: its delays, then a reset (null: no
+ * response), a 401, or the replacing fault's response or else the one `build` makes, relabelled,
+ * with rate limit headers and delivery faults as planned.
+ */
+async function applyPlan(plan, req, state, signal, record, build) {
   if (plan.delayMs > 0) await sleep(plan.delayMs, undefined, { signal });
   if (plan.reset) {
     // The TCP socket itself: a TLS socket cannot send a reset. The log line is written when the
@@ -513,10 +573,7 @@ async function respond(req, state, isTarget, record, signal) {
   if (plan.unauthorized) {
     return jsonError(401, 'unauthorized', 'a bearer token is required', { 'WWW-Authenticate': 'Bearer realm="notes"' });
   }
-  let response;
-  if (plan.replace) response = replacement(plan.replace, req, state);
-  else if (list) response = await listResponse(style, list, listQuery, plan.content, query, state);
-  else response = await pageResponse(index, style, plan.content, query, state);
+  const response = plan.replace ? replacement(plan.replace, req, state) : await build();
   if (plan.contentType) response.headers['Content-Type'] = plan.contentType.contentType;
   if (plan.remainingZero) Object.assign(response.headers, lib.githubRateHeaders(plan.remainingZero.seconds, Date.now()));
   response.truncate = plan.truncate;
@@ -700,7 +757,7 @@ async function listResponse(style, list, listQuery, contentFaults, query, state)
   return { status: 200, headers: { ...headers, ...wrapped.headers }, parts: wrapped.parts };
 }
 
-/** The response of a status, fixture, redirect, bomb or rate-limit fault. */
+/** The response of a status, fixture, redirect, bomb or rate-limit fault (graphql-ratelimit too). */
 function replacement(fault, req, state) {
   switch (fault.kind) {
     case 'bomb':
@@ -710,7 +767,7 @@ function replacement(fault, req, state) {
         parts: [],
         stream: () => bomb(fault.bytes),
       };
-    case 'ratelimit-github': case 'ratelimit-ietf': case 'ratelimit-retry-after': {
+    case 'ratelimit-github': case 'ratelimit-ietf': case 'ratelimit-retry-after': case 'graphql-ratelimit': {
       const { status, headers, body } = lib.rateLimitResponse(fault, Date.now());
       return jsonBody(status, body, headers);
     }
@@ -741,9 +798,421 @@ function jsonError(status, error, message, headers) {
   return jsonBody(status, { error, message }, headers);
 }
 
+/** What the redirect target answers a request that carries an Authorization header, on every path. */
+function credentialsForwarded() {
+  return jsonError(400, 'credentials-forwarded', 'this origin must not receive the Authorization header of another');
+}
+
 /** An error of the jsonapi style, as djangorestframework-jsonapi answers: a JSON:API error document. */
 function jsonApiError(status, code, detail) {
   return jsonBody(status, lib.jsonApiErrorBody(status, code, detail), { 'Content-Type': lib.JSONAPI_TYPE });
+}
+
+// MARK: - GraphQL and the Notion-style query
+
+const GRAPHQL_PATH = '/graphql';
+const NOTION_PATH = '/v1/databases/notes/query';
+/**
+ * graphql-js as Debian's node-graphql installs it, imported by path: its ES module build (index.mjs),
+ * since Node's ES module resolution never looks in /usr/share/nodejs and a Node that is not Debian's
+ * does not look there for require() either.
+ */
+const GRAPHQL_MODULE = '/usr/share/nodejs/graphql/index.mjs';
+const GRAPHQL_MISSING = `this server has no GraphQL engine: install node-graphql (apt-get install node-graphql), which provides ${GRAPHQL_MODULE}`;
+/** The most of a request body that /graphql and the Notion-style query read: more is a 413. */
+const MAX_BODY_BYTES = 1024 * 1024;
+
+/**
+ * The schema of /graphql. A Note has the members that notes-gen and --count write, each null where a
+ * note lacks it; `meta` (an object in notes-gen's notes, of no fixed shape in other directories) is of
+ * the scalar JSON, which graphql-js serializes as the value itself; `big` is a double, so notes-gen's
+ * extreme numbers lose digits; `naive` is the member "naïve", a name GraphQL cannot spell.
+ */
+const GRAPHQL_SCHEMA = `
+"The notes, in the order GET /notes serves them, paged as GitHub pages its connections."
+type Query {
+  "The notes, first (default 10, at most 100) at a time, after the note of the cursor after."
+  notes(first: Int, after: String): NoteConnection!
+  "Who is asking, with the same notes one level deeper."
+  viewer: Viewer!
+  "The note with this id, or null."
+  node(id: ID!): Note
+}
+
+type Mutation {
+  "Does nothing and returns false: this server only serves notes."
+  deleteNote(id: ID!): Boolean
+}
+
+type Viewer {
+  login: String!
+  notes(first: Int, after: String): NoteConnection!
+}
+
+type NoteConnection {
+  edges: [NoteEdge!]!
+  nodes: [Note!]!
+  pageInfo: PageInfo!
+  totalCount: Int!
+}
+
+type NoteEdge {
+  cursor: String!
+  node: Note!
+}
+
+type PageInfo {
+  hasNextPage: Boolean!
+  hasPreviousPage: Boolean!
+  startCursor: String
+  endCursor: String
+}
+
+"Any JSON value, served as it is in the note."
+scalar JSON
+
+type Note {
+  id: ID!
+  title: String!
+  created: String
+  updated: String
+  excerpt: String
+  tags: [String!]
+  rank: Int
+  score: Float
+  pinned: Boolean
+  archived: Boolean
+  meta: JSON
+  big: Float
+  "The member naïve."
+  naive: Boolean
+}
+`;
+
+/** The root value: graphql-js's default resolver calls these with (args, context), viewer's notes too. */
+const GRAPHQL_ROOT = {
+  notes: (args, context) => context.connection(args),
+  viewer: () => ({ login: 'notes', notes: (args, context) => context.connection(args) }),
+  node: ({ id }, context) => context.node(id),
+  deleteNote: () => false,
+};
+
+let graphqlEngine = null;
+
+/**
+ * graphql-js and the schema built with it, loaded once, at the first request to /graphql, so that the
+ * other endpoints start as fast as ever and work without node-graphql; null when it is not installed.
+ */
+function loadGraphQL() {
+  graphqlEngine ??= import(pathToFileURL(GRAPHQL_MODULE).href).then(
+    (graphql) => ({ graphql, schema: graphql.buildSchema(GRAPHQL_SCHEMA) }),
+    (error) => {
+      if (error.code === 'ERR_MODULE_NOT_FOUND') return null;
+      throw error;
+    },
+  );
+  return graphqlEngine;
+}
+
+/**
+ * Answers POST /graphql. Request errors come first and take no fault: 405 for another method, 400 for a
+ * bad fault or compress= in the query, 415 for a body that is not application/json, 413 for one over
+ * MAX_BODY_BYTES, 400 for one that is no GraphQL request, and 200 with graphql-js's errors for a query
+ * that does not parse or validate. Then graphql-js executes it; the first connection resolved plans the
+ * request's faults for its page (see graphqlContext), a request without one as page 1, and the plan acts
+ * on the result as on any page.
+ */
+async function graphqlResponse(req, query, state, isTarget, record, signal) {
+  if (req.method !== 'POST') return graphqlError(405, 'a GraphQL request is a POST with a JSON body', { Allow: 'POST' });
+  let active;
+  try {
+    active = endpointFaults('graphql', query, req, state, isTarget);
+  } catch (error) {
+    if (!(error instanceof lib.UsageError)) throw error;
+    return graphqlError(400, error.message);
+  }
+  if (mediaType(req.headers['content-type']) !== 'application/json') {
+    return graphqlError(415, 'a GraphQL request has Content-Type: application/json');
+  }
+  const engine = await loadGraphQL();
+  if (engine === null) return graphqlError(501, GRAPHQL_MISSING);
+  const body = await readBody(req);
+  if (body === null) return graphqlError(413, `the body is over ${MAX_BODY_BYTES} bytes`);
+  let request;
+  try {
+    request = lib.parseGraphQLRequest(body.toString('utf8'));
+  } catch (error) {
+    if (!(error instanceof lib.UsageError)) throw error;
+    return graphqlError(400, error.message);
+  }
+
+  const { graphql, schema } = engine;
+  const variables = lib.logValue(request.variables ?? {}, secretsOf(state));
+  let document;
+  try {
+    document = graphql.parse(request.query);
+  } catch (error) {
+    if (!(error instanceof graphql.GraphQLError)) throw error;
+    record.detail = `graphql=- vars=${variables}`;
+    return jsonBody(200, { errors: [error] });
+  }
+  const operation = graphql.getOperationAST(document, request.operationName);
+  const named = operation?.name ? `:${operation.name.value}` : '';
+  record.detail = `graphql=${operation ? `${operation.operation}${named}` : '-'} vars=${variables}`;
+  const problems = graphql.validate(schema, document);
+  if (problems.length) return jsonBody(200, { errors: problems });
+  if (isTarget && req.headers.authorization !== undefined) return credentialsForwarded();
+
+  let plan = null;
+  const planPage = (page) => (plan ??= planRequest(active, page, req, state, record));
+  const result = await graphql.execute({
+    schema,
+    document,
+    rootValue: GRAPHQL_ROOT,
+    contextValue: graphqlContext(state, planPage),
+    variableValues: request.variables,
+    operationName: request.operationName,
+  });
+  planPage(1);
+  // data first, as GitHub writes it; no data at all when the request failed before execution.
+  const answer = 'data' in result ? { data: result.data } : {};
+  if (result.errors) answer.errors = result.errors;
+  return applyPlan(plan, req, state, signal, record, () => jsonBody(200, answer));
+}
+
+/**
+ * What the resolvers of one /graphql request reach. `connection` serves Query.notes and Viewer.notes:
+ * the first one resolved plans the request's faults for its page (`planPage`); graphql-error makes it
+ * throw, graphql-cycle and graphql-endless change its pageInfo (lib.connectionPage), duplicate-id and
+ * huge-title its notes. --max-limit cuts `first`; --total-lie shifts totalCount. `node` finds a note by id.
+ */
+function graphqlContext(state, planPage) {
+  const notes = noteAccess(state);
+  return {
+    async connection(args) {
+      const length = await notes.length();
+      const slice = lib.connectionSlice(args, length, { maxLimit: state.generated?.maxLimit });
+      const { content } = planPage(slice.page);
+      const acting = new Set(content.map((fault) => fault.kind));
+      if (acting.has('graphql-error')) throw new Error(lib.GRAPHQL_ERROR_MESSAGE);
+      const nodes = await graphqlNotes(notes, slice.start, slice.end, content);
+      const { cursors, pageInfo } = lib.connectionPage(slice, length, { cycle: acting.has('graphql-cycle'), endless: acting.has('graphql-endless') });
+      return {
+        edges: nodes.map((node, i) => ({ cursor: cursors[i], node })),
+        nodes,
+        pageInfo,
+        totalCount: Math.max(0, length + (state.generated?.totalLie ?? 0)),
+      };
+    },
+    async node(id) {
+      const position = await notes.positionOf(id);
+      return position === -1 ? null : (await graphqlNotes(notes, position, position + 1, []))[0];
+    },
+  };
+}
+
+const isObject = (value) => value !== null && typeof value === 'object' && !Array.isArray(value);
+
+/**
+ * The notes at positions [start, end) as /graphql serves them: parsed, "naïve" also as `naive`, with
+ * the content faults that act there as they act on the other endpoints: duplicate-id (the last note
+ * takes the id of the first note of all) and huge-title (the first title becomes BYTES long).
+ */
+async function graphqlNotes(notes, start, end, contentFaults) {
+  const list = JSON.parse(await notes.array(start, end)).map((note) => (isObject(note) ? { ...note, naive: note['naïve'] } : note));
+  for (const fault of contentFaults) {
+    const [first, last] = [list[0], list.at(-1)];
+    if (fault.kind === 'duplicate-id' && isObject(last) && 'id' in last) {
+      const [origin] = JSON.parse(await notes.array(0, 1));
+      if (isObject(origin) && 'id' in origin) last.id = origin.id;
+    } else if (fault.kind === 'huge-title' && isObject(first) && 'title' in first) {
+      first.title = 'huge title '.repeat(Math.ceil(fault.bytes / 11)).slice(0, fault.bytes);
+    }
+  }
+  return list;
+}
+
+/**
+ * Answers POST /v1/databases/notes/query as Notion answers a database query: request errors first
+ * (405, 400 for a bad fault or compress=, 413, then Notion's invalid_json and validation_error), then
+ * the faults of the page the body asks for, which act as on any page; `cycle` points next_cursor at
+ * page 2, duplicate-id, huge-title and deep alter the notes as in the other styles.
+ */
+async function notionResponse(req, query, state, isTarget, record, signal) {
+  if (req.method !== 'POST') return notionError(405, 'invalid_request', 'a database query is a POST with a JSON body', { Allow: 'POST' });
+  let active;
+  try {
+    active = endpointFaults('notion', query, req, state, isTarget);
+  } catch (error) {
+    if (!(error instanceof lib.UsageError)) throw error;
+    return notionError(400, 'validation_error', error.message);
+  }
+  const body = await readBody(req);
+  if (body === null) return notionError(413, 'validation_error', `the body is over ${MAX_BODY_BYTES} bytes`);
+  const notes = noteAccess(state);
+  const length = await notes.length();
+  let slice;
+  try {
+    const request = lib.parseNotionQuery(body.toString('utf8'));
+    record.detail = `body=${lib.logValue(request.body, secretsOf(state))}`;
+    slice = lib.notionSlice(request, length, { maxLimit: state.generated?.maxLimit });
+  } catch (error) {
+    if (!(error instanceof lib.NotionError)) throw error;
+    if (error.body !== undefined) record.detail ||= `body=${lib.logValue(error.body, secretsOf(state))}`;
+    return notionError(error.status, error.code, error.message);
+  }
+  if (isTarget && req.headers.authorization !== undefined) return credentialsForwarded();
+
+  const planned = planRequest(active, slice.page, req, state, record);
+  return applyPlan(planned, req, state, signal, record, async () => {
+    const items = await notes.array(slice.start, slice.end);
+    const itemParts = planned.content.some((fault) => fault.kind !== 'cycle')
+      ? lib.applyContentFaults(items, planned.content, lib.firstNoteId(await notes.array(0, 1)))
+      : [items];
+    const nextCursor = lib.notionNextCursor(slice, length, planned.content.some((fault) => fault.kind === 'cycle'));
+    const wrapped = lib.wrapPage('notion', itemParts, { nextCursor, hasMore: nextCursor !== null });
+    return { status: 200, headers: { ...COMMON_HEADERS, 'Content-Type': lib.JSON_TYPE, ...wrapped.headers }, parts: wrapped.parts };
+  });
+}
+
+/**
+ * The faults of a request to /graphql or the Notion-style query (`endpoint` 'graphql', 'notion'): its
+ * own (?fault=, X-Notes-Fault) and --fault's, less those that do not act there (lib.faultActsOn); none
+ * on the redirect target. Checks the request's compress= as well; throws UsageError.
+ */
+function endpointFaults(endpoint, query, req, state, isTarget) {
+  requestedEncodings(query, state);
+  if (isTarget) return [];
+  const faults = requestFaults(query, req);
+  for (const fault of faults) {
+    const problem = lib.faultProblem(fault, { fixtures: state.fixtures, hasToken: state.token !== null });
+    if (problem) throw new lib.UsageError(problem);
+  }
+  return [...faults, ...state.faults].filter((fault) => lib.faultActsOn(fault, endpoint));
+}
+
+/**
+ * Random access to the notes in the order the cursor styles serve them, for /graphql and the Notion
+ * query: `length()`, `array(start, end)` (a JSON array of the notes at positions [start, end), each
+ * note's bytes as GET /notes serves them) and `positionOf(id)` (-1 for no such note). Made once.
+ */
+function noteAccess(state) {
+  state.noteAccess ??= state.generated ? generatedNotes(state.generated) : directoryNotes(state);
+  return state.noteAccess;
+}
+
+function generatedNotes({ count, seed, idKind }) {
+  const list = new lib.NoteList(count, [], idKind, seed);
+  return {
+    length: async () => count,
+    array: async (start, end) => list.render(seed, start, end),
+    positionOf: async (id) => list.positionOf(id),
+  };
+}
+
+/**
+ * The notes of a notes-gen directory by position: where each page starts comes from the manifest's
+ * `notes` counts (a page without one is read and counted), and a page's notes are found in its bytes
+ * with lib.scanNotes when first asked for (kept with the cached page), checked against its count. Ids
+ * (for Query.node) are indexed at the first lookup, by reading every page.
+ */
+function directoryNotes(state) {
+  const scanned = async (index) => {
+    const page = await state.cache.get(index, state.load);
+    if (!page.notes) {
+      const { file, notes: expected } = state.pages[index];
+      const found = lib.scanNotes(page.body.subarray(...page.items));
+      if (expected !== null && found.length !== expected) throw new Error(`${file} has ${found.length} notes, but its manifest entry says ${expected}`);
+      page.notes = found.map(({ start, end }) => [page.items[0] + start, page.items[0] + end]);
+    }
+    return page;
+  };
+  let starts = null; // the position of each page's first note, and last the number of notes
+  const pageStarts = () => (starts ??= (async () => {
+    const at = [0];
+    for (const [i, entry] of state.pages.entries()) at.push(at[i] + (entry.notes ?? (await scanned(i)).notes.length));
+    return at;
+  })());
+  let ids = null; // id as Query.node takes it (a string) -> position
+  const array = async (start, end) => {
+    const at = await pageStarts();
+    let index = 0; // the last page that starts at or before `start`
+    for (let lo = 0, hi = state.pages.length - 1; lo <= hi;) {
+      const mid = (lo + hi) >> 1;
+      if (at[mid] <= start) [index, lo] = [mid, mid + 1];
+      else hi = mid - 1;
+    }
+    const parts = [];
+    for (; index < state.pages.length && at[index] < end; index++) {
+      if (at[index + 1] <= start) continue;
+      const page = await scanned(index);
+      for (let p = Math.max(start, at[index]); p < Math.min(end, at[index + 1]); p++) {
+        parts.push(parts.length ? COMMA : OPEN, page.body.subarray(...page.notes[p - at[index]]));
+      }
+    }
+    return Buffer.concat(parts.length ? [...parts, CLOSE] : [OPEN, CLOSE]);
+  };
+  return {
+    length: async () => (await pageStarts()).at(-1),
+    array,
+    async positionOf(id) {
+      ids ??= (async () => {
+        const at = await pageStarts();
+        const byId = new Map();
+        for (let index = 0; index < state.pages.length; index++) {
+          JSON.parse(await array(at[index], at[index + 1])).forEach((note, k) => {
+            const key = typeof note?.id === 'string' || typeof note?.id === 'number' ? String(note.id) : null;
+            if (key !== null && !byId.has(key)) byId.set(key, at[index] + k);
+          });
+        }
+        return byId;
+      })();
+      return (await ids).get(id) ?? -1;
+    },
+  };
+}
+
+const [OPEN, COMMA, CLOSE] = ['[', ',', ']'].map((text) => Buffer.from(text));
+
+/**
+ * A request's body, or null once it is over MAX_BODY_BYTES (the rest is drained, unread). A client
+ * that leaves before the end rejects it with an AbortError, which ends the request quietly.
+ */
+function readBody(req) {
+  return new Promise((resolve, reject) => {
+    const chunks = [];
+    let size = 0;
+    const onData = (chunk) => {
+      size += chunk.length;
+      if (size <= MAX_BODY_BYTES) return chunks.push(chunk);
+      req.off('data', onData);
+      req.resume();
+      resolve(null);
+    };
+    req.on('data', onData);
+    req.once('end', () => resolve(Buffer.concat(chunks)));
+    req.once('error', () => reject(new DOMException('the client left', 'AbortError')));
+    req.once('close', () => reject(new DOMException('the client left', 'AbortError'))); // after 'end', a no-op
+  });
+}
+
+/** The media type of a Content-Type header, lowercase, without parameters ('' for none). */
+function mediaType(contentType) {
+  return (contentType ?? '').split(';')[0].trim().toLowerCase();
+}
+
+function secretsOf(state) {
+  return state.token === null ? [] : [state.token];
+}
+
+/** An error of /graphql outside execution, as GraphQL servers write them: `{"errors":[{"message":…}]}`. */
+function graphqlError(status, message, headers) {
+  return jsonBody(status, { errors: [{ message }] }, headers);
+}
+
+/** An error of the Notion-style query, as Notion writes them. */
+function notionError(status, code, message, headers) {
+  return jsonBody(status, lib.notionErrorBody(status, code, message), headers);
 }
 
 // MARK: - Compression

@@ -53,6 +53,10 @@ struct Benchmark {
         "latency/auto-8": "notes-page fetch (auto) --parallel 8 on Django-style next URLs that walk offsets",
         "latency/chain-late": "header cursors, bodies as slow as the latency, --no-early-requests",
         "latency/chain-early": "the same with the next page requested as soon as its cursor header arrives",
+        "latency/rest-100":
+            "GET pages of 100 notes one after another, bodies as slow as the latency (the GraphQL rows' ceiling)",
+        "latency/graphql-late": "the same notes as a GraphQL connection over POST, pageInfo after the records",
+        "latency/graphql-early": "the same with pageInfo first: the next page asked for while the page streams",
     ]
 
     /// Every benchmark's name, in the order they run.
@@ -77,6 +81,16 @@ struct Benchmark {
             [
                 inputs.notesPage, "fetch", "--all", "--quiet", inputs.latencyURL + "?style=header&fault=drip:5600/1",
                 "-o", "/dev/null", "--paginate", "header", "--next-header", "X-Next-Cursor",
+            ]
+        }
+        // GraphQL against GET: pages of 100 (the most GitHub sends), each body dripping for about the latency.
+        let graphQLSize: (Inputs) -> (Int, Int) = { ($0.graphQLPages * 100 * 180, $0.graphQLPages * 100) }
+        let graphQL: @Sendable (Inputs, String) -> [String] = { inputs, query in
+            [
+                inputs.notesPage, "fetch", "--all", "--quiet", "--format", "none", "--max-pages",
+                "\(inputs.graphQLPages)",
+                "--graphql", query, "--connection", "data.notes",
+                inputs.latencyURL.replacingOccurrences(of: "/notes", with: "/graphql") + "?fault=drip:256/1",
             ]
         }
         return [
@@ -215,6 +229,31 @@ struct Benchmark {
                 run: .command { chain($0) },
                 ceiling: ["latency/chain-late"],
                 size: latency
+            ),
+            Benchmark(
+                name: "latency/rest-100",
+                run: .command { inputs in
+                    [
+                        inputs.notesPage, "fetch", "--all", "--quiet", "--format", "none", "--max-pages",
+                        "\(inputs.graphQLPages)", inputs.latencyURL + "?style=page&fault=drip:256/1", "--paginate",
+                        "page", "--page-size", "100", "--parallel", "1", "--no-early-requests", "--items-path",
+                        "results",
+                    ]
+                },
+                ceiling: [],
+                size: graphQLSize
+            ),
+            Benchmark(
+                name: "latency/graphql-late",
+                run: .command { graphQL($0, $0.graphQLLate) },
+                ceiling: ["latency/rest-100"],
+                size: graphQLSize
+            ),
+            Benchmark(
+                name: "latency/graphql-early",
+                run: .command { graphQL($0, $0.graphQLEarly) },
+                ceiling: ["latency/graphql-late"],
+                size: graphQLSize
             ),
             // The peers write the notes to standard output, which the harness points at /dev/null.
             Benchmark(

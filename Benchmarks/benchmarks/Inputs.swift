@@ -21,6 +21,12 @@ final class Inputs: @unchecked Sendable {
     var latencyCurlConfig = ""
     /// Notes the latency scenarios walk, 1,000 a page (100 pages at most).
     var latencyNotes: Int { min(count, 100_000) }
+    /// Pages of 100 notes (GitHub's largest) the GraphQL scenarios walk on the latency server, and their
+    /// queries: the fields the latency server's notes have (as many bytes as its REST pages), `pageInfo`
+    /// after the records or before them.
+    var graphQLPages: Int { max(1, min(count, 10_000) / 100) }
+    var graphQLLate = ""
+    var graphQLEarly = ""
     /// Server time per request in the latency scenarios, in milliseconds.
     let latency = 20
     /// The Python interpreter itself (`sys.executable`), not a shim such as pyenv's, whose start-up would
@@ -91,6 +97,15 @@ final class Inputs: @unchecked Sendable {
         (latencyServer, latencyURL) = try startServer([
             "--count", "\(latencyNotes)", "--page-size", "1000", "--seed", "7", "--fault", "delay:\(latency)",
         ])
+        let fields = "id title rank pinned"
+        graphQLLate = scratch + "/late.graphql"
+        try
+            "query($after: String) { notes(first: 100, after: $after) { nodes { \(fields) } pageInfo { hasNextPage endCursor } } }"
+            .write(toFile: graphQLLate, atomically: true, encoding: .utf8)
+        graphQLEarly = scratch + "/early.graphql"
+        try
+            "query($after: String) { notes(first: 100, after: $after) { pageInfo { hasNextPage endCursor } nodes { \(fields) } } }"
+            .write(toFile: graphQLEarly, atomically: true, encoding: .utf8)
         let pages = max(1, (latencyNotes + 999) / 1000)
         latencyCurlConfig = scratch + "/latency-curl.cfg"
         try (1...pages).map { "url = \"\(latencyURL)?style=page&page=\($0)&per_page=1000\"\noutput = \"/dev/null\"\n" }

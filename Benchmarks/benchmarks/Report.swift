@@ -116,6 +116,12 @@ func targets(_ results: [String: Figures]) -> String {
     check(
         "a chain whose next cursor comes early, within 0.6× of the same walk without the early request",
         results["latency/chain-early"]?.ratio, atMost: 0.6, "×")
+    check(
+        "a GraphQL connection over POST, within 1.1× of the same pages by GET",
+        results["latency/graphql-late"]?.ratio, atMost: 1.1, "×")
+    check(
+        "a GraphQL connection with pageInfo first, within 0.6× of the same walk with pageInfo last",
+        results["latency/graphql-early"]?.ratio, atMost: 0.6, "×")
     // JSONDecoder is a reference, not a target: yajl with no-op callbacks is itself only about 5.6× faster
     // than it on Swift 6.3, so no decoder on yajl could be 6× faster.
     var references: [String] = []
