@@ -306,7 +306,7 @@ struct PaginationTests {
             ),
             (
                 ["--paginate", "sideways"],
-                "Invalid value 'sideways' for '--paginate': expected one of auto, next, link, header, offset, page, keyset"
+                "Invalid value 'sideways' for '--paginate': expected one of auto, next, link, header, offset, page, keyset, graphql, body"
             ),
             (["--on-duplicate", "maybe"], "Invalid value 'maybe' for '--on-duplicate': expected one of fail, skip"),
             (["--paginate", "header", "--next-header", "X:Y"], "Invalid --next-header 'X:Y': expected a name"),
