@@ -90,6 +90,9 @@ struct FetchCommand {
         guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
             url.host != nil
         else { throw UsageError("Invalid URL '\(text)': expected http:// or https://") }
+        if let problem = FetchLimits.urlProblem(url.absoluteString, what: "the endpoint") {
+            throw UsageError("Invalid URL '\(text.prefix(200))': \(problem)")
+        }
         self.url = url
         all = parsed.has("--all")
         pagination = try PaginationOptions.pagination(parsed, endpoint: url)

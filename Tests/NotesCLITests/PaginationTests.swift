@@ -317,6 +317,20 @@ struct PaginationTests {
         #expect(throws: UsageError(message)) { try FetchCommand(parsed, environment: [:]) }
     }
 
+    @Test("An endpoint that is no URI libcurl can follow is a usage error before any request, not retried")
+    func badEndpoints() throws {
+        for endpoint in ["http://[zz]/notes", "https://h:99999/", "http://a b/notes"] {
+            let parsed = try ParsedArguments([endpoint], spec: FetchCommand.spec)
+            #expect(throws: UsageError.self, "\(endpoint)") { try FetchCommand(parsed, environment: [:]) }
+        }
+        let parsed = try ParsedArguments(["https://h:99999/"], spec: FetchCommand.spec)
+        do {
+            _ = try FetchCommand(parsed, environment: [:])
+        } catch {
+            #expect(error.message.hasPrefix("Invalid URL 'https://h:99999/': the endpoint"), "\(error.message)")
+        }
+    }
+
     @Test("A state written by another scheme, or by another version, is refused before any request")
     func otherScheme() async throws {
         let scratch = try Scratch()

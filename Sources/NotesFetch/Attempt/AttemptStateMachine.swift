@@ -157,7 +157,7 @@ package struct AttemptStateMachine: Sendable {
         case .rateLimited(let why, let wait):
             if wait > policy.maxWait {
                 let reason =
-                    "rate limited (\(why)) for \(Int(wait.rounded(.up))) s, longer than --max-wait \(Int(policy.maxWait)) s: the limit resets at \(HTTPDate.text(now + wait))"
+                    "rate limited (\(why)) for \(Self.wholeSeconds(wait, .up)) s, longer than --max-wait \(Self.wholeSeconds(policy.maxWait, .down)) s: the limit resets at \(HTTPDate.text(now + wait))"
                 return .fail(.rateLimited(reason))
             }
             if attempts > policy.retries { return .fail(.unavailable("rate limited (\(why))")) }
@@ -173,5 +173,12 @@ package struct AttemptStateMachine: Sendable {
             let delay = policy.backoff.delay(forRetry: attempts, retryAfter: retryAfter, using: &random)
             return .retry(after: delay, announce: retryAfter != nil && delay >= 1)
         }
+    }
+
+    /// `seconds` in whole seconds for a message, rounded by `rule`, between 0 and ``RateLimit/longest``:
+    /// the conversion of an infinite or enormous wait (a caller's, since ``RateLimit/wait(_:now:)`` caps the
+    /// server's) would trap.
+    private static func wholeSeconds(_ seconds: Double, _ rule: FloatingPointRoundingRule) -> Int {
+        seconds.isNaN ? 0 : Int(min(max(seconds.rounded(rule), 0), RateLimit.longest))
     }
 }

@@ -8,10 +8,13 @@ package enum RetryAfter {
         return max(0, date - now)
     }
 
-    /// Parses `Sun, 06 Nov 1994 08:49:37 GMT` into seconds since 1970.
+    /// Parses `Sun, 06 Nov 1994 08:49:37 GMT` into seconds since 1970. The year is four digits, as
+    /// IMF-fixdate writes it: a longer one would overflow the arithmetic below, and is no date anyway.
     package static func parseIMFFixdate(_ text: String) -> Double? {
         let parts = text.split(separator: " ")
-        guard parts.count == 6, parts[5] == "GMT", let day = Int(parts[1]), let year = Int(parts[3]) else { return nil }
+        guard parts.count == 6, parts[5] == "GMT", let day = Int(parts[1]), parts[3].utf8.count == 4,
+            parts[3].utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }), let year = Int(parts[3])
+        else { return nil }
         let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
         guard let monthIndex = months.firstIndex(of: String(parts[2])) else { return nil }
         let time = parts[4].split(separator: ":").compactMap { Int($0) }

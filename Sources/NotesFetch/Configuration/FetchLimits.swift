@@ -52,7 +52,7 @@ public enum FetchLimits {
     /// not followed by two hex digits, more than one `@`, an IP literal that is not IPv6 (libcurl takes no
     /// IPvFuture), a port that is not a number up to 65535. `nil` when it holds. Never quotes the URL.
     private static func syntaxProblem(_ bytes: [UInt8], authority: Range<Int>) -> String? {
-        func invalid(_ range: Range<Int>, in part: String, allowing extra: String) -> String? {
+        func invalid(_ range: Range<Int>, in part: URLPart) -> String? {
             var index = range.lowerBound
             while index < range.upperBound {
                 let byte = bytes[index]
@@ -63,8 +63,8 @@ public enum FetchLimits {
                     index += 3
                     continue
                 }
-                guard isUnreservedOrSubDelimiter(byte) || extra.utf8.contains(byte) else {
-                    return "byte \(index) (0x\(String(byte, radix: 16))) is not allowed in its \(part)"
+                guard part.allows(byte) else {
+                    return "byte \(index) (0x\(String(byte, radix: 16))) is not allowed in its \(part.rawValue)"
                 }
                 index += 1
             }
@@ -72,7 +72,7 @@ public enum FetchLimits {
         }
         var hostStart = authority.lowerBound
         if let at = bytes[authority].firstIndex(of: UInt8(ascii: "@")) {
-            if let problem = invalid(authority.lowerBound..<at, in: "user information", allowing: ":") { return problem }
+            if let problem = invalid(authority.lowerBound..<at, in: .userInformation) { return problem }
             hostStart = at + 1
         }
         let portStart: Int
@@ -85,8 +85,9 @@ public enum FetchLimits {
             }
             portStart = close + 1
         } else {
-            portStart = bytes[hostStart..<authority.upperBound].firstIndex(of: UInt8(ascii: ":")) ?? authority.upperBound
-            if let problem = invalid(hostStart..<portStart, in: "host", allowing: "") { return problem }
+            portStart =
+                bytes[hostStart..<authority.upperBound].firstIndex(of: UInt8(ascii: ":")) ?? authority.upperBound
+            if let problem = invalid(hostStart..<portStart, in: .host) { return problem }
         }
         if portStart < authority.upperBound {
             var port = 0
@@ -98,15 +99,17 @@ public enum FetchLimits {
             }
             if port > 65_535 { return "its port is not a number up to 65535" }
         }
-        let pathEnd = bytes[authority.upperBound...].firstIndex { "?#".utf8.contains($0) } ?? bytes.count
-        if let problem = invalid(authority.upperBound..<pathEnd, in: "path", allowing: ":@/") { return problem }
+        let pathEnd =
+            bytes[authority.upperBound...].firstIndex { $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") }
+            ?? bytes.count
+        if let problem = invalid(authority.upperBound..<pathEnd, in: .path) { return problem }
         var index = pathEnd
         if index < bytes.count, bytes[index] == UInt8(ascii: "?") {
             let queryEnd = bytes[(index + 1)...].firstIndex(of: UInt8(ascii: "#")) ?? bytes.count
-            if let problem = invalid((index + 1)..<queryEnd, in: "query", allowing: ":@/?") { return problem }
+            if let problem = invalid((index + 1)..<queryEnd, in: .query) { return problem }
             index = queryEnd
         }
-        if index < bytes.count, let problem = invalid((index + 1)..<bytes.count, in: "fragment", allowing: ":@/?") {
+        if index < bytes.count, let problem = invalid((index + 1)..<bytes.count, in: .fragment) {
             return problem
         }
         return nil
@@ -161,6 +164,25 @@ public enum FetchLimits {
             }
     }
 
+    /// The part's own bytes besides the unreserved ones and the sub-delimiters: `:` in the user
+    /// information; `:`, `@` and `/` in the path; those and `?` in the query and the fragment.
+    private enum URLPart: String {
+        case userInformation = "user information"
+        case host, path, query, fragment
+
+        func allows(_ byte: UInt8) -> Bool {
+            switch (self, byte) {
+            case (.userInformation, UInt8(ascii: ":")): return true
+            case (.path, UInt8(ascii: ":")), (.path, UInt8(ascii: "@")), (.path, UInt8(ascii: "/")): return true
+            case (.query, UInt8(ascii: ":")), (.query, UInt8(ascii: "@")), (.query, UInt8(ascii: "/")),
+                (.query, UInt8(ascii: "?")), (.fragment, UInt8(ascii: ":")), (.fragment, UInt8(ascii: "@")),
+                (.fragment, UInt8(ascii: "/")), (.fragment, UInt8(ascii: "?")):
+                return true
+            default: return FetchLimits.isUnreservedOrSubDelimiter(byte)
+            }
+        }
+    }
+
     private static func hexValue(_ byte: UInt8) -> UInt8? {
         switch byte {
         case UInt8(ascii: "0")...UInt8(ascii: "9"): return byte - UInt8(ascii: "0")
@@ -176,8 +198,12 @@ public enum FetchLimits {
         case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
             UInt8(ascii: "0")...UInt8(ascii: "9"):
             return true
+        case UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"), UInt8(ascii: "!"),
+            UInt8(ascii: "$"), UInt8(ascii: "&"), UInt8(ascii: "'"), UInt8(ascii: "("), UInt8(ascii: ")"),
+            UInt8(ascii: "*"), UInt8(ascii: "+"), UInt8(ascii: ","), UInt8(ascii: ";"), UInt8(ascii: "="):
+            return true
         default:
-            return "-._~!$&'()*+,;=".utf8.contains(byte)
+            return false
         }
     }
 }

@@ -93,10 +93,13 @@ struct URLAddressing: Sendable, Hashable, CustomStringConvertible {
         limitParameter = after.keys.sorted().first {
             ["limit", "per_page", "page_size", "size", "count"].contains($0.lowercased())
         }
-        if to == from + noteCount && noteCount > 0 && name.lowercased() != "page" {
+        // `from` is the server's (the page's URL): near the largest integer, no page follows it.
+        let (byNotes, pastNotes) = from.addingReportingOverflow(noteCount)
+        let (byOne, pastOne) = from.addingReportingOverflow(1)
+        if !pastNotes && to == byNotes && noteCount > 0 && name.lowercased() != "page" {
             step = noteCount
             isOffset = true
-        } else if to == from + 1 {
+        } else if !pastOne && to == byOne {
             step = 1
             isOffset = false
         } else {
@@ -158,9 +161,13 @@ struct AddressedURLPagination: Pagination {
 
     func total(of page: PageFacts) -> Int? { base.total(of: page) }
 
+    /// `nil` past the largest integer: the start's value is the server's, and may be near it.
     func location(_ index: Int, after start: PageLocation) -> PageLocation? {
         guard case .url(let url) = start, let first = addressing.value(in: url, template: template) else { return nil }
-        return addressedPage(first + index * addressing.step)
+        let (steps, overflow) = index.multipliedReportingOverflow(by: addressing.step)
+        let (value, past) = first.addingReportingOverflow(steps)
+        guard !overflow, !past else { return nil }
+        return addressedPage(value)
     }
 
     /// The server's next page, in the form ``location(_:after:)`` gives when it follows the walk.

@@ -49,19 +49,23 @@ public struct OffsetPagination: Pagination {
         Int(cursor).flatMap { $0 >= 0 ? .offset($0) : nil }
     }
 
+    /// `nil` past the largest integer (a start that is negative, from the endpoint's URL, included).
     public func location(_ index: Int, after start: PageLocation) -> PageLocation? {
         guard case .offset(let first) = start else { return nil }
         let (product, overflow) = index.multipliedReportingOverflow(by: step)
-        guard !overflow, product <= Int.max - first else { return nil }
-        return .offset(first + product)
+        let (offset, past) = first.addingReportingOverflow(product)
+        return overflow || past ? nil : .offset(offset)
     }
 
     public var pageSize: Int? { step }
 
+    /// `nil` when the notes from `start` to the total are more than an integer holds (a start far below
+    /// zero), or the step is not positive.
     public func lastIndex(after first: PageFacts, start: PageLocation) -> Int? {
-        guard case .offset(let offset) = start, let total = total(of: first) else { return nil }
+        guard case .offset(let offset) = start, step > 0, let total = total(of: first) else { return nil }
         guard total > offset else { return 0 }
-        return (total - offset - 1) / step
+        let (remaining, overflow) = total.subtractingReportingOverflow(offset)
+        return overflow ? nil : (remaining - 1) / step
     }
 
     public func url(for location: PageLocation, endpoint: URL) -> String {

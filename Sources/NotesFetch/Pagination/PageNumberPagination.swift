@@ -47,20 +47,29 @@ public struct PageNumberPagination: Pagination {
         Int(cursor).flatMap { $0 >= firstPage ? .page($0) : nil }
     }
 
+    /// `nil` past the largest integer (a start that is negative, from the endpoint's URL, included).
     public func location(_ index: Int, after start: PageLocation) -> PageLocation? {
-        guard case .page(let first) = start, pageSize != nil || serverPageSize != nil, index <= Int.max - first else {
-            return nil
-        }
-        return .page(first + index)
+        guard case .page(let first) = start, pageSize != nil || serverPageSize != nil else { return nil }
+        let (number, overflow) = first.addingReportingOverflow(index)
+        return overflow ? nil : .page(number)
     }
 
+    /// 0 when the `Link` header's `rel="last"` page is not after `start`, however far before it; `nil` when
+    /// that page, or the total's last, is further from `start` than an integer holds: the walk then goes on
+    /// until a page says it is the last.
     public func lastIndex(after first: PageFacts, start: PageLocation) -> Int? {
         guard case .page(let number) = start else { return nil }
         if let last = first.link("last").flatMap({ PageLocator.integer(pageParameter, in: $0) }) {
-            return max(0, last - number)
+            if last <= number { return 0 }
+            let (index, overflow) = last.subtractingReportingOverflow(number)
+            return overflow ? nil : index
         }
-        guard let size = serverPageSize ?? pageSize, let total = total(of: first) else { return nil }
-        return max(0, (total + size - 1) / size - 1 - (number - firstPage))
+        guard let size = serverPageSize ?? pageSize, size > 0, let total = total(of: first) else { return nil }
+        // Pages the total fills, less those before `start` (a total is never negative).
+        let pages = total / size + (total % size == 0 ? 0 : 1)
+        let (before, overflow) = number.subtractingReportingOverflow(firstPage)
+        let (index, past) = (pages - 1).subtractingReportingOverflow(before)
+        return overflow || past ? nil : max(0, index)
     }
 
     public func url(for location: PageLocation, endpoint: URL) -> String {
@@ -99,9 +108,14 @@ public struct PageNumberPagination: Pagination {
         }
         let size = serverPageSize ?? (count > 0 ? min(count, pageSize ?? count) : pageSize)
         let total = page.total(path: totalPath, orCommon: true)
-        // Notes on the pages up to this one, at the server's page size.
-        let through = size.map { $0.multipliedReportingOverflow(by: number - firstPage + 1) }
-            .flatMap { $0.overflow ? nil : $0.partialValue }
+        // Notes on the pages up to this one, at the server's page size; `nil` past what an integer holds
+        // (a page number far from the first, from the endpoint's URL).
+        let through: Int? = size.flatMap { size in
+            let (before, overflow) = number.subtractingReportingOverflow(firstPage)
+            let (pages, past) = before.addingReportingOverflow(1)
+            let (notes, beyond) = size.multipliedReportingOverflow(by: pages)
+            return overflow || past || beyond ? nil : notes
+        }
         switch page.nextReference {
         case .some(let reference):
             guard let named = PageLocator.integer(pageParameter, in: reference) else { return .page(number + 1) }
@@ -117,7 +131,8 @@ public struct PageNumberPagination: Pagination {
             return nil
         case .unknown:
             if let total, let through {
-                if count == 0 && through - (size ?? 0) < total.value {
+                let (beforeThis, overflow) = through.subtractingReportingOverflow(size ?? 0)
+                if count == 0 && (overflow || beforeThis < total.value) {
                     throw PaginationError(
                         "an empty page at page \(number), but \(total.source) says \(total.value) notes")
                 }
