@@ -57,8 +57,8 @@ public enum FetchLimits {
             while index < range.upperBound {
                 let byte = bytes[index]
                 if byte == UInt8(ascii: "%") {
-                    guard index + 2 < range.upperBound, hexValue(bytes[index + 1]) != nil,
-                        hexValue(bytes[index + 2]) != nil
+                    guard index + 2 < range.upperBound, PageLocator.hexValue(bytes[index + 1]) != nil,
+                        PageLocator.hexValue(bytes[index + 2]) != nil
                     else { return "the '%' at byte \(index) is not followed by two hex digits" }
                     index += 3
                     continue
@@ -131,7 +131,7 @@ public enum FetchLimits {
         }
         while index < text.endIndex {
             let start = index
-            while index < text.endIndex, hexValue(text[index]) != nil { index += 1 }
+            while index < text.endIndex, PageLocator.hexValue(text[index]) != nil { index += 1 }
             if index < text.endIndex, text[index] == UInt8(ascii: ".") {
                 // The last 32 bits as an IPv4 address.
                 guard isIPv4(text[start...]) else { return false }
@@ -180,15 +180,6 @@ public enum FetchLimits {
                 return true
             default: return FetchLimits.isUnreservedOrSubDelimiter(byte)
             }
-        }
-    }
-
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): return byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): return byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): return byte - UInt8(ascii: "A") + 10
-        default: return nil
         }
     }
 

@@ -63,18 +63,10 @@ public struct BodyCursorPagination: Pagination {
 
     public func next(after page: PageFacts, endpoint: URL) throws(PaginationError) -> PageLocation? {
         guard let hasMorePath else { return page.summary.nextCursor.map(PageLocation.cursor) }
-        switch page.value(at: hasMorePath) {
-        case .bool(true):
-            guard let cursor = page.summary.nextCursor else {
-                throw PaginationError("'\(hasMorePath)' is true, but the next cursor is null or empty")
-            }
-            return .cursor(cursor)
-        case .bool(false):
-            return nil
-        case nil:
-            throw PaginationError("the page has no '\(hasMorePath)' (--has-more-path)")
-        case let value?:
-            throw PaginationError("'\(hasMorePath)' is \(value), not true or false")
+        guard try page.flag(at: hasMorePath) else { return nil }
+        guard let cursor = page.summary.nextCursor else {
+            throw PaginationError("'\(hasMorePath)' is true, but the next cursor is null or empty")
         }
+        return .cursor(cursor)
     }
 }

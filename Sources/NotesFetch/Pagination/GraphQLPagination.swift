@@ -96,19 +96,11 @@ public struct GraphQLPagination: Pagination {
         guard page.summary.hasItems else {
             throw PaginationError("the response has no '\(query.shape.rawValue)' at \(query.connection)")
         }
-        switch page.value(at: hasNextPagePath) {
-        case .bool(true):
-            guard let cursor = page.summary.nextCursor else {
-                throw PaginationError("'\(hasNextPagePath)' is true, but the endCursor is null or empty")
-            }
-            return .cursor(cursor)
-        case .bool(false):
-            return nil
-        case nil:
-            throw PaginationError("the page has no '\(hasNextPagePath)'")
-        case let value?:
-            throw PaginationError("'\(hasNextPagePath)' is \(value), not true or false")
+        guard try page.flag(at: hasNextPagePath) else { return nil }
+        guard let cursor = page.summary.nextCursor else {
+            throw PaginationError("'\(hasNextPagePath)' is true, but the endCursor is null or empty")
         }
+        return .cursor(cursor)
     }
 
     /// The next page as soon as `pageInfo` is read, when the query asks for it before the records: its

@@ -26,6 +26,17 @@ public struct PageFacts: Sendable {
         fieldPaths.firstIndex(of: path).flatMap { summary.fields.indices.contains($0) ? summary.fields[$0] : nil }
     }
 
+    /// What the page's flag at `path` says (a GraphQL `hasNextPage`, Notion's `has_more`): `true` or
+    /// `false`.
+    /// - Throws: ``PaginationError`` when the page has no such flag, or it is not a boolean.
+    public func flag(at path: FieldPath) throws(PaginationError) -> Bool {
+        switch value(at: path) {
+        case .bool(let flag): return flag
+        case nil: throw PaginationError("the page has no '\(path)'")
+        case let value?: throw PaginationError("'\(path)' is \(value), not true or false")
+        }
+    }
+
     /// The compact JSON of the object or array the page has at `path` (at most 4 KiB), if the scheme asked
     /// for it and the page has one that fits.
     public func json(at path: FieldPath) -> String? {

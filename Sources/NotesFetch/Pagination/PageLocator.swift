@@ -125,7 +125,8 @@ public struct PageLocator: Sendable {
         return position == name.count
     }
 
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
+    /// The value of a hex digit, or `nil` for any other byte.
+    static func hexValue(_ byte: UInt8) -> UInt8? {
         switch byte {
         case UInt8(ascii: "0")...UInt8(ascii: "9"): return byte - UInt8(ascii: "0")
         case UInt8(ascii: "a")...UInt8(ascii: "f"): return byte - UInt8(ascii: "a") + 10
