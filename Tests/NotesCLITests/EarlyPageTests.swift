@@ -46,19 +46,15 @@ final class EventLog: HTTPTransport {
 
     /// Waits for the request `hold` to start. The early request starts as a task, which waits for a thread
     /// of the concurrency pool; tests that wait for a process can hold the pool's threads (one per core)
-    /// for most of a full test run. So the hold gives up only once a task started after the page's end
-    /// has run at once (the pool is free: the early request, a task made before it, would have started)
-    /// and ``grace`` has passed since; while the pool is busy it waits, up to ``patience``.
+    /// for most of a full test run. So the hold gives up only once a task made after the early one has run
+    /// at once (``poolIsFree(within:)``: nothing keeps the early request from starting) and ``grace`` has
+    /// passed since; while the pool is busy it waits, up to ``patience``.
     private func awaitStart(of hold: String) {
         let bound = DispatchTime.now() + Self.patience
         while started.wait(timeout: .now() + Self.grace) == .timedOut {
-            let probe = DispatchSemaphore(value: 0)
-            let asked = DispatchTime.now()
-            Task { probe.signal() }
-            let ran = probe.wait(timeout: bound) == .success
-            let free = ran && DispatchTime.now().uptimeNanoseconds - asked.uptimeNanoseconds < 1_000_000_000
+            let free = poolIsFree(within: 1)
             guard free || DispatchTime.now() >= bound else { continue }
-            if started.wait(timeout: .now() + Self.grace) == .success { break }
+            if started.wait(timeout: .now() + Self.grace) == .success { return }
             let pool = free ? "the concurrency pool free" : "the concurrency pool busy for \(Int(Self.patience)) s"
             missedHold.withLock {
                 $0 =

@@ -5,6 +5,7 @@ import NotesFetchTesting
 import NotesPage
 import Synchronization
 import TestSupport
+import Testing
 
 @testable import NotesCLI
 
@@ -93,21 +94,61 @@ struct SimulatedKill: Sendable {
     }
 }
 
+/// Whether a task made now runs within `seconds`: whether the concurrency pool has a thread free.
+func poolIsFree(within seconds: Double) -> Bool {
+    let ran = DispatchSemaphore(value: 0)
+    Task { ran.signal() }
+    return ran.wait(timeout: .now() + seconds) == .success
+}
+
+/// Cancels a run still going after `patience` seconds in which the concurrency pool was free, so that a run
+/// that never ends (a walk past its last page) fails its test in seconds, not at a bound on the whole test
+/// run. Seconds in which the pool's threads are all held (tests that wait for a process, in a full test
+/// run) do not count: the run may be waiting for one.
+final class RunDeadline: Sendable {
+    let patience: Double
+    private let ended = DispatchSemaphore(value: 0)
+    private let fired = Atomic<Bool>(false)
+
+    init(patience: Double, cancelling flag: CancellationFlag) {
+        self.patience = patience
+        Thread { [self] in
+            var counted = 0.0
+            while ended.wait(timeout: .now() + 0.5) == .timedOut {
+                if poolIsFree(within: 0.5) { counted += 0.5 }
+                if counted >= patience {
+                    fired.store(true, ordering: .relaxed)
+                    flag.cancel()
+                    return
+                }
+            }
+        }.start()
+    }
+
+    /// The run has ended.
+    func end() { ended.signal() }
+
+    /// Whether the run was cancelled for its time.
+    var expired: Bool { fired.load(ordering: .relaxed) }
+}
+
 /// One in-process run of `notes-page fetch ARGUMENTS` against `transport`.
 struct InProcessRun {
-    var status: ExitStatus
+    var status: ArgumentParsing.ExitStatus
     var stderr: String
     /// The notes written, when `arguments` name no `-o`: they go to a file, not the test process's output.
     var stdout = ""
 
     /// Runs `notes-page fetch` with `arguments` (the endpoint is added last) through `transport`, never
-    /// sleeping for a retry.
+    /// sleeping for a retry. A run still going after `patience` seconds (``RunDeadline``) is cancelled, and
+    /// the test fails.
     init(
         _ arguments: [String],
         transport: any HTTPTransport,
         kill: SimulatedKill? = nil,
         endpoint: String = FakeAPI.endpoint,
-        terminal: Bool = false
+        terminal: Bool = false,
+        patience: Double = 15
     ) async throws {
         let scratch = arguments.contains("-o") || arguments.contains("--output") ? nil : try Scratch()
         defer { scratch?.remove() }
@@ -122,7 +163,13 @@ struct InProcessRun {
             showsProgress: terminal
         )
         if let kill { runtime.afterCommitStep = kill.hook() }
-        status = await command.run(runtime, cancellation: CancellationFlag())
+        let cancellation = CancellationFlag()
+        let deadline = RunDeadline(patience: patience, cancelling: cancellation)
+        status = await command.run(runtime, cancellation: cancellation)
+        deadline.end()
+        if deadline.expired {
+            Issue.record("the run had not ended after \(Int(patience)) s with the concurrency pool free: cancelled")
+        }
         stderr = console.output
         if let scratch { stdout = (try? scratch.read("out")) ?? "" }
     }

@@ -87,6 +87,36 @@ private func perform(
 /// Seconds since `start`.
 private func since(_ start: Date) -> Double { Date().timeIntervalSince(start) }
 
+/// Stops a fixture server (SIGTERM: it ends its delays, drips and stalls) `seconds` after it is made,
+/// unless ended first: a deadline for an exchange that a timeout of its own must end sooner, so that a
+/// transport that misses that timeout fails its test then, not once the server's slow body is all sent.
+private final class ServerDeadline: Sendable {
+    let seconds: Double
+    private let state = Mutex((ended: false, fired: false))
+
+    init(stopping server: FixtureServer, after seconds: Double) {
+        self.seconds = seconds
+        let pid = server.process.processIdentifier
+        DispatchQueue.global().asyncAfter(deadline: .now() + seconds) { [self] in
+            let fire = state.withLock { state in
+                state.fired = !state.ended
+                return state.fired
+            }
+            if fire { kill(pid, SIGTERM) }
+        }
+    }
+
+    /// Ends the deadline. - Returns: Whether it had passed (the server was stopped).
+    func end() -> Bool {
+        state.withLock { state in
+            state.ended = true
+            return state.fired
+        }
+    }
+
+    var message: Comment { "the exchange had not ended after \(Int(seconds)) s: the server was stopped" }
+}
+
 /// The fixture server's log lines for requests (not the start-up line).
 private func requestLines(_ log: String) -> [Substring] {
     log.split(separator: "\n").filter { $0.hasPrefix("GET ") || $0.hasPrefix("[redirect target] GET ") }
@@ -342,9 +372,10 @@ struct TransportTests {
         let flag = CancellationFlag()
         DispatchQueue.global().asyncAfter(deadline: .now() + 0.3) { flag.cancel() }
         let start = Date()
-        #expect(
-            perform(kind.make(), server.url, Recorder(), idle: 60, total: 60, cancellation: flag)
-                == .failed(TransportError(.cancelled, "cancelled")))
+        let deadline = ServerDeadline(stopping: server, after: 10)
+        let outcome = perform(kind.make(), server.url, Recorder(), idle: 60, total: 60, cancellation: flag)
+        #expect(!deadline.end(), deadline.message)
+        #expect(outcome == .failed(TransportError(.cancelled, "cancelled")))
         #expect(since(start) < 30)
     }
 
@@ -355,9 +386,10 @@ struct TransportTests {
         let server = try FixtureServer(Self.notes + ["--quiet", "--fault", "delay:60000"])
         defer { server.stop() }
         let start = Date()
-        #expect(
-            perform(kind.make(), server.url, Recorder(), idle: 1, total: 20)
-                == .failed(TransportError(.timeout, "no data for 1 s")))
+        let deadline = ServerDeadline(stopping: server, after: 10)
+        let outcome = perform(kind.make(), server.url, Recorder(), idle: 1, total: 20)
+        #expect(!deadline.end(), deadline.message)
+        #expect(outcome == .failed(TransportError(.timeout, "no data for 1 s")))
         #expect(since(start) >= 0.9 && since(start) < 30)
     }
 
@@ -369,9 +401,10 @@ struct TransportTests {
         defer { server.stop() }
         let recorder = Recorder()
         let start = Date()
-        #expect(
-            perform(kind.make(), server.url, recorder, idle: 2, total: 20)
-                == .failed(TransportError(.timeout, "no data for 2 s")))
+        let deadline = ServerDeadline(stopping: server, after: 10)
+        let outcome = perform(kind.make(), server.url, recorder, idle: 2, total: 20)
+        #expect(!deadline.end(), deadline.message)
+        #expect(outcome == .failed(TransportError(.timeout, "no data for 2 s")))
         #expect(since(start) >= 1.8 && since(start) < 30)
         #expect(recorder.head?.status == 200 && recorder.body.count == 10)
     }
@@ -383,9 +416,10 @@ struct TransportTests {
         let server = try FixtureServer(Self.notes + ["--quiet", "--fault", "drip:8/100"])
         defer { server.stop() }
         let start = Date()
-        #expect(
-            perform(kind.make(), server.url, Recorder(), idle: 30, total: 1.5)
-                == .failed(TransportError(.timeout, "the page took longer than 1.5 s")))
+        let deadline = ServerDeadline(stopping: server, after: 10)
+        let outcome = perform(kind.make(), server.url, Recorder(), idle: 30, total: 1.5)
+        #expect(!deadline.end(), deadline.message)
+        #expect(outcome == .failed(TransportError(.timeout, "the page took longer than 1.5 s")))
         #expect(since(start) >= 1.4 && since(start) < 30)
     }
 

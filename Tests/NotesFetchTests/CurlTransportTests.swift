@@ -92,11 +92,15 @@ struct CurlTimeoutTests {
         _ server: StallingServer, idle: Double, total: Double, _ message: String, within: Double
     ) {
         let start = Date()
+        // A deadline of its own, a second past the promise: a timeout that comes later (or never) fails
+        // the test then, as cancelled.
+        let deadline = CancellationFlag()
+        DispatchQueue.global().asyncAfter(deadline: .now() + within + 1) { deadline.cancel() }
         #expect(throws: TransportError(.timeout, message)) {
             try CurlTransport().perform(
                 HTTPRequest(url: "http://127.0.0.1:\(server.port)/notes", idleTimeout: idle, totalTimeout: total),
                 receiver: Receiver(acceptsHead: true),
-                cancellation: CancellationFlag()
+                cancellation: deadline
             )
         }
         let elapsed = Date().timeIntervalSince(start)

@@ -197,6 +197,8 @@ def stop_session(process, signals=((signal.SIGINT, 10), (signal.SIGKILL, 5))):
 # What swift-testing prints for a test that records an issue (not a known one, nor a warning), or fails:
 # the run will fail.
 FAILURE = re.compile(r"^\u2718 Test .*( recorded an issue | failed after )")
+STARTED = re.compile(r'^\S+ Test (".*") started\.')
+ENDED = re.compile(r'^\S+ Test (".*?")(?: with \d+ test cases?)? (?:passed|failed|skipped)')
 
 
 def run(command, log, timeout=None, stop_at_failure=False, env=None):
@@ -217,16 +219,22 @@ def run(command, log, timeout=None, stop_at_failure=False, env=None):
     process = subprocess.Popen(command, cwd=TREE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                                start_new_session=True, env=env)
     failed = threading.Event()
+    running = {}  # the tests started and not yet ended, for a timeout's note
 
     def copy():
         for line in iter(process.stdout.readline, b""):
             text = line.decode("utf-8", errors="replace")
             try:
                 log.write(text)
+                log.flush()
             except ValueError:  # the log is closed: a child held the pipe past its run
                 return
+            started, ended = STARTED.match(text), ENDED.match(text)
+            if started:
+                running[started[1]] = True
+            elif ended:
+                running.pop(ended[1], None)
             if not failed.is_set() and FAILURE.match(text):
-                log.flush()
                 failed.set()
 
     reader = threading.Thread(target=copy, daemon=True)
@@ -243,8 +251,9 @@ def run(command, log, timeout=None, stop_at_failure=False, env=None):
                 outcome = "failed" if failed.is_set() else process.returncode
                 break
             if deadline is not None and time.monotonic() > deadline:
+                outcome = "timeout"
                 break
-        return outcome
+        return None if outcome == "timeout" else outcome
     finally:
         # After a failure nothing of the run is needed: no grace.
         stop_session(process, ((signal.SIGKILL, 5),) if outcome == "failed" else
@@ -252,6 +261,9 @@ def run(command, log, timeout=None, stop_at_failure=False, env=None):
         reader.join(5)
         if outcome == "failed" and process.returncode != 0:
             log.write("\n(run.py: stopped at the first failing test)\n")
+        elif outcome == "timeout":
+            log.write(f"\n(run.py: stopped after {timeout:.0f} s; still running: "
+                      f"{', '.join(list(running)) or 'no test'})\n")
         log.flush()
 
 
@@ -363,10 +375,11 @@ def main():
             return 1
         if status != 0:
             print("baseline: the tests fail on the unmutated tree, so no mutant can be judged; "
-                  "see .build/mutants/baseline.log")
+                  "see .build/mutants/baseline.log (a crash where the working tree's tests pass may be a "
+                  "stale incremental build: remove .build/mutants/build)")
             return 1
-    print(f"baseline: built and tested in {time.monotonic() - start:.1f} s (tests {time.monotonic() - built:.1f} s)",
-          flush=True)
+    now = time.monotonic()
+    print(f"baseline: built and tested in {now - start:.1f} s (tests {now - built:.1f} s)", flush=True)
     counts = {"killed": 0, "survived": 0, "error": 0}
     took = []
     for entry in selected:
