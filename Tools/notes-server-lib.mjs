@@ -338,6 +338,11 @@ function faultParameters(kind, arg, spec) {
       return { kind };
     case 'graphql-ratelimit':
       return { kind, seconds: number(0, 86_400, 1) };
+    case 'next-ref':
+      if (!NEXT_REF_KINDS.includes(arg)) {
+        throw new UsageError(`fault 'next-ref' needs one of ${NEXT_REF_KINDS.join(', ')}, as in next-ref:space@2 ('${spec}')`);
+      }
+      return { kind: 'next-ref', ref: arg };
     default:
       throw new UsageError(`unknown fault kind '${kind}' in '${spec}'`);
   }
@@ -369,10 +374,11 @@ export const GRAPHQL_FAULT_KINDS = new Set(['graphql-error', 'graphql-ratelimit'
 
 // The faults that mean nothing to an endpoint: shift moves the list of the list styles; cycle and deep
 // act on REST bodies (graphql-cycle is the cycle of /graphql, whose notes cannot nest arrays).
+// next-ref replaces the next reference of the cursor pages of GET /notes only.
 const IDLE_FAULTS = {
   notes: new Set(GRAPHQL_FAULT_KINDS),
-  graphql: new Set(['shift', 'cycle', 'deep']),
-  notion: new Set([...GRAPHQL_FAULT_KINDS, 'shift']),
+  graphql: new Set(['shift', 'cycle', 'deep', 'next-ref']),
+  notion: new Set([...GRAPHQL_FAULT_KINDS, 'shift', 'next-ref']),
 };
 
 /**
@@ -386,9 +392,20 @@ export function faultActsOn(fault, endpoint) {
 
 /**
  * What keeps a fault from working in a style, or null: `cycle` in keyset style, `shift` outside the
- * list styles (see isListStyle; `idKind` is that of the generated notes).
+ * list styles (see isListStyle; `idKind` is that of the generated notes), `next-ref` outside the
+ * cursor page styles (contract, drf, link, header) and, where the next reference is a cursor
+ * (contract, header), a `next-ref` kind that is a URL's only (see NEXT_REF_CURSOR_KINDS).
  */
 export function styleProblem(fault, style, idKind = 'string') {
+  if (fault.kind === 'next-ref') {
+    if (isListStyle(style, idKind) || !NEXT_REF_STYLES.includes(style)) {
+      return `fault '${fault.spec}' works in the ${NEXT_REF_STYLES.join(', ')} styles only, not ${style}${style === 'drf' ? ' with --id-kind int' : ''}`;
+    }
+    if (NEXT_REF_CURSOR_STYLES.includes(style) && !NEXT_REF_CURSOR_KINDS.includes(fault.ref)) {
+      return `fault '${fault.spec}': in ${style} style the next reference is a cursor, and '${fault.ref}' is a URL's; `
+        + `use ${NEXT_REF_CURSOR_KINDS.join(', ')}, or the drf or link style`;
+    }
+  }
   if (fault.kind === 'cycle' && style === 'keyset') {
     return `fault '${fault.spec}' cannot work in keyset style: the next page starts after the last id served, so nothing can point back`;
   }
@@ -402,7 +419,7 @@ export function styleProblem(fault, style, idKind = 'string') {
 
 const REPLACING_KINDS = new Set(['status', 'fixture', 'redirect', 'bomb', 'ratelimit-github', 'ratelimit-ietf', 'ratelimit-retry-after',
   'graphql-ratelimit']);
-const CONTENT_KINDS = new Set(['duplicate-id', 'cycle', 'huge-title', 'deep', 'graphql-error', 'graphql-cycle', 'graphql-endless']);
+const CONTENT_KINDS = new Set(['duplicate-id', 'cycle', 'huge-title', 'deep', 'next-ref', 'graphql-error', 'graphql-cycle', 'graphql-endless']);
 
 /**
  * Decides what the faults do to one request for page `page` (1-based). A fault is live when it names
@@ -415,7 +432,8 @@ const CONTENT_KINDS = new Set(['duplicate-id', 'cycle', 'huge-title', 'deep', 'g
  *   3. the first `auth`, which ends it with 401 unless `authorized`;
  *   4. the first status, fixture, redirect, bomb or rate-limit fault (ratelimit-github, -ietf,
  *      -retry-after, graphql-ratelimit) replaces the page (`replace`); otherwise every content fault
- *      (duplicate-id, cycle, huge-title, deep, graphql-error, -cycle, -endless) alters it (`content`);
+ *      (duplicate-id, cycle, huge-title, deep, next-ref, graphql-error, -cycle, -endless) alters it
+ *      (`content`);
  *   5. the first `content-type` relabels the response and the first `remaining-zero` adds its rate
  *      limit headers; the first of `truncate` and `stall` and the first `drip` shape its delivery (a
  *      dripped body can also be truncated or stalled). A `bomb` is streamed as it is made: no
@@ -460,6 +478,100 @@ export function planFaults(faults, page, authorized, used) {
   plan.stall = end?.kind === 'stall' ? end : null;
   plan.drip = first((f) => f.kind === 'drip');
   return plan;
+}
+
+// MARK: - Hostile next references
+
+/**
+ * The kinds of `next-ref:KIND`, which replace a cursor page's next reference (contract: `next_cursor`,
+ * header: `X-Next-Cursor`, drf: `next`, link: `Link: rel="next"`) with a hostile one (nextRefUrl,
+ * nextRefCursor).
+ */
+export const NEXT_REF_KINDS = [
+  'brackets-raw', 'brackets-encoded', 'space', 'bad-escape', 'unicode', 'fragment', 'userinfo', 'ftp', 'file',
+  'empty-host', 'long-name',
+];
+/** The kinds that make sense as a cursor string: the only ones of the contract and header styles. */
+export const NEXT_REF_CURSOR_KINDS = ['brackets-raw', 'brackets-encoded', 'space', 'bad-escape', 'unicode', 'long-name'];
+/** The styles whose pages have a next reference that next-ref replaces; in the first two it is a cursor. */
+export const NEXT_REF_STYLES = ['contract', 'header', 'drf', 'link'];
+const NEXT_REF_CURSOR_STYLES = ['contract', 'header'];
+/** The length of the name of `long-name`: 64 KiB, so that any URL that holds it is over 65,535 bytes. */
+export const NEXT_REF_LONG_NAME_BYTES = 64 * 1024;
+/** The path of `unicode` (raw in the URL): the server serves it, raw or percent-encoded, as /notes. */
+export const NEXT_REF_UNICODE_PATH = '/notes/é';
+
+// What each cursor kind appends to the real cursor. Generated cursors are base64 (and `~`), so the
+// real cursor is what is left without the suffix (nextRefBaseCursor).
+const NEXT_REF_CURSOR_SUFFIXES = {
+  'brackets-raw': 'page[offset]=100',
+  'brackets-encoded': 'page%5Boffset%5D=100',
+  'space': ' and space',
+  'bad-escape': '%zz',
+  'unicode': 'é',
+  'long-name': 'n'.repeat(NEXT_REF_LONG_NAME_BYTES),
+};
+
+/** The hostile cursor of a cursor kind (NEXT_REF_CURSOR_KINDS): the real next cursor with the kind's suffix. */
+export function nextRefCursor(kind, cursor) {
+  const suffix = NEXT_REF_CURSOR_SUFFIXES[kind];
+  if (suffix === undefined) throw new Error(`not a cursor kind of next-ref: ${kind}`);
+  return `${cursor}${suffix}`;
+}
+
+/**
+ * The real cursors that a cursor received might be a hostile cursor of (nextRefCursor): the cursor less
+ * each suffix it ends with. The server looks them up when the cursor itself names no page, so that a
+ * client that follows a hostile cursor gets the page it names.
+ */
+export function nextRefBaseCursors(cursor) {
+  return Object.values(NEXT_REF_CURSOR_SUFFIXES).filter((suffix) => cursor.length > suffix.length && cursor.endsWith(suffix))
+    .map((suffix) => cursor.slice(0, -suffix.length));
+}
+
+/**
+ * The hostile next URL of a kind, made from the real one, `nextUrl`, an absolute URL of /notes of the
+ * origin `base` (`scheme://host:port`) with a query (`?cursor=…`). The ones a client may follow still
+ * lead to the real next page of the same server:
+ *   brackets-raw      BASE/notes?page[offset]=100&cursor=…         (raw brackets)
+ *   brackets-encoded  BASE/notes?page%5Boffset%5D=100&cursor=…
+ *   space             BASE/notes?q=a b&cursor=…                    (a raw space: not a URL)
+ *   bad-escape        BASE/notes%zz?cursor=…                       (an invalid percent escape)
+ *   unicode           BASE/notes/é?cursor=…                        (raw UTF-8 in the path; served as /notes)
+ *   fragment          BASE/notes?cursor=…#frag
+ *   userinfo          scheme://user:pass@host:port/notes?cursor=…
+ *   ftp               ftp://host:port/notes?cursor=…
+ *   file              file:///etc/passwd
+ *   empty-host        scheme:///notes?cursor=…
+ *   long-name         BASE/notes?cursor=…&NNN…=1                    (a name of 64 KiB)
+ */
+export function nextRefUrl(kind, nextUrl, base) {
+  const rest = nextUrl.slice(base.length); // /notes?…
+  const query = rest.slice(rest.indexOf('?') + 1);
+  const [scheme, authority] = base.split('://');
+  switch (kind) {
+    case 'brackets-raw': return `${base}/notes?page[offset]=100&${query}`;
+    case 'brackets-encoded': return `${base}/notes?page%5Boffset%5D=100&${query}`;
+    case 'space': return `${base}/notes?q=a b&${query}`;
+    case 'bad-escape': return `${base}/notes%zz?${query}`;
+    case 'unicode': return `${base}${NEXT_REF_UNICODE_PATH}?${query}`;
+    case 'fragment': return `${nextUrl}#frag`;
+    case 'userinfo': return `${scheme}://user:pass@${authority}${rest}`;
+    case 'ftp': return `ftp://${authority}${rest}`;
+    case 'file': return 'file:///etc/passwd';
+    case 'empty-host': return `${scheme}://${rest}`;
+    case 'long-name': return `${nextUrl}&${'n'.repeat(NEXT_REF_LONG_NAME_BYTES)}=1`;
+    default: throw new Error(`unknown kind of next-ref: ${kind}`);
+  }
+}
+
+/** Whether a request path (as received, raw or percent-encoded) is the path of `unicode`, which is served as /notes. */
+export function isNextRefPath(pathname) {
+  try {
+    return decodeURIComponent(pathname) === NEXT_REF_UNICODE_PATH;
+  } catch {
+    return false;
+  }
 }
 
 // MARK: - Pages and cursors

@@ -178,6 +178,9 @@ describe('fault grammar', () => {
     ['graphql-ratelimit:5@3x2', { kind: 'graphql-ratelimit', seconds: 5, page: 3, times: 2 }],
     ['graphql-cycle@2', { kind: 'graphql-cycle', page: 2, times: null }],
     ['graphql-endless', { kind: 'graphql-endless', page: null, times: null }],
+    ['next-ref:brackets-raw@3', { kind: 'next-ref', ref: 'brackets-raw', page: 3, times: null }],
+    ['next-ref:long-name@2x1', { kind: 'next-ref', ref: 'long-name', page: 2, times: 1 }],
+    ['next-ref:empty-host', { kind: 'next-ref', ref: 'empty-host', page: null, times: null }],
   ]) {
     test(`parses ${spec}`, () => {
       const fault = lib.parseFault(spec, 'request');
@@ -191,7 +194,8 @@ describe('fault grammar', () => {
     'fixture:../secret', 'drip:', 'drip:0', 'drip:a/b', 'reset:1', 'redirect:304', 'deep:0', 'delay:-1',
     'auth:x', 'cycle:1', 'content-type: text/plain', 'HTML', '500@1@2', 'shift', 'shift:', 'shift:0', 'shift:a@2', 'shift:2@2x1',
     'stall:x', 'stall:-1', 'bomb:', 'bomb:2000000000000', 'ratelimit-github:86401', 'ratelimit-ietf:soon', 'ratelimit', 'remaining-zero:1.5',
-    'graphql', 'graphql-error:1', 'graphql-cycle:x', 'graphql-endless:2', 'graphql-ratelimit:soon', 'graphql-ratelimit:86401']) {
+    'graphql', 'graphql-error:1', 'graphql-cycle:x', 'graphql-endless:2', 'graphql-ratelimit:soon', 'graphql-ratelimit:86401',
+    'next-ref', 'next-ref:', 'next-ref:gopher', 'next-ref:Space', 'next-ref:space:1']) {
     test(`rejects '${spec}'`, () => {
       assert.throws(() => lib.parseFault(spec, 'request'), lib.UsageError);
     });
@@ -228,6 +232,23 @@ describe('fault grammar', () => {
     assert.equal(problem('shift:3@2', 'drf', 'int'), null);
     assert.match(problem('shift:3@2', 'link', 'int'), /only, not link/);
     assert.equal(problem('503@2', 'keyset'), null);
+  });
+
+  test('problems in a style: next-ref in the cursor page styles only, and its URL kinds not where the next is a cursor', () => {
+    const problem = (spec, style, idKind) => lib.styleProblem(lib.parseFault(spec, 'request'), style, idKind);
+    for (const kind of lib.NEXT_REF_KINDS) {
+      for (const style of ['drf', 'link']) assert.equal(problem(`next-ref:${kind}@2`, style), null, `${kind} ${style}`);
+      for (const style of ['contract', 'header']) {
+        const cursorKind = lib.NEXT_REF_CURSOR_KINDS.includes(kind);
+        if (cursorKind) assert.equal(problem(`next-ref:${kind}@2`, style), null, `${kind} ${style}`);
+        else assert.match(problem(`next-ref:${kind}@2`, style), new RegExp(`in ${style} style the next reference is a cursor, and '${kind}' is a URL's`));
+      }
+      for (const style of ['offset', 'page', 'keyset', 'jsonapi']) {
+        assert.match(problem(`next-ref:${kind}`, style), new RegExp(`works in the contract, header, drf, link styles only, not ${style}$`));
+      }
+      assert.match(problem(`next-ref:${kind}`, 'drf', 'int'), /only, not drf with --id-kind int/);
+    }
+    assert.deepEqual(lib.NEXT_REF_CURSOR_KINDS, ['brackets-raw', 'brackets-encoded', 'space', 'bad-escape', 'unicode', 'long-name']);
   });
 
   test('totals lists', () => {
@@ -330,10 +351,18 @@ describe('planFaults', () => {
     for (const spec of ['graphql-error', 'graphql-ratelimit', 'graphql-cycle@2', 'graphql-endless']) assert.deepEqual(acts(spec), ['graphql'], spec);
     assert.deepEqual(acts('shift:2@2'), ['notes']);
     for (const spec of ['cycle@2', 'deep']) assert.deepEqual(acts(spec), ['notes', 'notion'], spec);
+    assert.deepEqual(acts('next-ref:space@2'), ['notes']);
     for (const spec of ['500', '429:3', 'html', 'delay:5', 'reset', 'truncate', 'stall', 'drip', 'bomb', 'auth', 'redirect', 'content-type',
       'ratelimit-github', 'remaining-zero', 'duplicate-id', 'huge-title']) {
       assert.deepEqual(acts(spec), ['notes', 'graphql', 'notion'], spec);
     }
+  });
+
+  test('next-ref is a content fault: a replacing fault wins; it goes with the other content faults', () => {
+    assert.equal(plan(parseFaults('next-ref:ftp@2'), 1).content.length, 0);
+    assert.deepEqual(plan(parseFaults('next-ref:ftp@2', 'cycle'), 2).content.map((f) => f.kind), ['next-ref', 'cycle']);
+    assert.deepEqual(fired(plan(parseFaults('next-ref:ftp@2', '500@2'), 2)), ['500@2']);
+    assert.deepEqual(fired(plan(parseFaults('next-ref:ftp@2x1'), 2, { used: new Map([['flag#0', 1]]) })), []);
   });
 
   test('auth: 401 unless authorized, before anything else but delays', () => {
@@ -344,6 +373,56 @@ describe('planFaults', () => {
     const allowed = plan(faults, 1, { authorized: true });
     assert.equal(allowed.unauthorized, false);
     assert.deepEqual(fired(allowed), ['auth', '500']);
+  });
+});
+
+describe('next-ref: hostile next references', () => {
+  const base = 'http://127.0.0.1:8080';
+  const next = `${base}/notes?cursor=abc%2B%3D&style=drf`;
+
+  test('the URL of each kind, made from the real next URL', () => {
+    const expected = {
+      'brackets-raw': `${base}/notes?page[offset]=100&cursor=abc%2B%3D&style=drf`,
+      'brackets-encoded': `${base}/notes?page%5Boffset%5D=100&cursor=abc%2B%3D&style=drf`,
+      'space': `${base}/notes?q=a b&cursor=abc%2B%3D&style=drf`,
+      'bad-escape': `${base}/notes%zz?cursor=abc%2B%3D&style=drf`,
+      'unicode': `${base}/notes/é?cursor=abc%2B%3D&style=drf`,
+      'fragment': `${next}#frag`,
+      'userinfo': 'http://user:pass@127.0.0.1:8080/notes?cursor=abc%2B%3D&style=drf',
+      'ftp': 'ftp://127.0.0.1:8080/notes?cursor=abc%2B%3D&style=drf',
+      'file': 'file:///etc/passwd',
+      'empty-host': 'http:///notes?cursor=abc%2B%3D&style=drf',
+    };
+    assert.deepEqual(Object.keys(expected), lib.NEXT_REF_KINDS.filter((kind) => kind !== 'long-name'));
+    for (const [kind, url] of Object.entries(expected)) assert.equal(lib.nextRefUrl(kind, next, base), url, kind);
+    const long = lib.nextRefUrl('long-name', next, base);
+    assert.equal(long, `${next}&${'n'.repeat(65536)}=1`);
+    assert.ok(Buffer.byteLength(long) > 65535);
+    assert.equal(lib.nextRefUrl('userinfo', 'https://[::1]:9/notes?cursor=x', 'https://[::1]:9'), 'https://user:pass@[::1]:9/notes?cursor=x');
+    assert.throws(() => lib.nextRefUrl('gopher', next, base), /unknown kind/);
+  });
+
+  test('the cursor of each cursor kind, and back', () => {
+    const suffixes = {
+      'brackets-raw': 'page[offset]=100', 'brackets-encoded': 'page%5Boffset%5D=100', 'space': ' and space', 'bad-escape': '%zz',
+      'unicode': 'é', 'long-name': 'n'.repeat(64 * 1024),
+    };
+    assert.deepEqual(Object.keys(suffixes), lib.NEXT_REF_CURSOR_KINDS);
+    for (const [kind, suffix] of Object.entries(suffixes)) {
+      const cursor = lib.nextRefCursor(kind, 'Qw+rZWEP=');
+      assert.equal(cursor, `Qw+rZWEP=${suffix}`, kind);
+      assert.ok(lib.nextRefBaseCursors(cursor).includes('Qw+rZWEP='), kind);
+    }
+    assert.throws(() => lib.nextRefCursor('ftp', 'abc'), /not a cursor kind/);
+    assert.deepEqual(lib.nextRefBaseCursors('Qw+rZWEP='), []);
+    // A suffix alone is no cursor made from one.
+    assert.deepEqual(lib.nextRefBaseCursors('%zz'), []);
+  });
+
+  test("unicode's path, raw or percent-encoded, and nothing else", () => {
+    assert.equal(lib.isNextRefPath('/notes/%C3%A9'), true);
+    assert.equal(lib.isNextRefPath('/notes/é'), true);
+    for (const path of ['/notes', '/notes/', '/notes/e', '/notes/%E9', '/notes%zz', '/notes/%C3']) assert.equal(lib.isNextRefPath(path), false, path);
   });
 });
 

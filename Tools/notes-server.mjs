@@ -53,9 +53,9 @@ prints that URL as its first line on stdout (https:// with --tls-cert). SIGTERM 
                      a body that is no JSON 400 invalid_json, another method 405
   On both, @PAGE is floor(POSITION / L) + 1 for a page that starts at note POSITION and asks for L
   notes (first, page_size), as in offset style; a GraphQL request that pages no connection is page 1.
-  Every fault acts on both, but shift on neither, cycle and deep not on /graphql (graphql-cycle is its
-  cycle) and the graphql-* faults on /graphql only; a fault that does not act on a request is left
-  out, uncounted. --max-limit cuts first and page_size silently; --total-lie changes totalCount.
+  Every fault acts on both, but shift and next-ref on neither, cycle and deep not on /graphql
+  (graphql-cycle is its cycle) and the graphql-* faults on /graphql only; a fault that does not act
+  on a request is left out, uncounted. --max-limit cuts first and page_size silently; --total-lie changes totalCount.
 
 Pages:
   --dir DIR          serve a notes-gen directory (DIR/manifest.json and its pages)
@@ -119,6 +119,26 @@ Fault SPEC: KIND[:ARG][@PAGE][xN]   @PAGE: only on that 1-based page; xN: only t
   auth                     401 unless the request has Authorization: Bearer <token>
   shift:N                  from this page on, N new notes new0... sit before n0 (offset, page,
                            keyset, jsonapi, drf with int ids; int ids go on after the last)
+  next-ref:KIND            the page's next reference (contract: next_cursor, header: X-Next-Cursor,
+                           drf: next, link: Link rel="next") is a hostile one; the last page has none.
+                           In drf and link a URL, which still names the next page where it can:
+                             brackets-raw      BASE/notes?page[offset]=100&cursor=C
+                             brackets-encoded  BASE/notes?page%5Boffset%5D=100&cursor=C
+                             space             BASE/notes?q=a b&cursor=C (a raw space)
+                             bad-escape        BASE/notes%zz?cursor=C
+                             unicode           BASE/notes/é?cursor=C (raw UTF-8; /notes/é is served
+                                               as /notes, raw or percent-encoded)
+                             fragment          BASE/notes?cursor=C#frag
+                             userinfo          http://user:pass@HOST:PORT/notes?cursor=C
+                             ftp               ftp://HOST:PORT/notes?cursor=C
+                             file              file:///etc/passwd
+                             empty-host        http:///notes?cursor=C
+                             long-name         BASE/notes?cursor=C&NNN...=1 (a name of 64 KiB)
+                           In contract and header a cursor: C followed by page[offset]=100
+                           (brackets-raw), page%5Boffset%5D=100 (brackets-encoded), ' and space'
+                           (space), %zz (bad-escape), é (unicode) or 64 KiB of n (long-name), which
+                           the server serves as C's page; the other kinds are URLs' only and refused
+                           there (64 at start-up, 400 per request). The list styles refuse next-ref
   graphql-error            /graphql: 200 {"data":null,"errors":[{"message":"Something went wrong while
                            executing your query.","locations":[...],"path":["notes"]}]}
   graphql-ratelimit[:S]    /graphql, once unless xN: 200 {"data":null,"errors":[{"type":"RATE_LIMITED",
@@ -469,7 +489,8 @@ async function respond(req, state, isTarget, record, signal) {
   const query = new URLSearchParams(q === -1 ? '' : req.url.slice(q + 1));
   if (pathname === GRAPHQL_PATH) return graphqlResponse(req, query, state, isTarget, record, signal);
   if (pathname === NOTION_PATH) return notionResponse(req, query, state, isTarget, record, signal);
-  if (pathname !== '/notes') {
+  // next-ref:unicode's path leads to the same pages.
+  if (pathname !== '/notes' && !lib.isNextRefPath(pathname)) {
     return jsonError(404, 'not-found', `no such path; pages are at /notes, GraphQL at ${GRAPHQL_PATH}, the Notion-style query at ${NOTION_PATH}`);
   }
   if (req.method !== 'GET') return jsonError(405, 'method-not-allowed', 'only GET', { Allow: 'GET' });
@@ -533,6 +554,8 @@ async function respond(req, state, isTarget, record, signal) {
     const cursors = query.getAll('cursor');
     if (cursors.length > 1) return jsonError(400, 'bad-request', 'more than one cursor');
     index = cursors.length === 0 ? 0 : state.byCursor.get(cursors[0]);
+    // A hostile cursor of next-ref names the page of the cursor it was made from.
+    if (index === undefined) index = lib.nextRefBaseCursors(cursors[0]).map((cursor) => state.byCursor.get(cursor)).find((i) => i !== undefined);
     if (index === undefined) return jsonError(400, 'unknown-cursor', 'no page has this cursor');
     page = index + 1;
   }
@@ -647,16 +670,20 @@ function bearerMatches(authorization, token) {
   return a.length === b.length && timingSafeEqual(a, b);
 }
 
-/** Page `index` (0-based) in `style`, with the content faults applied. */
+/**
+ * Page `index` (0-based) in `style`, with the content faults applied; the first `next-ref` replaces
+ * the next reference (a page without one, the last, keeps none).
+ */
 async function pageResponse(index, style, contentFaults, query, state) {
   const page = await state.cache.get(index, state.load);
   const cycles = index > 0 && contentFaults.some((fault) => fault.kind === 'cycle');
-  const nextCursor = cycles ? state.pages[1].cursor : state.pages[index].nextCursor;
-  const alters = contentFaults.some((fault) => fault.kind !== 'cycle');
+  const realNext = cycles ? state.pages[1].cursor : state.pages[index].nextCursor;
+  const nextRef = realNext === null ? null : contentFaults.find((fault) => fault.kind === 'next-ref') ?? null;
+  const alters = contentFaults.some((fault) => fault.kind !== 'cycle' && fault.kind !== 'next-ref');
   const headers = { ...COMMON_HEADERS, 'Content-Type': lib.JSON_TYPE };
 
   // The common case: the page bytes exactly as stored.
-  if (style === 'contract' && !cycles && !alters) return { status: 200, headers, parts: [page.body] };
+  if (style === 'contract' && !cycles && !alters && !nextRef) return { status: 200, headers, parts: [page.body] };
 
   const items = page.body.subarray(...page.items);
   let itemParts = [items];
@@ -665,11 +692,18 @@ async function pageResponse(index, style, contentFaults, query, state) {
     itemParts = lib.applyContentFaults(items, contentFaults, lib.firstNoteId(first.body.subarray(...first.items)));
   }
   const url = (cursor) => lib.pageUrl(state.base, cursor, carriedParameters(query));
+  const cursorRef = nextRef && ['contract', 'header'].includes(style);
+  let nextUrl = realNext === null ? null : url(realNext);
+  if (nextRef && !cursorRef) nextUrl = lib.nextRefUrl(nextRef.ref, nextUrl, state.base);
   const wrapped = lib.wrapPage(style, itemParts, {
-    nextCursor,
-    nextUrl: nextCursor === null ? null : url(nextCursor),
+    nextCursor: cursorRef ? lib.nextRefCursor(nextRef.ref, realNext) : realNext,
+    nextUrl,
     prevUrl: index === 0 ? null : url(state.pages[index - 1].cursor),
   });
+  // A header carries bytes: a raw é goes out as its UTF-8 (Node writes header strings as latin1).
+  for (const name of ['Link', 'X-Next-Cursor']) {
+    if (nextRef && name in wrapped.headers) wrapped.headers[name] = Buffer.from(wrapped.headers[name]).toString('latin1');
+  }
   return { status: 200, headers: { ...headers, ...wrapped.headers }, parts: wrapped.parts };
 }
 

@@ -4,10 +4,10 @@
 # A hostile-server soak of `notes-page fetch --all` (release build) against Tools/notes-server.mjs on
 # loopback. Each pass runs every scenario below once (status errors, resets, truncation, slow drip, stalls
 # and idle timeouts, rate limits, a gzip bomb, redirects, auth, wrong content types, invalid pages,
-# duplicate ids, cursor cycles, huge tokens, deep nesting), then two large pages with a truncation, a round
-# of random `kill -9` and resume with --state, and a SIGINT and resume. Passes repeat, rotating the envelope style (contract, drf,
-# link), until SECONDS have passed; the first pass always runs whole, so every fault is injected at least
-# once.
+# duplicate ids, cursor cycles, huge tokens, deep nesting, hostile next references), then two large
+# pages with a truncation, a round of random `kill -9` and resume with --state, and a SIGINT and resume.
+# Passes repeat, rotating the envelope style (contract, drf, link), until SECONDS have passed; the first
+# pass always runs whole, so every fault is injected at least once.
 #
 # After every run of the client it checks:
 #   - the exit code is the one documented for that fault (0, 65, 69, 77 or 130; anything else fails);
@@ -219,6 +219,8 @@ fired() { sed -n 's/.* fault=\(.*\)$/\1/p' "$1" | tr ',' '\n' | grep -c . ; }
 # MARK: - Scenarios
 
 # name | server faults | client options | exit | committed pages (all or N) | client token (yes/no)
+#   [| styles: the only envelope styles it runs in, space-separated; a pass of another style runs it in
+#   one of these, taking turns, so that every scenario runs in every pass]
 scenarios=(
     "status-500x2|500@2x2||0|all|yes"
     "status-502|502x1||0|all|yes"
@@ -266,6 +268,28 @@ scenarios=(
     "deep|deep@2||65|1|yes"
     "deep-65|deep:64@5||65|4|yes"
     "too-many-notes||--max-page-notes 99|65|0|yes"
+    # Hostile next references on page 3 (contract: next_cursor, a cursor; drf: next and link: Link
+    # rel="next", URLs). What names the same server is followed to the end; what must not be followed
+    # stops the run, the page that holds it uncommitted (2 pages), naming that page.
+    "next-ref-brackets-raw|next-ref:brackets-raw@3||0|all|yes"
+    "next-ref-brackets-encoded|next-ref:brackets-encoded@3||0|all|yes"
+    # A raw space: the client percent-encodes it, in a cursor and in a URL's query alike, and follows.
+    "next-ref-space|next-ref:space@3||0|all|yes"
+    "next-ref-unicode|next-ref:unicode@3||0|all|yes"
+    "next-ref-bad-escape-cursor|next-ref:bad-escape@3||0|all|yes|contract"
+    # %zz in a URL's path: the client encodes the % as %25 and follows; the server answers 404 for
+    # /notes%25zz, so page 3 is committed and the error names page 4.
+    "next-ref-bad-escape-url|next-ref:bad-escape@3||65|3|yes|drf link"
+    "next-ref-fragment|next-ref:fragment@3||0|all|yes|drf link"
+    # Followed; the client sends user:pass as Basic credentials unless it has a token (then its Bearer).
+    "next-ref-userinfo|next-ref:userinfo@3||0|all|yes|drf link"
+    "next-ref-ftp|next-ref:ftp@3||65|2|yes|drf link"
+    "next-ref-file|next-ref:file@3||65|2|yes|drf link"
+    "next-ref-empty-host|next-ref:empty-host@3||65|2|yes|drf link"
+    "next-ref-long-name|next-ref:long-name@3||65|2|yes|contract drf"
+    # In a Link header the 64 KiB name first meets the client's 64 KiB bound on response headers, which
+    # it retries as a transport error: 69, not the URL limit's 65.
+    "next-ref-long-name-link|next-ref:long-name@3|--retries 1|69|2|yes|link"
 )
 
 declare -A table_runs table_injected table_ok table_fail table_exit
@@ -286,8 +310,13 @@ style_args() {
 }
 
 run_scenario() { # run_scenario STYLE LINE
-    local style=$1 name faults options want pages with_token
-    IFS='|' read -r name faults options want pages with_token <<<"$2"
+    local style=$1 name faults options want pages with_token only
+    IFS='|' read -r name faults options want pages with_token only <<<"$2"
+    if [ -n "$only" ] && [[ " $only " != *" $style "* ]]; then
+        local allowed
+        read -r -a allowed <<<"$only"
+        style=${allowed[$((pass % ${#allowed[@]}))]}
+    fi
     current="$name ($style)"
     step_failed=0
     local dir=$work/$runs-$name
@@ -299,6 +328,10 @@ run_scenario() { # run_scenario STYLE LINE
     check_exit "$want" "$current"
     check_output "$dir/out.ndjson" "$pages" "$current"
     check_token "$dir" "$current"
+    # A run stopped by a hostile next reference names the page it could not go on from.
+    if [[ $name == next-ref-* ]] && [ "$want" != 0 ] && ! grep -q "^Error: page $((pages + 1)) " "$last_prefix.stderr"; then
+        fail "$current: the error does not name page $((pages + 1)): $(head -c 300 "$last_prefix.stderr" | tr '\n' ' ')"
+    fi
     note_row "$name" "$(fired "$dir/server.log")"
 }
 
@@ -493,12 +526,12 @@ done
 
 total_injected=0
 total_survived=0
-printf '\n%-24s %5s %9s %9s %6s %9s\n' scenario runs injected survived exit failures
+printf '\n%-27s %5s %9s %9s %6s %9s\n' scenario runs injected survived exit failures
 for name in "${order[@]}"; do
     survived=$((table_fail[$name] == 0 ? table_injected[$name] : 0))
     total_injected=$((total_injected + table_injected[$name]))
     total_survived=$((total_survived + survived))
-    printf '%-24s %5s %9s %9s %6s %9s\n' "$name" "${table_runs[$name]}" "${table_injected[$name]}" "$survived" \
+    printf '%-27s %5s %9s %9s %6s %9s\n' "$name" "${table_runs[$name]}" "${table_injected[$name]}" "$survived" \
         "${table_exit[$name]}" "${table_fail[$name]}"
 done
 echo
