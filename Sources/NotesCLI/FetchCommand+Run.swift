@@ -37,6 +37,9 @@ extension FetchCommand {
                 runtime.report("\(reason), resuming in \(Int(seconds.rounded(.up))) s\n")
             }
         }
+        environment.notice = { text in
+            if !quiet { progress.say(text) }
+        }
         let fetcher = NotesFetcher(
             locator: PageLocator(endpoint: url, pagination: pagination),
             configuration: configuration,

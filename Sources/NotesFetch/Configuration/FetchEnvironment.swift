@@ -14,6 +14,9 @@ public struct FetchEnvironment: Sendable {
     public var random: @Sendable () -> Double
     /// Told of a wait before a request (a rate limit, `Retry-After`): the seconds and why.
     public var waiting: @Sendable (Double, String) -> Void = { _, _ in }
+    /// Told once of what the walk does that the caller should know: a URL on another origin than the
+    /// endpoint's, followed without credentials.
+    public var notice: @Sendable (String) -> Void = { _ in }
 
     public init(
         sleep: @escaping @Sendable (Double) async throws -> Void,

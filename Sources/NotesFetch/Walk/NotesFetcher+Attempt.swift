@@ -113,6 +113,7 @@ extension NotesFetcher {
     /// carry credentials).
     func request(for url: String, body: [UInt8]?, fresh: Bool, meter: ExchangeMeter?) -> HTTPRequest {
         let sameOrigin = isSameOrigin(url)
+        if !sameOrigin { tellOnce(otherOrigin: url) }
         var headers = configuration.headers.filter { sameOrigin || !FetchConfiguration.isCredential($0) }
         if sameOrigin, let token = configuration.token?.currentToken() {
             headers.append(HTTPHeader("Authorization", "Bearer \(token.value)"))
@@ -123,5 +124,17 @@ extension NotesFetcher {
         return HTTPRequest(
             url: url, headers: headers, idleTimeout: configuration.idleTimeout,
             totalTimeout: configuration.pageTimeout, freshConnection: fresh, meter: meter, body: body)
+    }
+
+    /// Says once per walk that it follows a URL on another origin, where no credentials go.
+    private func tellOnce(otherOrigin url: String) {
+        let first = toldOtherOrigin.withLock { told in
+            defer { told = true }
+            return !told
+        }
+        guard first else { return }
+        let origin = Origin(url).map { "\($0.scheme)://\($0.host):\($0.port)" } ?? "a URL"
+        environment.notice(
+            "The walk follows a URL on \(origin), another origin than the endpoint's: no credentials go there")
     }
 }

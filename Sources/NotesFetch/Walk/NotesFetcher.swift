@@ -22,6 +22,8 @@ public final class NotesFetcher: Sendable {
     /// that starts with it has the same origin without being parsed again.
     let origin: Origin?
     let originPrefix: String?
+    /// Whether the walk has said that it follows a URL on another origin (once per walk).
+    let toldOtherOrigin: Locked<Bool>
 
     struct Lane: Sendable {
         let transport: any HTTPTransport
@@ -77,6 +79,7 @@ public final class NotesFetcher: Sendable {
                 String(decoding: endpoint[...$0], as: UTF8.self)
             }
         }
+        toldOtherOrigin = Locked(false)
     }
 
     /// The same client (lanes, connections, rate limits) walking with another scheme, which reads the
@@ -90,6 +93,7 @@ public final class NotesFetcher: Sendable {
         gate = other.gate
         origin = other.origin
         originPrefix = other.originPrefix
+        toldOtherOrigin = other.toldOtherOrigin
     }
 
     /// Whether `url` is on the endpoint's origin (scheme, host and port).
