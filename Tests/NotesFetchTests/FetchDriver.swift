@@ -380,7 +380,7 @@ enum FetchDriver {
                 // As the walk's sequential pages do: the next request from the value read off the bytes.
                 guard
                     let location = peek.earlyNext(
-                        head: head, nextValue: .some(value), url: input.pageURL,
+                        head: head, nextValue: .some(value), read: { _ in nil }, url: input.pageURL,
                         endpoint: input.endpoint)
                 else { return nil }
                 let url = peek.url(for: location, endpoint: input.endpoint)
@@ -491,7 +491,7 @@ enum FetchDriver {
             }
             for nextValue in [String??.some(summary.nextCursor), .none] {
                 if let early = scheme.earlyNext(
-                    head: head, nextValue: nextValue, url: input.pageURL, endpoint: endpoint)
+                    head: head, nextValue: nextValue, read: { _ in nil }, url: input.pageURL, endpoint: endpoint)
                 {
                     findings.check(url: scheme.url(for: early, endpoint: endpoint), "\(name): early next \(early)")
                 }

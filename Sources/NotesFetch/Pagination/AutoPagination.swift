@@ -31,9 +31,11 @@ public struct AutoPagination: Pagination {
     }
 
     /// Only a next value read from the body: a `Link` header counts only when the body has none.
-    public func earlyNext(head: HTTPResponseHead, nextValue: String??, url: String, endpoint: URL) -> PageLocation? {
+    public func earlyNext(
+        head: HTTPResponseHead, nextValue: String??, read: (FieldPath) -> FieldValue?, url: String, endpoint: URL
+    ) -> PageLocation? {
         NextValuePagination(cursorParameter: cursorParameter).earlyNext(
-            head: head, nextValue: nextValue, url: url, endpoint: endpoint)
+            head: head, nextValue: nextValue, read: read, url: url, endpoint: endpoint)
     }
 
     public func recognition(after page: PageFacts, endpoint: URL) -> String? {

@@ -1,3 +1,5 @@
+public import NotesPage
+
 #if canImport(FoundationEssentials)
     public import FoundationEssentials
 #else
@@ -22,10 +24,12 @@ public struct HeaderCursorPagination: Pagination {
     }
 
     public func next(after page: PageFacts, endpoint: URL) throws(PaginationError) -> PageLocation? {
-        earlyNext(head: page.head, nextValue: nil, url: page.url, endpoint: endpoint)
+        earlyNext(head: page.head, nextValue: nil, read: page.value(at:), url: page.url, endpoint: endpoint)
     }
 
-    public func earlyNext(head: HTTPResponseHead, nextValue: String??, url: String, endpoint: URL) -> PageLocation? {
+    public func earlyNext(
+        head: HTTPResponseHead, nextValue: String??, read: (FieldPath) -> FieldValue?, url: String, endpoint: URL
+    ) -> PageLocation? {
         guard let value = head.value(of: header)?.trimming(" \t"), !value.isEmpty else { return nil }
         return .cursor(value)
     }

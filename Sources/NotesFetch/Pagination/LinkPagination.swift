@@ -1,3 +1,5 @@
+public import NotesPage
+
 #if canImport(FoundationEssentials)
     public import FoundationEssentials
 #else
@@ -23,7 +25,9 @@ public struct LinkPagination: Pagination {
         addressedByURL(after: page, endpoint: endpoint)
     }
 
-    public func earlyNext(head: HTTPResponseHead, nextValue: String??, url: String, endpoint: URL) -> PageLocation? {
+    public func earlyNext(
+        head: HTTPResponseHead, nextValue: String??, read: (FieldPath) -> FieldValue?, url: String, endpoint: URL
+    ) -> PageLocation? {
         for header in head.values(of: "Link") {
             if let target = PageLocator.link("next", in: header) {
                 return .url(PageLocator.resolve(target, against: url) ?? target)

@@ -1,3 +1,5 @@
+public import NotesPage
+
 #if canImport(FoundationEssentials)
     public import FoundationEssentials
 #else
@@ -32,7 +34,9 @@ public struct NextValuePagination: Pagination {
         location(of: page.summary.nextCursor, pageURL: page.url)
     }
 
-    public func earlyNext(head: HTTPResponseHead, nextValue: String??, url: String, endpoint: URL) -> PageLocation? {
+    public func earlyNext(
+        head: HTTPResponseHead, nextValue: String??, read: (FieldPath) -> FieldValue?, url: String, endpoint: URL
+    ) -> PageLocation? {
         guard case .some(let value) = nextValue else { return nil }
         return location(of: value, pageURL: url)
     }

@@ -38,10 +38,9 @@ public protocol Pagination: Sendable, CustomStringConvertible {
     /// The next page as soon as a page's head, or its next value read before the end of the body, says
     /// where it is (a `Link` or cursor header, `next` before the notes), so that it can be requested early;
     /// `nil` while that is not known. It must agree with ``next(after:endpoint:)``; the walk checks.
-    /// - Parameter nextValue: The body's next value once read (`.some(nil)` for `null`), else `nil`.
-    func earlyNext(head: HTTPResponseHead, nextValue: String??, url: String, endpoint: URL) -> PageLocation?
-    /// ``earlyNext(head:nextValue:url:endpoint:)`` for a scheme that also needs values read before the next
-    /// value (a GraphQL page's `hasNextPage`): `read` gives what the page has at a field path so far.
+    /// - Parameters:
+    ///   - nextValue: The body's next value once read (`.some(nil)` for `null`), else `nil`.
+    ///   - read: What the page has at a field path so far (a GraphQL page's `hasNextPage`), or `nil`.
     func earlyNext(
         head: HTTPResponseHead, nextValue: String??, read: (FieldPath) -> FieldValue?, url: String, endpoint: URL
     ) -> PageLocation?
@@ -90,13 +89,10 @@ extension Pagination {
     public func location(_ index: Int, after start: PageLocation) -> PageLocation? { nil }
     public var pageSize: Int? { nil }
     public func lastIndex(after first: PageFacts, start: PageLocation) -> Int? { nil }
-    public func earlyNext(head: HTTPResponseHead, nextValue: String??, url: String, endpoint: URL) -> PageLocation? {
-        nil
-    }
     public func earlyNext(
         head: HTTPResponseHead, nextValue: String??, read: (FieldPath) -> FieldValue?, url: String, endpoint: URL
     ) -> PageLocation? {
-        earlyNext(head: head, nextValue: nextValue, url: url, endpoint: endpoint)
+        nil
     }
     public func addressed(after page: PageFacts, endpoint: URL) -> (any Pagination)? { nil }
     public var readsNextValue: Bool { true }

@@ -49,7 +49,8 @@ extension NotesFetcher {
                     let now = environment.now()
                     guard gate.isOpen(at: now), !(RateLimit.wait(head, now: now).map { $0 > 0 } ?? false),
                         let next = locator.pagination.earlyNext(
-                            head: head, nextValue: .some(value), url: pageURL, endpoint: locator.endpoint)
+                            head: head, nextValue: .some(value), read: { _ in nil }, url: pageURL,
+                            endpoint: locator.endpoint)
                     else { return nil }
                     let nextURL = locator.url(for: next)
                     // A page already visited is a cycle the walk refuses: it costs no request.
