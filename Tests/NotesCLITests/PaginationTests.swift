@@ -317,6 +317,22 @@ struct PaginationTests {
         #expect(throws: UsageError(message)) { try FetchCommand(parsed, environment: [:]) }
     }
 
+    @Test(
+        "The command's defaults are the library's: 4 pages in flight, early requests on, 4 retries; the help says them")
+    func defaults() throws {
+        let parsed = try ParsedArguments([SchemeAPI.endpoint], spec: FetchCommand.spec)
+        let command = try FetchCommand(parsed, environment: [:])
+        let library = FetchConfiguration()
+        #expect(library.parallel == 4 && library.earlyRequests && library.retries == 4)
+        #expect(command.configuration.parallel == library.parallel)
+        #expect(command.configuration.earlyRequests == library.earlyRequests)
+        #expect(command.configuration.retries == library.retries)
+        #expect(command.configuration.maxWait == library.maxWait)
+        let help = FetchCommand.spec.options.map(\.help).joined(separator: "\n")
+        #expect(help.contains("pages in flight at once (1: one after another). Default: 4."))
+        #expect(help.contains("Retries of a failing page after the first attempt. Default: 4."))
+    }
+
     @Test("An endpoint that is no URI libcurl can follow is a usage error before any request, not retried")
     func badEndpoints() throws {
         for endpoint in ["http://[zz]/notes", "https://h:99999/", "http://a b/notes"] {
