@@ -88,15 +88,28 @@ start_server() {
         >"$dir/server.out" 2>"$dir/server.log" &
     server_pid=$!
     servers+=("$server_pid")
+    wait_for_server "$dir"
+}
+
+# wait_for_server DIR: sets $server_url from the server's first line of output, or ends the soak.
+wait_for_server() {
+    local dir=$1
+    # Node prints its URL within a second here; a loaded machine can take much longer, so wait up to 60 s
+    # while the process lives (a server that exits says why in its log).
     local i
-    for i in $(seq 200); do
+    for i in $(seq 3000); do
         [ -s "$dir/server.out" ] && break
         kill -0 "$server_pid" 2>/dev/null || break
         sleep 0.02
     done
     server_url=$(head -n 1 "$dir/server.out")
     if [ -z "$server_url" ]; then
-        echo "soak: the server did not start: $(head -c 300 "$dir/server.log")" >&2
+        local how="still running after 60 s"
+        if ! kill -0 "$server_pid" 2>/dev/null; then
+            wait "$server_pid"
+            how="exited with status $?"
+        fi
+        echo "soak: the server did not start ($how): $(head -c 300 "$dir/server.log")" >&2
         exit 1
     fi
 }
@@ -485,9 +498,7 @@ big_pages() {
         --style "$style" --fault "truncate:500000@2x1" >"$dir/server.out" 2>"$dir/server.log" &
     server_pid=$!
     servers+=("$server_pid")
-    local i
-    for i in $(seq 200); do [ -s "$dir/server.out" ] && break; sleep 0.02; done
-    server_url=$(head -n 1 "$dir/server.out")
+    wait_for_server "$dir"
     # shellcheck disable=SC2046
     fetch "$dir" yes "$server_url" -o "$dir/out.ids" --format ids $(style_args "$style")
     stop_server
