@@ -11,7 +11,7 @@ let package = Package(
     // Linux is the home platform; on Apple platforms Synchronization's Mutex and Atomic need these.
     platforms: [.macOS(.v15), .iOS(.v18)],
     products: [
-        .library(name: "NotesPage", targets: ["NotesPage", "NotesFetch", "NotesURLSession", "NotesScreen"]),
+        .library(name: "NotesPage", targets: ["NotesPage", "NotesFetch", "NotesStore", "NotesURLSession", "NotesScreen"]),
         .library(name: "NotesFetchTesting", targets: ["NotesFetchTesting"]),
         .executable(name: "notes-page", targets: ["notes-page"]),
         .executable(name: "notes-page-urlsession", targets: ["notes-page-urlsession"]),
@@ -34,6 +34,12 @@ let package = Package(
             providers: [.apt(["libcurl4-openssl-dev"])]
         ),
 
+        .systemLibrary(
+            name: "CSQLite",
+            pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"])]
+        ),
+
         // MARK: - Libraries
 
         /// The scanner's 64-bytes-at-a-time classifier (SSE2 / NEON / plain C), header only.
@@ -52,18 +58,22 @@ let package = Package(
         /// `defaultTransport()`. A module of its own: on Linux, Foundation and FoundationNetworking cost
         /// 7.6 MB resident in every process that links them.
         .target(name: "NotesURLSession", dependencies: ["NotesFetch"], swiftSettings: swiftSettings),
+        /// Where a walk commits its pages: an NDJSON file with its state, or a SQLite database; the
+        /// checkpoint, resume and incremental syncs.
+        .target(name: "NotesStore", dependencies: ["NotesFetch", "CSQLite"], swiftSettings: swiftSettings),
         /// A transport that answers from memory, for tests of code that walks an endpoint.
         .target(name: "NotesFetchTesting", dependencies: ["NotesFetch"], swiftSettings: swiftSettings),
         /// The notes screen: a platform-neutral view model (and a SwiftUI view where SwiftUI exists).
-        .target(name: "NotesScreen", dependencies: ["NotesFetch", "NotesURLSession"], swiftSettings: swiftSettings),
+        .target(
+            name: "NotesScreen", dependencies: ["NotesFetch", "NotesStore", "NotesURLSession"], swiftSettings: swiftSettings),
         /// Hand-written command-line parsing and help in the style of swift-argument-parser.
         .target(name: "ArgumentParsing", swiftSettings: swiftSettings),
         /// Deterministic fixture pages for tests and benchmarks.
         .target(name: "NotesGen", dependencies: ["ArgumentParsing"], swiftSettings: swiftSettings),
         /// The `notes-page` command line, as a library so tests can call it.
         .target(
-            name: "NotesCLI", dependencies: ["NotesPage", "NotesFetch", "ArgumentParsing"], swiftSettings: swiftSettings
-        ),
+            name: "NotesCLI", dependencies: ["NotesPage", "NotesFetch", "NotesStore", "ArgumentParsing"],
+            swiftSettings: swiftSettings),
 
         // MARK: - Executables
 
@@ -110,6 +120,9 @@ let package = Package(
             name: "NotesFetchTests", dependencies: ["NotesFetch", "NotesFetchTesting", "TestSupport"],
             swiftSettings: swiftSettings),
         .testTarget(
+            name: "NotesStoreTests", dependencies: ["NotesStore", "NotesFetch", "NotesFetchTesting", "TestSupport"],
+            swiftSettings: swiftSettings),
+        .testTarget(
             name: "NotesURLSessionTests", dependencies: ["NotesURLSession", "NotesFetch", "TestSupport"],
             swiftSettings: swiftSettings),
         .testTarget(
@@ -118,8 +131,8 @@ let package = Package(
         .testTarget(
             name: "NotesCLITests",
             dependencies: [
-                "NotesCLI", "NotesFetch", "NotesFetchTesting", "NotesURLSession", "NotesPage", "ArgumentParsing",
-                "TestSupport",
+                "NotesCLI", "NotesFetch", "NotesFetchTesting", "NotesStore", "NotesURLSession", "NotesPage",
+                "ArgumentParsing", "TestSupport",
             ],
             swiftSettings: swiftSettings),
         .testTarget(

@@ -1,4 +1,5 @@
 import ArgumentParsing
+import NotesStore
 import NotesPage
 
 #if canImport(Glibc)

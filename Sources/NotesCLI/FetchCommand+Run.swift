@@ -1,5 +1,6 @@
 import ArgumentParsing
 import NotesFetch
+import NotesStore
 
 #if canImport(Glibc)
     import Glibc
@@ -40,47 +41,48 @@ extension FetchCommand {
         environment.notice = { text in
             if !quiet { progress.say(text) }
         }
-        let fetcher = NotesFetcher(
-            locator: PageLocator(endpoint: url, pagination: pagination),
-            configuration: configuration,
-            transport: runtime.transport,
-            environment: environment,
-            moreTransports: runtime.moreTransports
-        )
         let session: FetchSession
         do {
-            session = try FetchSession(command: self, locator: fetcher.locator, afterStep: runtime.afterCommitStep)
+            session = try FetchSession(command: self, afterStep: runtime.afterCommitStep)
         } catch {
             runtime.report("Error: \(error)\n")
             return .ioError
         }
-        if session.state.isDone {
+        let walk = session.walk
+        if walk.opening == .complete {
             if !quiet {
                 runtime.report("Already complete: \(session.state.notes) notes in \(session.state.pages) pages.\n")
             }
             return .success
         }
-        // A resumed run goes on from the state's next page, numbering pages after the committed ones.
-        let from = session.state.next ?? start
+        var configuration = configuration
+        // An NDJSON incremental sync keeps the ids of the runs before: the notes that come again are
+        // already in the file.
+        if walk.absorbsOverlap { configuration.page.duplicates = .skip }
+        let fetcher = NotesFetcher(
+            locator: walk.locator,
+            configuration: configuration,
+            transport: runtime.transport,
+            environment: environment,
+            moreTransports: runtime.moreTransports
+        )
+        let from = startsAtCursor ? start : pagination.start(endpoint: walk.endpoint)
         var recognised = quiet
         let stop: PageLocation?
         do throws(FetchError) {
-            stop = try await fetcher.walk(
+            stop = try await walk.run(
+                fetcher: fetcher,
                 from: from,
-                firstNumber: session.state.pages + 1,
-                ids: session.ids,
-                visited: session.visited,
                 maxPages: all ? maxPages : 1,
                 maxNotes: maxNotes,
                 cancellation: cancellation
-            ) { page throws(FetchError) in
+            ) { page, checkpoint in
                 if !recognised, let facts = page.facts {
                     recognised = true
                     if let text = facts.foundPaths { progress.say(text) }
                     if let text = pagination.recognition(after: facts, endpoint: url) { progress.say(text) }
                 }
-                try session.commit(page)
-                progress.update(session.state)
+                progress.update(checkpoint)
             }
         } catch {
             progress.finish()
@@ -127,7 +129,7 @@ struct FetchRuntime: Sendable {
     var showsProgress: Bool
     /// Called after each step of a page's commit. Throwing stops the commit there, leaving the files as a
     /// `kill -9` at that point would: tests use it to crash a run at every step.
-    var afterCommitStep: @Sendable (CommitStep) throws(SystemError) -> Void = { _ throws(SystemError) in }
+    var afterCommitStep: @Sendable (CommitStep) throws(CommitStop) -> Void = { _ throws(CommitStop) in }
 
     /// libcurl (or URLSession, made by `urlSession`), real time, the process's standard error.
     static func live(

@@ -1,5 +1,7 @@
 import ArgumentParsing
 import NotesFetch
+import NotesPage
+import NotesStore
 
 #if canImport(FoundationEssentials)
     import FoundationEssentials
@@ -23,6 +25,21 @@ struct FetchCommand {
             .init("--max-notes", value: "n", help: "Stop after the page that brings the notes to this many."),
             .init("-o", "--output", value: "file", help: "Write the notes to this file instead of standard output."),
             .init("--state", value: "file", help: "Keep progress here after each page; run again to resume."),
+            .init(
+                "--sqlite", value: "file",
+                help:
+                    "Keep the notes in this SQLite database, a row per id, each page one transaction with the walk's state; run again to resume, or when complete to refresh."
+            ),
+            .init("--table", value: "name", help: "The table of --sqlite. Default: notes."),
+            .init(
+                "--since-path", value: "path",
+                help: "Incremental sync: the records' field whose highest value the next run asks from, e.g. updated_at."),
+            .init(
+                "--since-param", value: "name",
+                help: "The query parameter that sends it, e.g. since (with --since-path)."),
+            .init(
+                "--lookback", value: "duration",
+                help: "Ask from that much before the highest value (e.g. 30s, 5m, 1h). Default: 0."),
             .init(
                 "--retries", value: "n",
                 help: "Retries of a failing page after the first attempt. Default: \(defaults.retries)."),
@@ -59,6 +76,13 @@ struct FetchCommand {
     var maxNotes: Int?
     var outputPath: String?
     var statePath: String?
+    /// `--sqlite`: the database the notes are kept in, instead of an output file.
+    var sqlitePath: String?
+    var table = "notes"
+    /// `--since-path` and `--since-param`: what this run asks from.
+    var incremental: IncrementalSync?
+    /// Whether `--cursor` chose the first page (otherwise the scheme's start of this run's endpoint).
+    var startsAtCursor = false
     var quiet: Bool
     var options: PageOptions
     var configuration: FetchConfiguration
@@ -102,6 +126,7 @@ struct FetchCommand {
                     "Invalid --cursor '\(cursor.prefix(40))' for --paginate \(pagination): expected a number")
             }
             start = location
+            startsAtCursor = true
         } else {
             start = pagination.start(endpoint: url)
         }
@@ -111,9 +136,28 @@ struct FetchCommand {
         statePath = parsed.value("--state")
         quiet = parsed.has("--quiet")
         options = try PageOptions(parsed)
+        sqlitePath = parsed.value("--sqlite")
+        if let sqlitePath {
+            for option in ["--output", "--state", "--format"] where parsed.has(option) {
+                throw UsageError("--sqlite and \(option) cannot go together: the database holds the notes and the state")
+            }
+            guard !sqlitePath.isEmpty else { throw UsageError("--sqlite needs a file name") }
+            options.configuration.keepsJSON = true
+        }
+        if let name = parsed.value("--table") {
+            guard sqlitePath != nil else { throw UsageError("--table needs --sqlite") }
+            guard SQLiteDestination.isValidTableName(name) else {
+                throw UsageError(
+                    "Invalid --table '\(name.prefix(40))': letters, digits and _, not starting with a digit, not sqlite_… or notes_page_…"
+                )
+            }
+            table = name
+        }
         if statePath != nil && outputPath == nil && options.format != .none {
             throw UsageError("--state needs --output: a resumed run must cut the output back to its last page")
         }
+        incremental = try Self.incremental(parsed, canKeep: sqlitePath != nil || statePath != nil)
+        if incremental != nil { options.configuration.keepsJSON = true }
 
         var configuration = FetchConfiguration(page: options.configuration)
         configuration.page.duplicates = try PaginationOptions.duplicates(parsed)
@@ -163,5 +207,47 @@ struct FetchCommand {
         // The library refuses it too, before any request; here it is a usage error before anything starts.
         if let problem = configuration.credentialProblem(endpoint: url) { throw UsageError(problem) }
         self.configuration = configuration
+    }
+
+    /// `--since-path`, `--since-param` and `--lookback`, which go together and need somewhere to keep
+    /// the highest value (`canKeep`: `--sqlite` or `--state`).
+    static func incremental(_ parsed: ParsedArguments, canKeep: Bool) throws(UsageError) -> IncrementalSync? {
+        let path = try PageOptions.path(parsed, "--since-path")
+        let parameter = parsed.value("--since-param")
+        guard let path, let parameter else {
+            if path != nil { throw UsageError("--since-path needs --since-param: the query parameter that sends it") }
+            if parameter != nil { throw UsageError("--since-param needs --since-path: the field it is the highest of") }
+            if parsed.has("--lookback") { throw UsageError("--lookback needs --since-path and --since-param") }
+            return nil
+        }
+        guard !parameter.isEmpty, parameter.utf8.count <= 256 else {
+            throw UsageError("Invalid --since-param: a name of 1 to 256 bytes")
+        }
+        guard canKeep else {
+            throw UsageError("--since-path needs --sqlite or --state: somewhere to keep the highest value between runs")
+        }
+        var lookback = 0.0
+        if let text = parsed.value("--lookback") {
+            guard let seconds = Self.duration(text) else {
+                throw UsageError("Invalid --lookback '\(text.prefix(40))': expected a duration such as 30s, 5m, 2h or 1d")
+            }
+            lookback = seconds
+        }
+        return IncrementalSync(path: path, parameter: parameter, lookback: lookback)
+    }
+
+    /// Seconds in a duration: a whole number with s, m, h or d (seconds without one), at most 366 days.
+    static func duration(_ text: String) -> Double? {
+        let units: [Character: Double] = ["s": 1, "m": 60, "h": 3600, "d": 86_400]
+        var digits = Substring(text)
+        var unit = 1.0
+        if let last = text.last, let scale = units[last] {
+            unit = scale
+            digits = digits.dropLast()
+        }
+        guard !digits.isEmpty, digits.count <= 9, digits.allSatisfy(\.isASCII), let value = Int(digits), value >= 0
+        else { return nil }
+        let seconds = Double(value) * unit
+        return seconds <= 366 * 86_400 ? seconds : nil
     }
 }

@@ -1,116 +1,44 @@
 import NotesFetch
 import NotesPage
+import NotesStore
 
 #if canImport(FoundationEssentials)
     import FoundationEssentials
 #else
     import Foundation
 #endif
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Darwin)
-    import Darwin
-#endif
 
-/// The durable steps of committing a page, in order.
-enum CommitStep: Sendable, Hashable, CaseIterable {
-    /// The page's notes are in the output file.
-    case output
-    /// Its ids and next URL are in the journal.
-    case journal
-    /// The state file names it (renamed into place): the page is committed.
-    case state
-}
-
-/// The output, the state and the journal of one run.
+/// One run of `fetch`: its destination (an NDJSON file with `--state`, or `--sqlite`), the walk that
+/// commits to it, and what the run says about itself.
 final class FetchSession: @unchecked Sendable {
     // One walk at a time touches a session: its task's page callback, then the command after awaiting it.
     let command: FetchCommand
-    let locator: PageLocator
-    let output: OutputFile
-    let journal: OutputFile?
-    let ids = IDSet()
-    let visited = IDSet()
-    var state: RunState
+    let walk: CommittedWalk
     let started = Clock.now
-    private let afterStep: @Sendable (CommitStep) throws(SystemError) -> Void
 
-    /// Opens the run's files: a new run, or the one `--state` names, cut back to its last committed page.
-    init(
-        command: FetchCommand,
-        locator: PageLocator,
-        afterStep: @escaping @Sendable (CommitStep) throws(SystemError) -> Void = { _ throws(SystemError) in }
-    ) throws(SystemError) {
+    /// Opens the run's destination: a new run, the one it holds cut back to its last committed page, or
+    /// a new run over a complete one (a copy refreshed, an incremental sync).
+    init(command: FetchCommand, afterStep: @escaping (CommitStep) throws(CommitStop) -> Void) throws(StoreError) {
         self.command = command
-        self.locator = locator
-        self.afterStep = afterStep
-        let url = locator.endpoint.absoluteString
-        let pagination = locator.pagination.description
-        var state = RunState(url: url, pagination: pagination)
-        if let statePath = command.statePath, let saved = try RunState.load(statePath) {
-            guard saved.url == url else {
-                throw SystemError(operation: "'\(statePath)' is the state of another run (\(saved.url))", code: EINVAL)
-            }
-            guard saved.pagination == pagination else {
-                throw SystemError(
-                    operation:
-                        "'\(statePath)' is the state of a run with --paginate \(saved.pagination), not \(pagination)",
-                    code: EINVAL)
-            }
-            state = saved
-        }
-        self.state = state
-        if let path = command.outputPath {
-            output = try OutputFile(path: path, length: state.outputBytes)
+        let destination: any PageDestination
+        if let sqlitePath = command.sqlitePath {
+            let database = try SQLiteDestination(
+                path: sqlitePath, table: command.table, titles: command.options.configuration.titlePath != nil)
+            database.afterStep = afterStep
+            destination = database
         } else {
-            output = OutputFile(standardOutput: ())
+            let file = NDJSONDestination(
+                outputPath: command.outputPath, statePath: command.statePath,
+                format: NDJSONDestination.Format(rawValue: command.options.format.rawValue) ?? .ndjson)
+            file.afterStep = afterStep
+            destination = file
         }
-        if let statePath = command.statePath {
-            let journalPath = statePath + ".journal"
-            if state.journalBytes > 0, let bytes = try readFile(journalPath, limit: FetchLimits.maxJournalBytes) {
-                try Journal.replay(Array(bytes.prefix(state.journalBytes)), ids: ids, visited: visited)
-            }
-            journal = try OutputFile(path: journalPath, length: state.journalBytes)
-        } else {
-            journal = nil
-        }
+        walk = try CommittedWalk(
+            url: command.url, pagination: command.pagination, destination: destination,
+            incremental: command.incremental)
     }
 
-    /// Writes a complete page: its notes to the output in one piece, then the journal, then the state.
-    func commit(_ page: FetchedPage) throws(FetchError) {
-        var bytes: [UInt8] = []
-        for note in page.notes {
-            switch command.options.format {
-            case .ndjson: bytes.append(contentsOf: note.json ?? [])
-            case .ids: bytes.append(contentsOf: note.idBytes)
-            case .none: continue
-            }
-            bytes.append(UInt8(ascii: "\n"))
-        }
-        do {
-            try output.write(bytes)
-            try afterStep(.output)
-            state.pages += 1
-            state.notes += page.notes.count
-            state.skipped += page.skippedCount
-            state.total = page.total ?? state.total
-            state.bytes += page.byteCount
-            state.wireBytes = (state.wireBytes ?? 0) + page.wireBytes
-            state.next = page.next
-            state.outputBytes = output.length
-            if let journal, let statePath = command.statePath {
-                var record: [UInt8] = []
-                Journal.record(page, nextURL: page.next.map { locator.identity(for: $0) }, into: &record)
-                try journal.write(record)
-                try afterStep(.journal)
-                state.journalBytes = journal.length
-                try state.save(statePath)
-                try afterStep(.state)
-            }
-        } catch {
-            throw FetchError(.output(error.description), page: page.number, location: page.location)
-        }
-    }
+    var state: WalkCheckpoint { walk.checkpoint }
 
     /// The summary line; when the walk reached the last page (`complete`), also a total the server
     /// announced below the notes that arrived (one above them is an error: ``missingNotes``).
@@ -121,12 +49,16 @@ final class FetchSession: @unchecked Sendable {
         let pages = state.pages == 1 ? "1 page" : "\(state.pages) pages"
         let skipped =
             state.skipped == 0
-            ? "" : ", \(state.skipped) duplicate\(state.skipped == 1 ? "" : "s") skipped"
+            ? "" : ", \(state.skipped) \(walk.absorbsOverlap ? "already kept" : "duplicate\(state.skipped == 1 ? "" : "s") skipped")"
         let wire = state.wireBytes ?? 0
         let bytes =
             wire > 0 && wire != state.bytes ? "\(state.bytes) bytes (\(wire) on the wire)" : "\(state.bytes) bytes"
+        var since = ""
+        if let sinceState = state.since, command.incremental != nil {
+            since = sinceState.from.map { "since \($0): " } ?? "first sync: "
+        }
         var text =
-            "\(notes), \(pages)\(skipped), \(bytes), \(Clock.format(seconds)) s, \(Clock.format(rate, places: 1)) MB/s\n"
+            "\(since)\(notes), \(pages)\(skipped), \(bytes), \(Clock.format(seconds)) s, \(Clock.format(rate, places: 1)) MB/s\n"
         if complete, let total = state.total, total < state.notes + state.skipped {
             text += "The server announced \(total) notes; \(state.notes + state.skipped) arrived.\n"
         }
@@ -145,6 +77,12 @@ final class FetchSession: @unchecked Sendable {
     func resumeHint(_ verb: String, url: URL, next: PageLocation) -> String? {
         let committed =
             "\(verb) after \(state.pages) committed page\(state.pages == 1 ? "" : "s") (\(state.notes) notes)."
+        if let sqlitePath = command.sqlitePath {
+            var words = ["notes-page", "fetch", "--all", "--sqlite", sqlitePath]
+            if command.table != "notes" { words += ["--table", command.table] }
+            words.append(url.absoluteString)
+            return "\(committed) Resume with: \(words.map(shellQuote).joined(separator: " "))\n"
+        }
         if let statePath = command.statePath {
             var words = ["notes-page", "fetch", "--all", "--state", statePath]
             if let output = command.outputPath { words += ["-o", output] }

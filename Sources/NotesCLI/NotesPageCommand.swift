@@ -1,4 +1,5 @@
 import ArgumentParsing
+import NotesStore
 import Dispatch
 public import NotesFetch
 

@@ -1,4 +1,5 @@
 import ArgumentParsing
+import NotesStore
 import NotesFetch
 import NotesPage
 

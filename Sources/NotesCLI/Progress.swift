@@ -1,4 +1,5 @@
 import Dispatch
+import NotesStore
 
 /// Progress on standard error while it is a terminal: pages, notes, bytes, rate, elapsed, the share of
 /// an announced total and the time left; while a rate limit holds the run, the wait, counting down.
@@ -30,7 +31,7 @@ final class Progress: @unchecked Sendable {
 
     /// A page was committed: the line shows the run so far (at most five times a second), and a wait
     /// shown before is over.
-    func update(_ state: RunState) {
+    func update(_ state: WalkCheckpoint) {
         guard enabled else { return }
         queue.sync {
             let now = now()

@@ -17,6 +17,8 @@ public struct FetchError: Error, Sendable, Hashable, CustomStringConvertible {
         case pagination(String)
         /// Too many redirects in a row.
         case redirects(Int)
+        /// A record's field that the walk reads (an incremental sync's) is missing or of another type.
+        case record(String)
         /// 401 or 403: the credentials are missing or no longer valid. Never retried.
         case sessionExpired(status: Int)
         /// Still failing after every retry: the last reason.
@@ -61,7 +63,7 @@ public struct FetchError: Error, Sendable, Hashable, CustomStringConvertible {
 
     public var kind: Kind {
         switch code {
-        case .contract, .status, .contentType, .tooLarge, .cycle, .pagination, .redirects: return .contract
+        case .contract, .status, .contentType, .tooLarge, .cycle, .pagination, .redirects, .record: return .contract
         case .sessionExpired: return .sessionExpired
         case .unavailable, .rateLimited, .tls: return .unavailable
         case .cancelled: return .cancelled
@@ -80,7 +82,7 @@ public struct FetchError: Error, Sendable, Hashable, CustomStringConvertible {
         case .tooLarge(let length, let limit):
             return "Content-Length \(length) is over the page limit of \(limit) bytes"
         case .cycle: return "the server sent a next page already visited in this run (a cursor cycle)"
-        case .pagination(let message): return message
+        case .pagination(let message), .record(let message): return message
         case .redirects(let count): return "more than \(count) redirects in a row"
         case .sessionExpired(let status): return "session expired (HTTP \(status)): sign in again or renew the token"
         case .unavailable(let last):

@@ -37,7 +37,10 @@ public struct Note: Sendable, Hashable {
     public var quotedID: String {
         idBytes.withUnsafeBytes { PageState.quote($0) }
     }
-    public var title: String { String(decoding: storage[idCount..<idCount + titleCount], as: UTF8.self) }
+    public var title: String { String(decoding: titleBytes, as: UTF8.self) }
+
+    /// The title's UTF-8 bytes (its escapes decoded).
+    public var titleBytes: ArraySlice<UInt8> { storage[idCount..<idCount + titleCount] }
 
     /// The id's UTF-8 bytes.
     public var idBytes: ArraySlice<UInt8> { storage[..<idCount] }

@@ -121,6 +121,8 @@ public struct LoadFailure: Sendable, Hashable, CustomStringConvertible {
             (reason, canRetry) = ("The server's page does not say where the next one is.", false)
         case .redirects:
             (reason, canRetry) = ("The server redirected too many times.", true)
+        case .record:
+            (reason, canRetry) = ("The server sent notes this app cannot read.", true)
         case .sessionExpired:
             (reason, canRetry) = ("Your session has expired.", false)
         case .cancelled:

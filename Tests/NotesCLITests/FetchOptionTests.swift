@@ -1,5 +1,6 @@
 import Foundation
 import NotesFetch
+import NotesStore
 import NotesFetchTesting
 import Synchronization
 import Testing
@@ -94,7 +95,7 @@ struct FetchOptionTests {
 
     @Test("On a terminal, progress shows a percentage and the time left once the server announced a total")
     func progressWithTotal() {
-        var state = RunState(url: FakeAPI.endpoint, pagination: "auto")
+        var state = WalkCheckpoint(url: FakeAPI.endpoint, pagination: "auto")
         state.pages = 1
         state.notes = 25
         state.total = 100
@@ -160,7 +161,7 @@ struct FetchOptionTests {
         let clock = Mutex(1000.0)
         let console = Console()
         let progress = Progress(enabled: true, report: console.write, now: { clock.withLock { $0 } })
-        var state = RunState(url: FakeAPI.endpoint, pagination: "auto")
+        var state = WalkCheckpoint(url: FakeAPI.endpoint, pagination: "auto")
         state.pages = 3
         state.notes = 30
         progress.update(state)

@@ -1,6 +1,7 @@
 import ArgumentParsing
 import Foundation
 import NotesFetch
+import NotesStore
 import NotesFetchTesting
 import NotesPage
 import Synchronization
@@ -80,15 +81,15 @@ struct SimulatedKill: Sendable {
     var step: CommitStep
 
     /// The hook for ``FetchRuntime/afterCommitStep``: counts commits, throws at the chosen step.
-    func hook() -> @Sendable (CommitStep) throws(SystemError) -> Void {
+    func hook() -> @Sendable (CommitStep) throws(CommitStop) -> Void {
         let commits = Mutex(0)
-        return { step throws(SystemError) in
+        return { step throws(CommitStop) in
             let page = commits.withLock { count in
-                if step == .output { count += 1 }
+                if step == .output || step == .rows { count += 1 }
                 return count
             }
             if page == self.page && step == self.step {
-                throw SystemError(operation: "simulated kill after the \(step) step", code: EIO)
+                throw CommitStop("simulated kill after the \(step) step")
             }
         }
     }

@@ -361,7 +361,7 @@ struct PaginationTests {
         #expect(run.status == .ioError)
         #expect(
             run.messages
-                == "Error: '\(scratch.path("state.json"))' is the state of a run with --paginate offset (offset, limit=10), not page (page from 1, per_page=10): Invalid argument\n"
+                == "Error: '\(scratch.path("state.json"))' is the state of a run with --paginate offset (offset, limit=10), not page (page from 1, per_page=10)\n"
         )
         #expect(other.requests.isEmpty)
 
@@ -371,7 +371,7 @@ struct PaginationTests {
         #expect(old.status == .ioError)
         #expect(
             old.messages
-                == "Error: '\(scratch.path("state.json"))' is a state of version 1, not 2: written by another notes-page; remove it to start over: Invalid argument\n"
+                == "Error: '\(scratch.path("state.json"))' is a state of version 1, not 2: written by another notes-page; remove it to start over\n"
         )
         #expect(other.requests.isEmpty)
     }

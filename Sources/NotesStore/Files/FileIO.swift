@@ -5,14 +5,14 @@
 #endif
 
 /// Reads a file or standard input in fixed-size chunks with `read(2)`: memory stays at one chunk.
-final class ChunkReader {
+package final class ChunkReader {
     private let descriptor: Int32
     private let ownsDescriptor: Bool
     private var buffer: UnsafeMutableRawBufferPointer
 
     /// Opens `path`, or standard input for `-`.
     /// - Throws: ``SystemError`` when the file cannot be opened.
-    init(path: String, chunkSize: Int = 64 << 10) throws(SystemError) {
+    package init(path: String, chunkSize: Int = 64 << 10) throws(SystemError) {
         if path == "-" {
             descriptor = STDIN_FILENO
             ownsDescriptor = false
@@ -30,7 +30,7 @@ final class ChunkReader {
     }
 
     /// The next chunk, valid until the next call; empty at the end of the input.
-    func next() throws(SystemError) -> UnsafeRawBufferPointer {
+    package func next() throws(SystemError) -> UnsafeRawBufferPointer {
         while true {
             let count = read(descriptor, buffer.baseAddress, buffer.count)
             if count >= 0 { return UnsafeRawBufferPointer(rebasing: buffer[..<count]) }
@@ -40,27 +40,27 @@ final class ChunkReader {
 }
 
 /// Buffers output and writes it to a file descriptor with `write(2)`.
-struct OutputWriter: ~Copyable {
+package struct OutputWriter: ~Copyable {
     private let descriptor: Int32
     private var buffer: [UInt8] = []
     private let capacity: Int
 
-    init(descriptor: Int32, capacity: Int = 64 << 10) {
+    package init(descriptor: Int32, capacity: Int = 64 << 10) {
         self.descriptor = descriptor
         self.capacity = capacity
         buffer.reserveCapacity(capacity)
     }
 
-    mutating func write(_ bytes: some Collection<UInt8>) throws(SystemError) {
+    package mutating func write(_ bytes: some Collection<UInt8>) throws(SystemError) {
         buffer.append(contentsOf: bytes)
         if buffer.count >= capacity { try flush() }
     }
 
-    mutating func write(_ text: String) throws(SystemError) {
+    package mutating func write(_ text: String) throws(SystemError) {
         try write(text.utf8)
     }
 
-    mutating func flush() throws(SystemError) {
+    package mutating func flush() throws(SystemError) {
         let descriptor = descriptor
         let result = buffer.withUnsafeBytes { bytes in
             Result { () throws(SystemError) in try writeAll(descriptor, bytes, what: "output") }
@@ -71,20 +71,20 @@ struct OutputWriter: ~Copyable {
 }
 
 /// A failed system call, with `strerror`'s text.
-struct SystemError: Error, CustomStringConvertible {
-    var operation: String
-    var code: Int32
+package struct SystemError: Error, CustomStringConvertible {
+    package var operation: String
+    package var code: Int32
 
-    init(operation: String, code: Int32 = errno) {
+    package init(operation: String, code: Int32 = errno) {
         self.operation = operation
         self.code = code
     }
 
-    var description: String { "\(operation): \(String(cString: strerror(code)))" }
+    package var description: String { "\(operation): \(String(cString: strerror(code)))" }
 }
 
 /// Writes `text` to standard error at once.
-func printError(_ text: String) {
+package func printError(_ text: String) {
     var text = text
     text.withUTF8 { bytes in
         try? writeAll(STDERR_FILENO, UnsafeRawBufferPointer(bytes), what: "standard error")
@@ -93,7 +93,7 @@ func printError(_ text: String) {
 
 /// Writes all of `bytes` to `descriptor` with `write(2)`, again after a partial write or `EINTR`.
 /// - Throws: ``SystemError`` naming `what` when a write fails.
-func writeAll(_ descriptor: Int32, _ bytes: UnsafeRawBufferPointer, what: String) throws(SystemError) {
+package func writeAll(_ descriptor: Int32, _ bytes: UnsafeRawBufferPointer, what: String) throws(SystemError) {
     var written = 0
     while written < bytes.count {
         let count = write(descriptor, bytes.baseAddress! + written, bytes.count - written)
@@ -104,14 +104,14 @@ func writeAll(_ descriptor: Int32, _ bytes: UnsafeRawBufferPointer, what: String
 }
 
 /// A file opened for writing at a known length, written with `write(2)`.
-final class OutputFile {
-    let descriptor: Int32
+package final class OutputFile {
+    package let descriptor: Int32
     private let ownsDescriptor: Bool
     /// Bytes in the file: where the next write goes.
-    private(set) var length: Int
+    package private(set) var length: Int
 
     /// Standard output.
-    init(standardOutput: Void) {
+    package init(standardOutput: Void) {
         descriptor = STDOUT_FILENO
         ownsDescriptor = false
         length = 0
@@ -119,7 +119,7 @@ final class OutputFile {
 
     /// Opens `path`, creating it, and cuts it to `length` bytes (0 for a new run).
     /// - Throws: ``SystemError``; also when the file is shorter than `length` (it lost committed data).
-    init(path: String, length: Int) throws(SystemError) {
+    package init(path: String, length: Int) throws(SystemError) {
         descriptor = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else { throw SystemError(operation: "cannot open '\(path)' for writing") }
         ownsDescriptor = true
@@ -152,12 +152,12 @@ final class OutputFile {
     }
 
     /// Writes all of `bytes`.
-    func write(_ bytes: UnsafeRawBufferPointer) throws(SystemError) {
+    package func write(_ bytes: UnsafeRawBufferPointer) throws(SystemError) {
         try writeAll(descriptor, bytes, what: "output")
         length += bytes.count
     }
 
-    func write(_ bytes: [UInt8]) throws(SystemError) {
+    package func write(_ bytes: [UInt8]) throws(SystemError) {
         let result: Result<Void, SystemError> = bytes.withUnsafeBytes { buffer in
             Result { () throws(SystemError) in try write(buffer) }
         }
@@ -167,7 +167,7 @@ final class OutputFile {
 
 /// Replaces `path` with `bytes` atomically: a temporary file beside it, `fsync`, `rename`, `fsync` of the
 /// directory. A reader (or a crash) sees the old file or the new one, never a mix.
-func writeAtomically(_ bytes: [UInt8], to path: String) throws(SystemError) {
+package func writeAtomically(_ bytes: [UInt8], to path: String) throws(SystemError) {
     let temporary = path + ".tmp"
     let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
     guard descriptor >= 0 else { throw SystemError(operation: "cannot write '\(temporary)'") }
@@ -194,7 +194,7 @@ func writeAtomically(_ bytes: [UInt8], to path: String) throws(SystemError) {
 }
 
 /// Reads a whole (small) file.
-func readFile(_ path: String, limit: Int = 1 << 30) throws(SystemError) -> [UInt8]? {
+package func readFile(_ path: String, limit: Int = 1 << 30) throws(SystemError) -> [UInt8]? {
     let reader: ChunkReader
     do {
         reader = try ChunkReader(path: path)

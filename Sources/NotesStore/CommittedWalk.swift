@@ -1,0 +1,163 @@
+public import NotesFetch
+public import NotesPage
+
+#if canImport(FoundationEssentials)
+    public import FoundationEssentials
+#else
+    public import Foundation
+#endif
+
+/// A walk whose pages are committed to a ``PageDestination``: the one way the command line, the notes
+/// screen and tests commit a page.
+///
+/// Opening reads what the destination holds and decides what this run does: start, resume a run cut
+/// short (after its last committed page, with its ids and visited pages), walk again over a complete
+/// one (a copy refreshed, or an incremental sync asking from the highest value committed), or nothing
+/// (``Opening/complete``). Each page the walk delivers is then committed with the checkpoint that
+/// counts it.
+///
+/// ```swift
+/// let destination = try SQLiteDestination(path: "notes.db")
+/// let walk = try CommittedWalk(url: endpoint, pagination: pagination, destination: destination)
+/// let fetcher = NotesFetcher(locator: walk.locator, configuration: configuration, transport: transport)
+/// try await walk.run(fetcher: fetcher, from: pagination.start(endpoint: walk.endpoint))
+/// ```
+public final class CommittedWalk {
+    /// What opening found, and so what this run does.
+    public enum Opening: Sendable, Hashable {
+        /// Nothing was there: a first run.
+        case new
+        /// A run cut short: this one goes on after its last committed page.
+        case resumed
+        /// A complete run: this one walks again (a refresh, or an incremental sync).
+        case again
+        /// A complete run, and a destination that does not walk again: nothing to do.
+        case complete
+    }
+
+    public let destination: any PageDestination
+    public let opening: Opening
+    /// The endpoint as given: what the checkpoint records.
+    public let url: URL
+    /// The endpoint this run asks: ``url``, with the incremental sync's parameter when it sends one.
+    public let endpoint: URL
+    public let pagination: any Pagination
+    public let incremental: IncrementalSync?
+    /// The ids committed in this run (and, for an NDJSON incremental sync, in the runs before).
+    public let ids: IDSet
+    /// The pages this run visited or was promised.
+    public let visited: IDSet
+    /// Where the walk stands: updated with each committed page.
+    public private(set) var checkpoint: WalkCheckpoint
+
+    /// Opens `destination` for the walk of `url` with `pagination`.
+    /// - Throws: ``StoreError`` when the destination cannot be read, belongs to another walk, or the
+    ///   incremental sync cannot go on from what it holds.
+    public init(
+        url: URL, pagination: any Pagination, destination: any PageDestination, incremental: IncrementalSync? = nil
+    ) throws(StoreError) {
+        self.url = url
+        self.pagination = pagination
+        self.destination = destination
+        self.incremental = incremental
+        let ids = IDSet()
+        var visited = IDSet()
+        let found = try destination.open(
+            url: url.absoluteString, pagination: pagination.description, ids: ids, visited: visited)
+        var checkpoint = found ?? WalkCheckpoint(url: url.absoluteString, pagination: pagination.description)
+        if let incremental, let since = checkpoint.since,
+            since.path != incremental.path.description || since.parameter != incremental.parameter
+        {
+            throw StoreError(
+                "this copy was synced with --since-path \(since.path) --since-param \(since.parameter), not --since-path \(incremental.path) --since-param \(incremental.parameter)"
+            )
+        }
+        let opening: Opening
+        switch found {
+        case nil: opening = .new
+        case let found? where !found.isDone: opening = .resumed
+        case _ where destination.refreshesWhenComplete || incremental != nil: opening = .again
+        default: opening = .complete
+        }
+        if opening == .again {
+            checkpoint = checkpoint.nextRun()
+            visited = IDSet()  // the pages of the run before are no cycle of this one
+        }
+        if let incremental {
+            var since =
+                checkpoint.since
+                ?? SinceState(path: incremental.path.description, parameter: incremental.parameter)
+            if opening != .resumed {
+                since.from = try since.highest.map { (highest) throws(StoreError) in
+                    try incremental.from(highest: highest)
+                }
+            }
+            checkpoint.since = since
+            endpoint = incremental.endpoint(url, from: since.from)
+        } else {
+            endpoint = url
+        }
+        self.opening = opening
+        self.checkpoint = checkpoint
+        self.ids = ids
+        self.visited = visited
+    }
+
+    /// The locator of this run's pages: ``endpoint`` walked with ``pagination``.
+    public var locator: PageLocator { PageLocator(endpoint: endpoint, pagination: pagination) }
+
+    /// Whether the records of the runs before are in ``ids`` and a note seen again is skipped rather than
+    /// refused: an NDJSON incremental sync, whose overlap must not be written twice.
+    public var absorbsOverlap: Bool {
+        opening == .again && incremental != nil && ids.count > 0
+    }
+
+    /// Walks from `start` (or, resuming, from the checkpoint's next page), committing each page.
+    /// - Parameters:
+    ///   - fetcher: Made with ``locator``.
+    ///   - onPage: Called after each page is committed, with it and the checkpoint that counts it.
+    /// - Returns: The next page when the walk stopped at `maxPages` or `maxNotes`; `nil` at the end.
+    /// - Throws: ``FetchError``: the walk's, or ``FetchError/Code/output(_:)`` when a commit fails (no
+    ///   committed page is lost), or ``FetchError/Code/record(_:)`` for an incremental sync's field.
+    @discardableResult
+    public func run(
+        fetcher: NotesFetcher,
+        from start: PageLocation,
+        maxPages: Int? = nil,
+        maxNotes: Int? = nil,
+        cancellation: CancellationFlag = CancellationFlag(),
+        onPage: (FetchedPage, WalkCheckpoint) -> Void = { _, _ in }
+    ) async throws(FetchError) -> PageLocation? {
+        guard opening != .complete else { return nil }
+        let from = opening == .resumed ? (checkpoint.next ?? start) : start
+        return try await fetcher.walk(
+            from: from,
+            firstNumber: checkpoint.pages + 1,
+            ids: ids,
+            visited: visited,
+            maxPages: maxPages,
+            maxNotes: maxNotes,
+            cancellation: cancellation
+        ) { page throws(FetchError) in
+            try commit(page, locator: fetcher.locator)
+            onPage(page, checkpoint)
+        }
+    }
+
+    /// Commits one page fetched outside ``run(fetcher:from:maxPages:maxNotes:cancellation:onPage:)``
+    /// (the notes screen fetches a page at a time), its ids already committed in ``ids``' page.
+    public func commit(_ page: FetchedPage, locator: PageLocator) throws(FetchError) {
+        var next = checkpoint
+        next.add(page)
+        if let incremental {
+            let highest = try incremental.highest(next.since?.highest, after: page)
+            next.since?.highest = highest
+        }
+        do {
+            try destination.commit(page, checkpoint: next, nextIdentity: page.next.map { locator.identity(for: $0) })
+        } catch {
+            throw FetchError(.output(error.description), page: page.number, location: page.location)
+        }
+        checkpoint = next
+    }
+}

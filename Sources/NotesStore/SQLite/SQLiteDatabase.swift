@@ -1,0 +1,181 @@
+internal import CSQLite
+
+/// What SQLite said when a call failed: its result code, its message, and what was being done.
+package struct SQLiteError: Error, Sendable, CustomStringConvertible {
+    /// SQLite's extended result code.
+    package var code: Int32
+    package var message: String
+    /// What the call was for, e.g. "opening 'notes.db'".
+    package var operation: String
+
+    /// Another connection holds the write lock past the busy timeout.
+    package var isLocked: Bool { code & 0xFF == SQLITE_BUSY || code & 0xFF == SQLITE_LOCKED }
+    /// The disk (or the database's page limit) is full.
+    package var isFull: Bool { code & 0xFF == SQLITE_FULL }
+    /// The file is not a SQLite database.
+    package var isNotADatabase: Bool { code & 0xFF == SQLITE_NOTADB }
+
+    package var description: String {
+        if isNotADatabase { return "\(operation): not a SQLite database" }
+        if isLocked { return "\(operation): the database is locked by another writer (\(message))" }
+        if isFull { return "\(operation): the disk or the database is full (\(message))" }
+        return "\(operation): \(message) (SQLite error \(code))"
+    }
+}
+
+/// One connection to a SQLite database: the only place in the project that calls `sqlite3_*`.
+///
+/// Not for concurrent use: one thread at a time (SQLite's own mutexes are kept, so a misuse is safe).
+package final class SQLiteDatabase {
+    private let handle: OpaquePointer
+    package let path: String
+
+    /// Opens (creating when `create`) the database at `path`, waiting up to `busyTimeout` seconds for
+    /// another connection's lock.
+    package init(path: String, create: Bool = true, readOnly: Bool = false, busyTimeout: Double = 5)
+        throws(SQLiteError)
+    {
+        var flags = SQLITE_OPEN_FULLMUTEX
+        if readOnly {
+            flags |= SQLITE_OPEN_READONLY
+        } else {
+            flags |= SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0)
+        }
+        var handle: OpaquePointer?
+        let status = sqlite3_open_v2(path, &handle, flags, nil)
+        guard status == SQLITE_OK, let handle else {
+            let message = handle.map { String(cString: sqlite3_errmsg($0)) } ?? String(cString: sqlite3_errstr(status))
+            if let handle { sqlite3_close_v2(handle) }
+            throw SQLiteError(code: status, message: message, operation: "opening '\(path)'")
+        }
+        sqlite3_extended_result_codes(handle, 1)
+        sqlite3_busy_timeout(handle, Int32(max(0, min(busyTimeout, 3600)) * 1000))
+        self.handle = handle
+        self.path = path
+    }
+
+    deinit {
+        sqlite3_close_v2(handle)
+    }
+
+    /// Runs `sql` (one or more statements without parameters).
+    package func execute(_ sql: String, _ operation: @autoclosure () -> String = "") throws(SQLiteError) {
+        var message: UnsafeMutablePointer<CChar>?
+        let status = sqlite3_exec(handle, sql, nil, nil, &message)
+        guard status == SQLITE_OK else {
+            let text = message.map { String(cString: $0) } ?? String(cString: sqlite3_errstr(status))
+            sqlite3_free(message)
+            throw SQLiteError(code: sqlite3_extended_errcode(handle), message: text, operation: describe(operation()))
+        }
+    }
+
+    /// Compiles `sql`, whose parameters are bound with the statement's `bind` methods.
+    package func prepare(_ sql: String, _ operation: @autoclosure () -> String = "") throws(SQLiteError)
+        -> SQLiteStatement
+    {
+        var statement: OpaquePointer?
+        let status = sqlite3_prepare_v3(handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &statement, nil)
+        guard status == SQLITE_OK, let statement else {
+            throw error(describe(operation()))
+        }
+        return SQLiteStatement(statement, database: self)
+    }
+
+    /// Rows changed by the last INSERT, UPDATE or DELETE.
+    package var changes: Int { Int(sqlite3_changes64(handle)) }
+
+    /// The error SQLite holds for the last call on this connection.
+    fileprivate func error(_ operation: String) -> SQLiteError {
+        SQLiteError(
+            code: sqlite3_extended_errcode(handle), message: String(cString: sqlite3_errmsg(handle)),
+            operation: operation)
+    }
+
+    private func describe(_ operation: String) -> String {
+        operation.isEmpty ? "'\(path)'" : "'\(path)': \(operation)"
+    }
+
+    /// The version of the SQLite library linked, e.g. "3.40.1".
+    package static var libraryVersion: String { String(cString: sqlite3_libversion()) }
+}
+
+/// A compiled statement of a ``SQLiteDatabase``: bind, step, read columns, reset.
+package final class SQLiteStatement {
+    private let statement: OpaquePointer
+    private let database: SQLiteDatabase
+
+    fileprivate init(_ statement: OpaquePointer, database: SQLiteDatabase) {
+        self.statement = statement
+        self.database = database
+    }
+
+    deinit {
+        sqlite3_finalize(statement)
+    }
+
+    /// Binds UTF-8 text (copied) to the 1-based parameter `index`.
+    package func bind(_ index: Int32, text bytes: some Collection<UInt8>) throws(SQLiteError) {
+        let statement = statement
+        func bind(_ buffer: UnsafeBufferPointer<UInt8>) -> Int32 {
+            // A null pointer binds NULL: an empty text is bound from an empty C string.
+            guard let base = buffer.baseAddress, buffer.count > 0 else {
+                return notes_sqlite3_bind_text(statement, index, "", 0)
+            }
+            return base.withMemoryRebound(to: CChar.self, capacity: buffer.count) {
+                notes_sqlite3_bind_text(statement, index, $0, Int32(clamping: buffer.count))
+            }
+        }
+        let status = bytes.withContiguousStorageIfAvailable(bind) ?? Array(bytes).withUnsafeBufferPointer(bind)
+        try check(status, "binding a value")
+    }
+
+    package func bind(_ index: Int32, text: String) throws(SQLiteError) {
+        try bind(index, text: Array(text.utf8))
+    }
+
+    package func bind(_ index: Int32, integer: Int) throws(SQLiteError) {
+        try check(sqlite3_bind_int64(statement, index, Int64(integer)), "binding a value")
+    }
+
+    package func bindNull(_ index: Int32) throws(SQLiteError) {
+        try check(sqlite3_bind_null(statement, index), "binding a value")
+    }
+
+    /// Runs the statement to its next row. - Returns: Whether there is a row to read.
+    @discardableResult
+    package func step(_ operation: @autoclosure () -> String = "running a statement") throws(SQLiteError) -> Bool {
+        switch sqlite3_step(statement) {
+        case SQLITE_ROW: return true
+        case SQLITE_DONE: return false
+        default: throw database.error(operation())
+        }
+    }
+
+    /// Makes the statement ready to run again, its bindings cleared.
+    package func reset() {
+        sqlite3_reset(statement)
+        sqlite3_clear_bindings(statement)
+    }
+
+    /// The 0-based column `index` of the current row as text, or `nil` when it is NULL.
+    package func text(_ index: Int32) -> String? {
+        guard sqlite3_column_type(statement, index) != SQLITE_NULL, let text = sqlite3_column_text(statement, index)
+        else { return nil }
+        let count = Int(sqlite3_column_bytes(statement, index))
+        return String(decoding: UnsafeBufferPointer(start: text, count: count), as: UTF8.self)
+    }
+
+    /// The 0-based column `index` as bytes (its text), empty when NULL.
+    package func bytes(_ index: Int32) -> [UInt8] {
+        guard let text = sqlite3_column_text(statement, index) else { return [] }
+        return Array(UnsafeBufferPointer(start: text, count: Int(sqlite3_column_bytes(statement, index))))
+    }
+
+    package func integer(_ index: Int32) -> Int {
+        Int(sqlite3_column_int64(statement, index))
+    }
+
+    private func check(_ status: Int32, _ operation: String) throws(SQLiteError) {
+        guard status == SQLITE_OK else { throw database.error(operation) }
+    }
+}

@@ -1,0 +1,274 @@
+public import NotesFetch
+public import NotesPage
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+
+/// Notes kept in a SQLite database, one row per id, each page committed in one transaction with the
+/// walk's checkpoint (WAL mode: readers see whole pages appear while the walk runs).
+///
+/// The table (`notes`, or the name given) holds `id TEXT PRIMARY KEY` (an integer id as its digits),
+/// `json TEXT NOT NULL` (the note's exact JSON: `json->>'$.title'` reads it), `title` when the contract
+/// has titles, `fetched_at` (RFC 3339, UTC) and `run` (the run that last wrote the row). A note fetched
+/// again replaces its row. Beside it, `notes_page_walks` keeps each table's checkpoint and
+/// `notes_page_visited` the pages its current run was promised.
+public final class SQLiteDestination: PageDestination {
+    public let path: String
+    public let table: String
+    /// Whether the table has a `title` column.
+    public let hasTitles: Bool
+    private let database: SQLiteDatabase
+    private var upsert: SQLiteStatement?
+    private var visit: SQLiteStatement?
+    private var saveCheckpoint: SQLiteStatement?
+    /// Called after each step of a commit; throwing stops the commit there, leaving the database as a
+    /// `kill -9` at that point would (the transaction not committed is rolled back when the connection
+    /// closes).
+    package var afterStep: (CommitStep) throws(CommitStop) -> Void = { _ throws(CommitStop) in }
+
+    /// Whether `name` can name the table: letters, digits and `_`, not starting with a digit, at most 64
+    /// bytes, and not one of SQLite's or notes-page's own (`sqlite_…`, `notes_page_…`).
+    public static func isValidTableName(_ name: String) -> Bool {
+        guard let first = name.utf8.first, name.utf8.count <= 64, !(UInt8(ascii: "0")...UInt8(ascii: "9")).contains(first)
+        else { return false }
+        let lowered = name.lowercased()
+        guard !lowered.hasPrefix("sqlite_"), !lowered.hasPrefix("notes_page_") else { return false }
+        return name.utf8.allSatisfy { $0 == UInt8(ascii: "_") || ($0 < 0x80 && Character(Unicode.Scalar($0)).isLetter) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }
+    }
+
+    /// Opens (or creates) the database at `path`.
+    /// - Parameters:
+    ///   - table: The notes' table; see ``isValidTableName(_:)``.
+    ///   - titles: Whether notes have titles (a `title` column).
+    ///   - busyTimeout: Seconds to wait for another writer's lock before failing.
+    /// - Throws: ``StoreError`` for a file that is not SQLite, one locked past the timeout, or a name
+    ///   that cannot be a table's.
+    public init(path: String, table: String = "notes", titles: Bool = true, busyTimeout: Double = 5)
+        throws(StoreError)
+    {
+        guard Self.isValidTableName(table) else {
+            throw StoreError(
+                "'\(table.prefix(80))' cannot name the table: letters, digits and _, not starting with a digit")
+        }
+        self.path = path
+        self.table = table
+        hasTitles = titles
+        do {
+            database = try SQLiteDatabase(path: path, busyTimeout: busyTimeout)
+            // WAL: readers go on while a page commits. NORMAL: a commit survives a crash of the process
+            // (what resuming needs); after a power cut the database is whole, at an earlier page.
+            try database.execute("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL", "setting up")
+        } catch {
+            throw StoreError(error)
+        }
+    }
+
+    /// Sets `pragma` on the connection (tests: `max_page_count`, to fill the database).
+    package func set(_ pragma: String) throws(StoreError) {
+        do { try database.execute("PRAGMA \(pragma)") } catch { throw StoreError(error) }
+    }
+
+    public var refreshesWhenComplete: Bool { true }
+
+    private var quoted: String { "\"\(table)\"" }
+
+    public func open(url: String, pagination: String, ids: IDSet, visited: IDSet) throws(StoreError)
+        -> WalkCheckpoint?
+    {
+        do {
+            try database.execute(
+                """
+                BEGIN IMMEDIATE;
+                CREATE TABLE IF NOT EXISTS notes_page_walks (
+                    "table" TEXT PRIMARY KEY, version INTEGER NOT NULL, checkpoint TEXT NOT NULL);
+                CREATE TABLE IF NOT EXISTS notes_page_visited (
+                    "table" TEXT NOT NULL, page TEXT NOT NULL, PRIMARY KEY ("table", page)) WITHOUT ROWID;
+                """, "creating the walk's tables")
+            var committed = false
+            defer { if !committed { try? database.execute("ROLLBACK") } }
+            let read = try database.prepare(
+                "SELECT version, checkpoint FROM notes_page_walks WHERE \"table\" = ?", "reading the checkpoint")
+            try read.bind(1, text: table)
+            var found: WalkCheckpoint?
+            if try read.step("reading the checkpoint") {
+                guard read.integer(0) == Self.version else {
+                    throw StoreError(
+                        "'\(path)': table \(table) was written by a notes-page of another version (\(read.integer(0))); use another --table or file"
+                    )
+                }
+                guard let checkpoint = try? JSONDecoder().decode(WalkCheckpoint.self, from: Data(read.bytes(1))) else {
+                    throw StoreError("'\(path)': the checkpoint of table \(table) is damaged")
+                }
+                guard checkpoint.url == url else {
+                    throw StoreError("'\(path)': table \(table) holds the notes of another endpoint (\(checkpoint.url))")
+                }
+                guard checkpoint.pagination == pagination else {
+                    throw StoreError(
+                        "'\(path)': table \(table) was walked with --paginate \(checkpoint.pagination), not \(pagination)")
+                }
+                found = checkpoint
+            } else {
+                let exists = try database.prepare(
+                    "SELECT count(*) FROM sqlite_schema WHERE name = ? COLLATE NOCASE", "reading the schema")
+                try exists.bind(1, text: table)
+                try exists.step()
+                guard exists.integer(0) == 0 else {
+                    throw StoreError("'\(path)': a table \(table) exists that notes-page did not write; use --table")
+                }
+                // The table and a checkpoint of no pages, together: the table is then always notes-page's.
+                let encoder = JSONEncoder()
+                encoder.outputFormatting = [.sortedKeys]
+                let start = (try? encoder.encode(WalkCheckpoint(url: url, pagination: pagination))) ?? Data()
+                let save = try database.prepare(
+                    "INSERT INTO notes_page_walks (\"table\", version, checkpoint) VALUES (?, ?, ?)", "creating")
+                try save.bind(1, text: table)
+                try save.bind(2, integer: Self.version)
+                try save.bind(3, text: Array(start))
+                try save.step("creating table \(table)")
+            }
+            if found?.pages == 0 { found = nil }  // created, and no page committed since
+            try database.execute(
+                """
+                CREATE TABLE IF NOT EXISTS \(quoted) (
+                    id TEXT PRIMARY KEY, json TEXT NOT NULL,\(hasTitles ? " title TEXT," : "")
+                    fetched_at TEXT NOT NULL, run INTEGER NOT NULL);
+                """, "creating table \(table)")
+            if let found, !found.isDone {
+                // A run cut short: its ids, and the pages promised, as it left them.
+                let run = try database.prepare("SELECT id FROM \(quoted) WHERE run = ?", "reading the run's ids")
+                try run.bind(1, integer: found.runNumber)
+                while try run.step("reading the run's ids") {
+                    let id = run.bytes(0)
+                    _ = id.withUnsafeBytes { ids.insert($0) }
+                }
+                ids.commitPage()
+                let pages = try database.prepare(
+                    "SELECT page FROM notes_page_visited WHERE \"table\" = ?", "reading the visited pages")
+                try pages.bind(1, text: table)
+                while try pages.step("reading the visited pages") {
+                    let page = pages.bytes(0)
+                    _ = page.withUnsafeBytes { visited.insert($0) }
+                }
+                visited.commitPage()
+            }
+            let columns = hasTitles ? "id, json, title, fetched_at, run" : "id, json, fetched_at, run"
+            let values = hasTitles ? "?, ?, ?, ?, ?" : "?, ?, ?, ?"
+            let updates =
+                hasTitles
+                ? "json = excluded.json, title = excluded.title, fetched_at = excluded.fetched_at, run = excluded.run"
+                : "json = excluded.json, fetched_at = excluded.fetched_at, run = excluded.run"
+            upsert = try database.prepare(
+                "INSERT INTO \(quoted) (\(columns)) VALUES (\(values)) ON CONFLICT (id) DO UPDATE SET \(updates)",
+                "preparing the upsert")
+            visit = try database.prepare(
+                "INSERT OR IGNORE INTO notes_page_visited (\"table\", page) VALUES (?, ?)", "preparing")
+            saveCheckpoint = try database.prepare(
+                "INSERT OR REPLACE INTO notes_page_walks (\"table\", version, checkpoint) VALUES (?, ?, ?)",
+                "preparing")
+            try database.execute("COMMIT", "creating table \(table)")
+            committed = true
+            return found
+        } catch let error as SQLiteError {
+            throw StoreError(error)
+        } catch let error as StoreError {
+            throw error
+        } catch {
+            throw StoreError("'\(path)': \(error)")
+        }
+    }
+
+    /// The format of the checkpoint row.
+    static let version = 1
+
+    public func commit(_ page: FetchedPage, checkpoint: WalkCheckpoint, nextIdentity: String?) throws(StoreError) {
+        guard let upsert, let visit, let saveCheckpoint else { throw StoreError("the destination was not opened") }
+        let fetchedAt = Array(SinceValue.rfc3339(Date().timeIntervalSince1970.rounded(.down)).utf8)
+        var open = false
+        do {
+            try database.execute("BEGIN IMMEDIATE", "starting page \(page.number)'s transaction")
+            open = true
+            if checkpoint.pages == 1 {
+                // The first page of a run: the pages the run before promised are forgotten.
+                try database.execute(
+                    "DELETE FROM notes_page_visited WHERE \"table\" = '\(table)'", "starting the run")
+            }
+            let run = checkpoint.runNumber
+            for note in page.notes {
+                upsert.reset()
+                try upsert.bind(1, text: note.idBytes)
+                guard let json = note.json else { throw StoreError("note \(note.id.prefix(80)) has no JSON kept") }
+                try upsert.bind(2, text: json)
+                var column: Int32 = 3
+                if hasTitles {
+                    try upsert.bind(3, text: note.titleBytes)
+                    column += 1
+                }
+                try upsert.bind(column, text: fetchedAt)
+                try upsert.bind(column + 1, integer: run)
+                try upsert.step("writing page \(page.number)")
+            }
+            try afterStep(.rows)
+            if let nextIdentity {
+                visit.reset()
+                try visit.bind(1, text: table)
+                try visit.bind(2, text: nextIdentity)
+                try visit.step("writing page \(page.number)")
+            }
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys]
+            let json = (try? encoder.encode(checkpoint)) ?? Data()
+            saveCheckpoint.reset()
+            try saveCheckpoint.bind(1, text: table)
+            try saveCheckpoint.bind(2, integer: Self.version)
+            try saveCheckpoint.bind(3, text: Array(json))
+            try saveCheckpoint.step("writing page \(page.number)'s checkpoint")
+            try afterStep(.checkpoint)
+            try database.execute("COMMIT", "committing page \(page.number)")
+            open = false
+            try afterStep(.committed)
+        } catch let stop as CommitStop {
+            // As a crash would: the transaction stays open, and closing the connection rolls it back.
+            throw StoreError(stop.description)
+        } catch {
+            if open { try? database.execute("ROLLBACK") }
+            switch error {
+            case let error as SQLiteError: throw StoreError(error)
+            case let error as StoreError: throw error
+            default: throw StoreError("'\(path)': \(error)")
+            }
+        }
+    }
+
+    // MARK: - Reading
+
+    /// A row of the table.
+    public struct Row: Sendable, Hashable {
+        public var id: String
+        public var title: String?
+        /// The note's exact JSON.
+        public var json: String
+    }
+
+    /// The table's rows in the order they first arrived (at most `limit`).
+    public func rows(limit: Int = .max) throws(StoreError) -> [Row] {
+        do {
+            let exists = try database.prepare("SELECT count(*) FROM sqlite_schema WHERE name = ?")
+            try exists.bind(1, text: table)
+            try exists.step()
+            guard exists.integer(0) > 0 else { return [] }
+            let select = try database.prepare(
+                "SELECT id, \(hasTitles ? "title" : "NULL"), json FROM \(quoted) ORDER BY rowid LIMIT ?", "reading rows")
+            try select.bind(1, integer: limit)
+            var rows: [Row] = []
+            while try select.step("reading rows") {
+                rows.append(Row(id: select.text(0) ?? "", title: select.text(1), json: select.text(2) ?? ""))
+            }
+            return rows
+        } catch {
+            throw StoreError(error)
+        }
+    }
+}

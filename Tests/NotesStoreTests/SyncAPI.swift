@@ -1,0 +1,98 @@
+import Foundation
+import NotesFetch
+import NotesFetchTesting
+import NotesPage
+import NotesStore
+import Synchronization
+import TestSupport
+
+/// An API in memory whose records change between runs, as a sync meets them: records sorted by
+/// `updated_at`, pages of `size` at `?cursor=<offset>`, and `?since=T` keeping those updated at or after
+/// T (as GitHub's `since` does).
+final class SyncAPI: Sendable {
+    static let endpoint = URL(string: "http://127.0.0.1:9/notes")!
+
+    struct Record: Sendable, Hashable {
+        var id: String
+        var title: String
+        var updatedAt: String
+
+        var json: String { #"{"id":"\#(id)","title":"\#(title)","updated_at":"\#(updatedAt)"}"# }
+    }
+
+    private let state: Mutex<[Record]>
+    let size: Int
+
+    /// `count` records `r1`… updated a minute apart from 2026-11-30T08:00:00Z.
+    init(count: Int, size: Int) {
+        self.size = size
+        state = Mutex((1...count).map { Record(id: "r\($0)", title: "note \($0)", updatedAt: Self.minute($0)) })
+    }
+
+    static func minute(_ minute: Int) -> String {
+        let hours = 8 + minute / 60
+        let minutes = minute % 60
+        return "2026-11-30T\(hours < 10 ? "0" : "")\(hours):\(minutes < 10 ? "0" : "")\(minutes):00Z"
+    }
+
+    var records: [Record] { state.withLock { $0 } }
+
+    /// Adds a record, or replaces the one with its id.
+    func put(_ record: Record) {
+        state.withLock { records in
+            records.removeAll { $0.id == record.id }
+            records.append(record)
+        }
+    }
+
+    /// The pagination of the walks: an opaque cursor in `cursor`, read at `next_cursor`.
+    static var pagination: any Pagination { PageLocator(endpoint: endpoint).pagination }
+
+    static var configuration: FetchConfiguration {
+        var page = PageConfiguration()
+        page.keepsJSON = true
+        return FetchConfiguration(page: page)
+    }
+
+    func transport() -> MemoryTransport {
+        MemoryTransport { request, _ in
+            guard let components = URLComponents(string: request.url), components.path == "/notes" else {
+                return .status(404)
+            }
+            let items = components.queryItems ?? []
+            let since = items.first { $0.name == "since" }?.value
+            let offset = items.first { $0.name == "cursor" }?.value.flatMap(Int.init) ?? 0
+            let selected = self.records.sorted { ($0.updatedAt, $0.id) < ($1.updatedAt, $1.id) }
+                .filter { since == nil || $0.updatedAt >= since! }
+            let page = selected.dropFirst(offset).prefix(self.size)
+            let next = offset + self.size < selected.count ? "\"\(offset + self.size)\"" : "null"
+            let body = #"{"notes":[\#(page.map(\.json).joined(separator: ","))],"next_cursor":\#(next)}"#
+            return .json(body, chunkSize: 64)
+        }
+    }
+
+    /// A fetcher of this run's pages.
+    func fetcher(_ walk: CommittedWalk, transport: MemoryTransport) -> NotesFetcher {
+        NotesFetcher(locator: walk.locator, configuration: Self.configuration, transport: transport)
+    }
+}
+
+/// A directory removed at the end of the test.
+struct Scratch {
+    let url: URL
+
+    init() throws {
+        url = FileManager.default.temporaryDirectory.appendingPathComponent("notes-store-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    }
+
+    func path(_ name: String) -> String { url.appendingPathComponent(name).path }
+
+    func remove() { try? FileManager.default.removeItem(at: url) }
+}
+
+/// Runs `sql` with the `sqlite3` shell (Debian's `sqlite3`): a reader other than the project's code.
+func sqlite3(_ database: String, _ sql: String) throws -> String {
+    let run = try Finished(URL(fileURLWithPath: "/usr/bin/sqlite3"), [database, sql], patience: 60)
+    return run.stdout + run.stderr
+}
