@@ -1,6 +1,6 @@
 import ArgumentParsing
-import NotesStore
 import NotesPage
+import NotesStore
 
 #if canImport(Glibc)
     import Glibc

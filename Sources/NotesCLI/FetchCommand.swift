@@ -33,7 +33,8 @@ struct FetchCommand {
             .init("--table", value: "name", help: "The table of --sqlite. Default: notes."),
             .init(
                 "--since-path", value: "path",
-                help: "Incremental sync: the records' field whose highest value the next run asks from, e.g. updated_at."),
+                help:
+                    "Incremental sync: the records' field whose highest value the next run asks from, e.g. updated_at."),
             .init(
                 "--since-param", value: "name",
                 help: "The query parameter that sends it, e.g. since (with --since-path)."),
@@ -139,7 +140,8 @@ struct FetchCommand {
         sqlitePath = parsed.value("--sqlite")
         if let sqlitePath {
             for option in ["--output", "--state", "--format"] where parsed.has(option) {
-                throw UsageError("--sqlite and \(option) cannot go together: the database holds the notes and the state")
+                throw UsageError(
+                    "--sqlite and \(option) cannot go together: the database holds the notes and the state")
             }
             guard !sqlitePath.isEmpty else { throw UsageError("--sqlite needs a file name") }
             options.configuration.keepsJSON = true
@@ -229,7 +231,8 @@ struct FetchCommand {
         var lookback = 0.0
         if let text = parsed.value("--lookback") {
             guard let seconds = Self.duration(text) else {
-                throw UsageError("Invalid --lookback '\(text.prefix(40))': expected a duration such as 30s, 5m, 2h or 1d")
+                throw UsageError(
+                    "Invalid --lookback '\(text.prefix(40))': expected a duration such as 30s, 5m, 2h or 1d")
             }
             lookback = seconds
         }

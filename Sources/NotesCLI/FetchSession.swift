@@ -49,7 +49,8 @@ final class FetchSession: @unchecked Sendable {
         let pages = state.pages == 1 ? "1 page" : "\(state.pages) pages"
         let skipped =
             state.skipped == 0
-            ? "" : ", \(state.skipped) \(walk.absorbsOverlap ? "already kept" : "duplicate\(state.skipped == 1 ? "" : "s") skipped")"
+            ? ""
+            : ", \(state.skipped) \(walk.absorbsOverlap ? "already kept" : "duplicate\(state.skipped == 1 ? "" : "s") skipped")"
         let wire = state.wireBytes ?? 0
         let bytes =
             wire > 0 && wire != state.bytes ? "\(state.bytes) bytes (\(wire) on the wire)" : "\(state.bytes) bytes"

@@ -1,7 +1,7 @@
 import ArgumentParsing
-import NotesStore
 import NotesFetch
 import NotesPage
+import NotesStore
 
 #if canImport(FoundationEssentials)
     import FoundationEssentials

@@ -1,5 +1,7 @@
 public import Foundation
 public import NotesFetch
+import NotesPage
+public import NotesStore
 public import NotesURLSession
 public import Observation
 
@@ -13,6 +15,11 @@ public import Observation
 /// ``CancellationFlag``, so the request stops at the next chunk). A load applies its page on the main
 /// actor only if its generation is still current: nothing a superseded load produces ever shows.
 /// A new load starts fetching only after the previous one has ended.
+///
+/// **A store.** Given a ``SQLiteDestination``, the screen shows what it holds at once (offline too),
+/// and each page fetched is committed into it before it shows, through the same ``CommittedWalk`` as
+/// the command line's: the rows shown are the store's. A load that fails over cached rows shows the
+/// rows and the failure.
 ///
 /// ```swift
 /// let model = NotesScreenModel(endpoint: URL(string: "https://api.example/notes")!)
@@ -33,7 +40,12 @@ public final class NotesScreenModel {
     /// did. The model never sees the token.
     @ObservationIgnored public let signInHook: (@MainActor () async -> Bool)?
 
+    /// The copy the screen shows and refreshes into, if it keeps one.
+    @ObservationIgnored public let store: SQLiteDestination?
+
     @ObservationIgnored private var session: PageSession
+    /// The walk of this session's pages into ``store``.
+    @ObservationIgnored private var walk: CommittedWalk?
     @ObservationIgnored private var generation = 0
     /// The last load started; a new one waits for it to end.
     @ObservationIgnored private var current: Load?
@@ -56,9 +68,14 @@ public final class NotesScreenModel {
     /// - Parameters:
     ///   - fetcher: The client: its locator is the endpoint; its configuration's ``TokenProvider`` is
     ///     asked for the token before every request.
+    ///   - store: The copy to show at once and to commit each page into; `nil` keeps none. The fetcher's
+    ///     configuration must keep each note's JSON (``PageConfiguration/keepsJSON``).
     ///   - signIn: The app's sign-in, for ``signIn()``; without one, an expired session stays expired.
-    public init(fetcher: NotesFetcher, signIn: (@MainActor () async -> Bool)? = nil) {
+    public init(
+        fetcher: NotesFetcher, store: SQLiteDestination? = nil, signIn: (@MainActor () async -> Bool)? = nil
+    ) {
         self.fetcher = fetcher
+        self.store = store
         self.signInHook = signIn
         session = PageSession(locator: fetcher.locator)
     }
@@ -97,9 +114,7 @@ public final class NotesScreenModel {
     @discardableResult
     public func load() -> Task<Void, Never> {
         guard case .idle = phase else { return lastTask }
-        session = PageSession(locator: fetcher.locator)
-        show(.loading)
-        return start()
+        return startSession()
     }
 
     /// Loads the next page when there is one and nothing else is loading; otherwise does nothing.
@@ -119,11 +134,9 @@ public final class NotesScreenModel {
     public func retry() -> Task<Void, Never> {
         switch phase {
         case .failed(let failure) where failure.canRetry:
-            session = PageSession(locator: fetcher.locator)
-            show(.loading)
+            return startSession()
         case .sessionExpired:
-            session = PageSession(locator: fetcher.locator)
-            show(.loading)
+            return startSession()
         case .loaded(let rows, .failed(let failure)) where failure.canRetry:
             show(.loaded(rows: rows, next: .loading))
         default:
@@ -156,9 +169,7 @@ public final class NotesScreenModel {
     /// - Returns: The load.
     @discardableResult
     public func refresh() -> Task<Void, Never> {
-        session = PageSession(locator: fetcher.locator)
-        show(.loading)
-        return start()
+        startSession()
     }
 
     /// Stops loading (the reader left the screen): the load in flight is cancelled and nothing it
@@ -172,6 +183,40 @@ public final class NotesScreenModel {
     // MARK: - Loads
 
     private var lastTask: Task<Void, Never> { current?.task ?? Task {} }
+
+    /// Starts over from the first page: a new session (and a new run into the store), showing the
+    /// store's rows meanwhile.
+    private func startSession() -> Task<Void, Never> {
+        session = PageSession(locator: fetcher.locator)
+        walk = nil
+        if let store {
+            do throws(StoreError) {
+                guard fetcher.configuration.page.keepsJSON else {
+                    throw StoreError(
+                        "a store keeps each note's JSON: the fetcher's configuration must keep it (page.keepsJSON)")
+                }
+                walk = try CommittedWalk(
+                    url: fetcher.locator.endpoint, pagination: fetcher.locator.pagination, destination: store,
+                    startsOver: true)
+            } catch {
+                supersede()
+                let failure = LoadFailure(FetchError(.output(error.description), page: 1, location: .start))
+                let rows = storedRows()
+                show(rows.isEmpty ? .failed(failure) : .loaded(rows: rows, next: .failed(failure)))
+                return lastTask
+            }
+        }
+        let rows = storedRows()
+        show(rows.isEmpty ? .loading : .loaded(rows: rows, next: .loading))
+        return start()
+    }
+
+    /// The rows to show: the store's when there is one, else the session's.
+    private func storedRows() -> [NoteRow] {
+        guard let store else { return session.rows }
+        let rows = (try? store.rows()) ?? []
+        return rows.map { NoteRow(Note(id: $0.id, title: $0.title ?? "", json: $0.json)) }
+    }
 
     /// Moves to a new generation and cancels the load in flight, if any.
     /// - Returns: The new generation.
@@ -214,11 +259,14 @@ public final class NotesScreenModel {
             return
         }
         do throws(FetchError) {
-            try session.append(result.get())
-            if session.isEmpty {
+            let walk = walk
+            let locator = fetcher.locator
+            try session.append(result.get()) { page throws(FetchError) in try walk?.commit(page, locator: locator) }
+            let rows = storedRows()
+            if rows.isEmpty && session.next == nil {
                 show(.empty)
             } else {
-                show(.loaded(rows: session.rows, next: session.next == nil ? .end : .available))
+                show(.loaded(rows: rows, next: session.next == nil ? .end : .available))
             }
         } catch {
             switch error.kind {
@@ -228,7 +276,10 @@ public final class NotesScreenModel {
                 settleCancelled()  // the caller cancelled the task it was given
             default:
                 let failure = LoadFailure(error)
-                show(session.pageCount == 0 ? .failed(failure) : .loaded(rows: session.rows, next: .failed(failure)))
+                let rows = storedRows()
+                show(
+                    session.pageCount == 0 && rows.isEmpty
+                        ? .failed(failure) : .loaded(rows: rows, next: .failed(failure)))
             }
         }
     }

@@ -27,16 +27,25 @@ struct PageSession {
     var isEmpty: Bool { rows.isEmpty && next == nil }
 
     /// Adds a page fetched through ``ids``, committing its ids.
+    /// - Parameter committing: Commits the page elsewhere first (the store); when it throws, the page is
+    ///   not applied and its ids are taken back.
     /// - Throws: ``FetchError/Code/cycle`` when its next page is one already requested or promised; the
     ///   page is then not applied and its ids are taken back, as the command line refuses it whole.
-    mutating func append(_ page: FetchedPage) throws(FetchError) {
-        if let following = page.next {
-            let url = locator.identity(for: following)
-            guard visited.insert(url).inserted else {
-                ids.rollbackPage()
-                throw FetchError(.cycle, page: page.number, location: page.location, attempts: page.attempts)
-            }
+    mutating func append(
+        _ page: FetchedPage, committing: (FetchedPage) throws(FetchError) -> Void = { _ throws(FetchError) in }
+    ) throws(FetchError) {
+        let following = page.next.map { locator.identity(for: $0) }
+        if let following, visited.contains(following) {
+            ids.rollbackPage()
+            throw FetchError(.cycle, page: page.number, location: page.location, attempts: page.attempts)
         }
+        do {
+            try committing(page)
+        } catch {
+            ids.rollbackPage()
+            throw error
+        }
+        if let following { visited.insert(following) }
         ids.commitPage()
         rows.append(contentsOf: page.notes.map(NoteRow.init))
         pageCount += 1

@@ -53,8 +53,11 @@ public final class CommittedWalk {
     /// Opens `destination` for the walk of `url` with `pagination`.
     /// - Throws: ``StoreError`` when the destination cannot be read, belongs to another walk, or the
     ///   incremental sync cannot go on from what it holds.
+    /// - Parameter startsOver: Walk again from the first page even over a run cut short (the notes screen,
+    ///   which always shows the first page first); otherwise such a run is resumed.
     public init(
-        url: URL, pagination: any Pagination, destination: any PageDestination, incremental: IncrementalSync? = nil
+        url: URL, pagination: any Pagination, destination: any PageDestination, incremental: IncrementalSync? = nil,
+        startsOver: Bool = false
     ) throws(StoreError) {
         self.url = url
         self.pagination = pagination
@@ -75,8 +78,8 @@ public final class CommittedWalk {
         let opening: Opening
         switch found {
         case nil: opening = .new
-        case let found? where !found.isDone: opening = .resumed
-        case _ where destination.refreshesWhenComplete || incremental != nil: opening = .again
+        case let found? where !found.isDone && !startsOver: opening = .resumed
+        case _ where destination.refreshesWhenComplete || incremental != nil || startsOver: opening = .again
         default: opening = .complete
         }
         if opening == .again {

@@ -126,7 +126,8 @@ enum SinceValue: Hashable {
     var json: String {
         switch self {
         case .number(let text): return text
-        case .timestamp(let text, _), .string(let text): return String(decoding: JSONTree.string(text).bytes, as: UTF8.self)
+        case .timestamp(let text, _), .string(let text):
+            return String(decoding: JSONTree.string(text).bytes, as: UTF8.self)
         }
     }
 
@@ -223,7 +224,8 @@ enum SinceValue: Hashable {
         func two(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
         let digits = String(year)
         let paddedYear = String(repeating: "0", count: max(0, 4 - digits.count)) + digits
-        var text = "\(paddedYear)-\(two(month))-\(two(day))T\(two(rest / 3600)):\(two(rest / 60 % 60)):\(two(rest % 60))"
+        var text =
+            "\(paddedYear)-\(two(month))-\(two(day))T\(two(rest / 3600)):\(two(rest / 60 % 60)):\(two(rest % 60))"
         if micros > 0 && micros < 1_000_000 {
             let digits = String(micros)
             text += "." + String(repeating: "0", count: 6 - digits.count) + digits

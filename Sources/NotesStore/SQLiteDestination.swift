@@ -32,11 +32,15 @@ public final class SQLiteDestination: PageDestination {
     /// Whether `name` can name the table: letters, digits and `_`, not starting with a digit, at most 64
     /// bytes, and not one of SQLite's or notes-page's own (`sqlite_…`, `notes_page_…`).
     public static func isValidTableName(_ name: String) -> Bool {
-        guard let first = name.utf8.first, name.utf8.count <= 64, !(UInt8(ascii: "0")...UInt8(ascii: "9")).contains(first)
+        guard let first = name.utf8.first, name.utf8.count <= 64,
+            !(UInt8(ascii: "0")...UInt8(ascii: "9")).contains(first)
         else { return false }
         let lowered = name.lowercased()
         guard !lowered.hasPrefix("sqlite_"), !lowered.hasPrefix("notes_page_") else { return false }
-        return name.utf8.allSatisfy { $0 == UInt8(ascii: "_") || ($0 < 0x80 && Character(Unicode.Scalar($0)).isLetter) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }
+        return name.utf8.allSatisfy {
+            $0 == UInt8(ascii: "_") || ($0 < 0x80 && Character(Unicode.Scalar($0)).isLetter)
+                || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0)
+        }
     }
 
     /// Opens (or creates) the database at `path`.
@@ -103,11 +107,13 @@ public final class SQLiteDestination: PageDestination {
                     throw StoreError("'\(path)': the checkpoint of table \(table) is damaged")
                 }
                 guard checkpoint.url == url else {
-                    throw StoreError("'\(path)': table \(table) holds the notes of another endpoint (\(checkpoint.url))")
+                    throw StoreError(
+                        "'\(path)': table \(table) holds the notes of another endpoint (\(checkpoint.url))")
                 }
                 guard checkpoint.pagination == pagination else {
                     throw StoreError(
-                        "'\(path)': table \(table) was walked with --paginate \(checkpoint.pagination), not \(pagination)")
+                        "'\(path)': table \(table) was walked with --paginate \(checkpoint.pagination), not \(pagination)"
+                    )
                 }
                 found = checkpoint
             } else {
@@ -260,7 +266,8 @@ public final class SQLiteDestination: PageDestination {
             try exists.step()
             guard exists.integer(0) > 0 else { return [] }
             let select = try database.prepare(
-                "SELECT id, \(hasTitles ? "title" : "NULL"), json FROM \(quoted) ORDER BY rowid LIMIT ?", "reading rows")
+                "SELECT id, \(hasTitles ? "title" : "NULL"), json FROM \(quoted) ORDER BY rowid LIMIT ?", "reading rows"
+            )
             try select.bind(1, integer: limit)
             var rows: [Row] = []
             while try select.step("reading rows") {

@@ -1,7 +1,7 @@
 import Foundation
 import NotesFetch
-import NotesStore
 import NotesFetchTesting
+import NotesStore
 import Synchronization
 import Testing
 

@@ -1,9 +1,9 @@
 import ArgumentParsing
 import Foundation
 import NotesFetch
-import NotesStore
 import NotesFetchTesting
 import NotesPage
+import NotesStore
 import Synchronization
 import TestSupport
 import Testing

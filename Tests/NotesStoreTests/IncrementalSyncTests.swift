@@ -47,9 +47,12 @@ struct IncrementalSyncTests {
         #expect(quiet.requests.count == 1)
         #expect(Self.sinces(quiet) == ["2026-11-30T08:22:00Z"])
         #expect(third.checkpoint.since?.highest == #""2026-11-30T08:22:00Z""#)
-        #expect(try sqlite3(path, "SELECT id, json FROM notes ORDER BY rowid")
-            == before.split(separator: "\n").map { $0.split(separator: "|").dropLast().joined(separator: "|") + "\n" }
-            .joined())
+        #expect(
+            try sqlite3(path, "SELECT id, json FROM notes ORDER BY rowid")
+                == before.split(separator: "\n").map {
+                    $0.split(separator: "|").dropLast().joined(separator: "|") + "\n"
+                }
+                .joined())
     }
 
     @Test("A lookback asks from that much earlier")
@@ -92,17 +95,25 @@ struct IncrementalSyncTests {
         let scratch = try Scratch()
         defer { scratch.remove() }
         for (notes, problem) in [
-            (#"[{"id":"a","title":"t","updated_at":"2026-11-30T08:00:00Z"},{"id":"b","title":"t"}]"#,
-             "note 2 (id b): updated_at is missing"),
-            (#"[{"id":"a","title":"t","updated_at":true}]"#, "note 1 (id a): updated_at is a boolean, not a string or a number"),
-            (#"[{"id":"a","title":"t","updated_at":5},{"id":"b","title":"t","updated_at":"x"}]"#,
-             "note 2 (id b): updated_at is a string, and the values before it were a number"),
+            (
+                #"[{"id":"a","title":"t","updated_at":"2026-11-30T08:00:00Z"},{"id":"b","title":"t"}]"#,
+                "note 2 (id b): updated_at is missing"
+            ),
+            (
+                #"[{"id":"a","title":"t","updated_at":true}]"#,
+                "note 1 (id a): updated_at is a boolean, not a string or a number"
+            ),
+            (
+                #"[{"id":"a","title":"t","updated_at":5},{"id":"b","title":"t","updated_at":"x"}]"#,
+                "note 2 (id b): updated_at is a string, and the values before it were a number"
+            ),
         ] {
             let transport = MemoryTransport { _, _ in .json(#"{"notes":\#(notes),"next_cursor":null}"#) }
             let destination = try SQLiteDestination(path: scratch.path("\(UUID().uuidString).db"))
             let walk = try CommittedWalk(
                 url: SyncAPI.endpoint, pagination: SyncAPI.pagination, destination: destination, incremental: Self.sync)
-            let fetcher = NotesFetcher(locator: walk.locator, configuration: SyncAPI.configuration, transport: transport)
+            let fetcher = NotesFetcher(
+                locator: walk.locator, configuration: SyncAPI.configuration, transport: transport)
             let error = await #expect(throws: FetchError.self) { try await walk.run(fetcher: fetcher, from: .start) }
             #expect(error?.kind == .contract)
             #expect(error?.description == "page 1 (the first page): \(problem)")

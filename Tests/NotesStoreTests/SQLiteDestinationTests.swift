@@ -35,10 +35,13 @@ struct SQLiteDestinationTests {
         let database = scratch.path("notes.db")
         #expect(try sqlite3(database, "SELECT count(*) FROM notes") == "10\n")
         #expect(try sqlite3(database, "SELECT json FROM notes WHERE id = 'r3'") == api.records[2].json + "\n")
-        #expect(try sqlite3(database, "SELECT title, json->>'updated_at' FROM notes WHERE id = 'r3'")
-            == "note 3|2026-11-30T08:03:00Z\n")
+        #expect(
+            try sqlite3(database, "SELECT title, json->>'updated_at' FROM notes WHERE id = 'r3'")
+                == "note 3|2026-11-30T08:03:00Z\n")
         #expect(try sqlite3(database, "PRAGMA journal_mode") == "wal\n")
-        #expect(try sqlite3(database, "SELECT count(*) FROM notes WHERE run = 1 AND fetched_at LIKE '20__-__-__T__:__:__Z'") == "10\n")
+        #expect(
+            try sqlite3(database, "SELECT count(*) FROM notes WHERE run = 1 AND fetched_at LIKE '20__-__-__T__:__:__Z'")
+                == "10\n")
     }
 
     @Test("Integer ids are kept as their digits, and 42 and \"42\" are one row")
@@ -56,8 +59,9 @@ struct SQLiteDestinationTests {
         let walk = try CommittedWalk(url: SyncAPI.endpoint, pagination: SyncAPI.pagination, destination: destination)
         let fetcher = NotesFetcher(locator: walk.locator, configuration: configuration, transport: transport)
         try await walk.run(fetcher: fetcher, from: .start)
-        #expect(try sqlite3(scratch.path("ids.db"), "SELECT id, typeof(id), title FROM notes ORDER BY rowid")
-            == "42|text|first\n7|text|x\n")
+        #expect(
+            try sqlite3(scratch.path("ids.db"), "SELECT id, typeof(id), title FROM notes ORDER BY rowid")
+                == "42|text|first\n7|text|x\n")
     }
 
     @Test("A complete copy walked again is refreshed: a changed record replaces its row, none is added twice")
@@ -93,7 +97,8 @@ struct SQLiteDestinationTests {
                 if done == .rows { commits += 1 }
                 if commits == page && done == step { throw CommitStop("killed") }
             }
-            let walk = try CommittedWalk(url: SyncAPI.endpoint, pagination: SyncAPI.pagination, destination: destination)
+            let walk = try CommittedWalk(
+                url: SyncAPI.endpoint, pagination: SyncAPI.pagination, destination: destination)
             await #expect(throws: FetchError.self) {
                 try await walk.run(fetcher: api.fetcher(walk, transport: first), from: .start)
             }
@@ -111,8 +116,9 @@ struct SQLiteDestinationTests {
             #expect(walk.checkpoint.pages == 3 && walk.checkpoint.notes == 10)
         }
         #expect(try sqlite3(path, "SELECT count(*), count(DISTINCT id) FROM notes") == "10|10\n")
-        #expect(try sqlite3(path, "SELECT group_concat(id, ',') FROM (SELECT id FROM notes ORDER BY rowid)")
-            == "r1,r2,r3,r4,r5,r6,r7,r8,r9,r10\n")
+        #expect(
+            try sqlite3(path, "SELECT group_concat(id, ',') FROM (SELECT id FROM notes ORDER BY rowid)")
+                == "r1,r2,r3,r4,r5,r6,r7,r8,r9,r10\n")
     }
 
     @Test("Uniqueness holds across a resume: the ids of the run's committed pages are restored")
@@ -123,7 +129,8 @@ struct SQLiteDestinationTests {
         let api = SyncAPI(count: 8, size: 4)
         do {
             let destination = try SQLiteDestination(path: path)
-            let walk = try CommittedWalk(url: SyncAPI.endpoint, pagination: SyncAPI.pagination, destination: destination)
+            let walk = try CommittedWalk(
+                url: SyncAPI.endpoint, pagination: SyncAPI.pagination, destination: destination)
             try await walk.run(fetcher: api.fetcher(walk, transport: api.transport()), from: .start, maxPages: 1)
         }
         // Page 2 now repeats r1, committed on page 1 before the resume.
@@ -148,7 +155,8 @@ struct SQLiteDestinationTests {
         let api = SyncAPI(count: 8, size: 4)
         do {
             let destination = try SQLiteDestination(path: path)
-            let walk = try CommittedWalk(url: SyncAPI.endpoint, pagination: SyncAPI.pagination, destination: destination)
+            let walk = try CommittedWalk(
+                url: SyncAPI.endpoint, pagination: SyncAPI.pagination, destination: destination)
             try await walk.run(fetcher: api.fetcher(walk, transport: api.transport()), from: .start, maxPages: 1)
             // Half a frame of garbage after the committed frames, as a write cut short leaves it.
             let wal = try FileHandle(forWritingTo: URL(fileURLWithPath: path + "-wal"))
@@ -237,7 +245,8 @@ struct SQLiteDestinationTests {
             let destination = try SQLiteDestination(path: text)
             _ = try CommittedWalk(url: SyncAPI.endpoint, pagination: SyncAPI.pagination, destination: destination)
         }
-        #expect(notADatabase?.description.contains("not a SQLite database") == true, "\(String(describing: notADatabase))")
+        #expect(
+            notADatabase?.description.contains("not a SQLite database") == true, "\(String(describing: notADatabase))")
 
         let theirs = scratch.path("theirs.db")
         _ = try sqlite3(theirs, "CREATE TABLE notes (a, b); INSERT INTO notes VALUES (1, 2)")
