@@ -65,8 +65,12 @@ public struct IncrementalSync: Sendable, Hashable {
                     .record("note \(index + 1) (id \(note.id.prefix(80))): \(path) \(problem)"),
                     page: page.number, location: page.location, attempts: page.attempts)
             }
-            guard let json = note.json, let tree = try? JSONTree.parse(Array(json)) else {
-                throw refuse("cannot be read: the note's JSON was not kept")
+            guard let json = note.json else { throw refuse("cannot be read: the note's JSON was not kept") }
+            let tree: JSONTree
+            do {
+                tree = try JSONTree.parse(Array(json))
+            } catch {
+                throw refuse("cannot be read: the note is over what a field is read from (\(error))")
             }
             guard let field = tree.value(at: path) else { throw refuse("is missing") }
             guard let value = SinceValue(field) else {
