@@ -105,7 +105,10 @@ extension FetchCommand {
         if !quiet {
             runtime.report(session.summary(seconds: Clock.now - session.started, complete: stop == nil))
             if let stop {
-                runtime.report("More pages remain: the next is \(stop). Continue with --cursor or --state.\n")
+                let goOn =
+                    statePath != nil || sqlitePath != nil
+                    ? "Run the same command again to go on." : "Continue with --cursor or --state."
+                runtime.report("More pages remain: the next is \(stop). \(goOn)\n")
             }
         }
         if stop == nil, let missing = session.missingNotes {
