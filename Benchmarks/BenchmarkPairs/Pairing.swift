@@ -1,10 +1,10 @@
 /// How a benchmark and its ceilings take turns, and the ratio read from their runs.
 ///
 /// Each measured run of a benchmark comes right after one run of each of its ceilings, and the ratio is
-/// the median of the per-pair ratios, as `farm-bench` pairs A with B: on a shared machine whose speed
-/// drifts during a run, both sides of a pair see the same machine. Measuring a ceiling's samples first
-/// and the benchmark's minutes later let drift alone move a ratio by a third (session 15: the typed
-/// decode at 1.16x, then 1.43x and 1.63x the ceiling, with the code unchanged).
+/// the median of the per-pair ratios: on a shared machine whose speed drifts during a run, both sides of
+/// a pair see the same machine. Measuring a ceiling's samples first and the benchmark's minutes later let
+/// drift alone move a ratio by a third (the typed decode at 1.16x, then 1.43x and 1.63x the ceiling, with
+/// the code unchanged).
 public enum Pairing {
     /// Runs the benchmark and its `ceilings` in turn for a warm-up round and then `samples` rounds, each
     /// round the ceilings first (in order) and the benchmark last.

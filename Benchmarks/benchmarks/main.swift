@@ -24,6 +24,9 @@ let spec = CommandSpec(
             "--report", value: "file",
             help: "Write an HTML report of this run beside every saved baseline to <file>."),
         .init("--from-baselines", help: "With --report: the saved baselines alone, nothing run."),
+        .init(
+            "--baseline-table", value: "file",
+            help: "Write the newest saved baseline as a Markdown table into <file>, between its markers; nothing run."),
         .init("--baselines", value: "dir", help: "Where baselines are saved and read. Default: Benchmarks/Baselines."),
         .init("--child", value: "workload", help: "(internal) run one workload and print its result."),
         .init("--input", value: "file", help: "(internal) the page the workload reads."),
@@ -81,6 +84,14 @@ if let name = parsed.value("--child") {
 
 let baselines = parsed.value("--baselines") ?? root + "/Benchmarks/Baselines"
 let reportPath = parsed.value("--report")
+if let tablePath = parsed.value("--baseline-table") {
+    // Nothing is measured, so a debug build does as well as a release one.
+    for option in ["--save", "--compare", "--quick", "--filter", "--samples", "--report", "--from-baselines"]
+    where parsed.has(option) {
+        usageError("'\(option)' cannot go with '--baseline-table', which writes a saved baseline's table")
+    }
+    exit(writeBaselineTable(into: tablePath, baselines: baselines))
+}
 if parsed.has("--from-baselines") {
     // Nothing is measured, so a debug build does as well as a release one.
     guard let reportPath else { usageError("'--from-baselines' needs '--report <file>'") }
