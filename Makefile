@@ -4,7 +4,7 @@ SWIFT ?= swift
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 SWIFT_SOURCES := Package.swift Sources Tests $(wildcard Benchmarks/*.swift Benchmarks/*/)
 
-.PHONY: all deps build release demo test test-swift test-node lint format clean bench bench-quick mutants mutants-ci
+.PHONY: all deps build release demo test test-swift test-node lint format clean bench bench-quick perf-table mutants mutants-ci
 
 all: build
 
@@ -17,12 +17,14 @@ deps:
 	[ -x /usr/bin/time ] || missing="$$missing time"; \
 	command -v python3 >/dev/null 2>&1 || missing="$$missing python3"; \
 	command -v gdb >/dev/null 2>&1 || missing="$$missing gdb"; \
+	for shell in zsh fish; do command -v $$shell >/dev/null 2>&1 || missing="$$missing $$shell"; done; \
 	if [ -n "$$missing" ]; then \
 		echo "Installing:$$missing"; \
 		$(SUDO) apt-get update -qq && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; \
 	fi
 	@Tools/drf/install.sh || { [ "$${CI:-}" != true ] && echo 'deps: no Django REST framework: its tests are skipped'; }
 	@Tools/fastapi/install.sh || { [ "$${CI:-}" != true ] && echo 'deps: no FastAPI: its tests are skipped'; }
+	@Tools/datasette/install.sh || { [ "$${CI:-}" != true ] && echo 'deps: no Datasette: its tests are skipped'; }
 
 build: deps
 	$(SWIFT) build
@@ -57,6 +59,11 @@ bench: deps
 bench-quick: deps
 	@mkdir -p .build/benchmarks
 	$(SWIFT) run -c release benchmarks --quick --report .build/benchmarks/report-quick.html $(ARGS)
+
+## perf-table: rewrite the table in docs/performance.md from the newest saved baseline in Benchmarks/Baselines
+## (nothing is measured; the same baselines give the same bytes).
+perf-table: deps
+	$(SWIFT) run benchmarks --baseline-table docs/performance.md
 
 ## mutants: mutation testing: applies each breakage in Tools/mutants/mutants.txt (format in its header) to a
 ## copy of the tree in .build/mutants, builds it (incrementally) and runs that entry's tests, which must fail
@@ -143,3 +150,66 @@ tsan: deps
 soak: deps
 	SOAK_BUILD=$(SOAK_BUILD) Tools/soak.sh $(SECONDS)
 # END reliability targets
+
+# BEGIN install and docs targets
+PREFIX ?= /usr/local
+BINDIR = $(DESTDIR)$(PREFIX)/bin
+SHAREDIR = $(DESTDIR)$(PREFIX)/share
+# notes-page runs notes-page-urlsession from its own directory for `fetch --transport urlsession`.
+PROGRAMS := notes-page notes-page-urlsession notes-gen
+COMPLETED := notes-page notes-gen
+DOCS_BUILD ?= .build/docs-build
+
+.PHONY: install uninstall install-check docs
+
+## install: the release build's notes-page, notes-page-urlsession (where it is built; notes-page runs it from
+## beside itself) and notes-gen into $(PREFIX)/bin (default /usr/local), and their bash, zsh and fish
+## completion scripts into $(PREFIX)/share/{bash-completion/completions,zsh/site-functions,
+## fish/vendor_completions.d}; DESTDIR=<dir> installs under <dir> instead (a package's staging root).
+install: release
+	@bin=$$($(SWIFT) build -c release --show-bin-path) && \
+	install -d "$(BINDIR)" "$(SHAREDIR)/bash-completion/completions" "$(SHAREDIR)/zsh/site-functions" \
+		"$(SHAREDIR)/fish/vendor_completions.d" && \
+	for program in $(PROGRAMS); do \
+		[ ! -x "$$bin/$$program" ] || install -v -m 755 "$$bin/$$program" "$(BINDIR)/$$program" || exit 1; \
+	done && \
+	for command in $(COMPLETED); do \
+		"$$bin/$$command" --generate-completion-script bash >"$(SHAREDIR)/bash-completion/completions/$$command" && \
+		"$$bin/$$command" --generate-completion-script zsh >"$(SHAREDIR)/zsh/site-functions/_$$command" && \
+		"$$bin/$$command" --generate-completion-script fish >"$(SHAREDIR)/fish/vendor_completions.d/$$command.fish" && \
+		echo "completion scripts of $$command -> $(SHAREDIR)" || exit 1; \
+	done
+
+## uninstall: removes what install put under $(PREFIX) (and DESTDIR), with the same PREFIX and DESTDIR.
+uninstall:
+	rm -f $(foreach program,$(PROGRAMS),"$(BINDIR)/$(program)") \
+		$(foreach command,$(COMPLETED),"$(SHAREDIR)/bash-completion/completions/$(command)" \
+			"$(SHAREDIR)/zsh/site-functions/_$(command)" "$(SHAREDIR)/fish/vendor_completions.d/$(command).fish")
+
+## install-check: install into a temporary DESTDIR with PREFIX=/usr, check every file is there, that the
+## installed notes-page and notes-gen run (--version) and that `fetch --transport urlsession` finds
+## notes-page-urlsession beside notes-page; then uninstall and check nothing is left. CI runs it.
+install-check: release
+	@set -e; root=$$(mktemp -d); trap 'rm -rf "$$root"' EXIT; \
+	$(MAKE) --no-print-directory install DESTDIR="$$root" PREFIX=/usr >/dev/null; \
+	for file in bin/notes-page bin/notes-page-urlsession bin/notes-gen \
+		share/bash-completion/completions/notes-page share/zsh/site-functions/_notes-page \
+		share/fish/vendor_completions.d/notes-page.fish share/bash-completion/completions/notes-gen \
+		share/zsh/site-functions/_notes-gen share/fish/vendor_completions.d/notes-gen.fish; do \
+		[ -s "$$root/usr/$$file" ] || { echo "install-check: $$file was not installed"; exit 1; }; \
+	done; \
+	"$$root/usr/bin/notes-page" --version; "$$root/usr/bin/notes-gen" --version; \
+	bash -n "$$root/usr/share/bash-completion/completions/notes-page"; \
+	if "$$root/usr/bin/notes-page" fetch --transport urlsession --retries 0 --quiet http://127.0.0.1:9/notes 2>&1 \
+		| grep 'not beside this program'; then exit 1; fi; \
+	$(MAKE) --no-print-directory uninstall DESTDIR="$$root" PREFIX=/usr >/dev/null; \
+	left=$$(find "$$root" -type f); \
+	[ -z "$$left" ] || { echo "install-check: left after uninstall: $$left"; exit 1; }; \
+	echo 'install-check: installed, ran (--version, --transport urlsession) and uninstalled'
+
+## docs: the DocC archives of NotesPage, NotesFetch and NotesScreen in .build/docs/<Module>.doccarchive, by the
+## toolchain's docc with warnings as errors, from the symbol graphs of a build of their own ($(DOCS_BUILD):
+## .build's debug products are not rebuilt); each catalog's Swift examples must compile (Tools/docs.sh).
+docs: deps
+	SWIFT=$(SWIFT) DOCS_BUILD=$(DOCS_BUILD) Tools/docs.sh
+# END install and docs targets

@@ -1,15 +1,22 @@
 extension CommandSpec {
+    /// `-h, --help`, which every command takes.
+    static let helpOption = Option("-h", "--help", help: "Show help information.")
+    /// `--version`, which a command with a ``version`` takes.
+    static let versionOption = Option("--version", help: "Show the version.")
+
     /// The help text: OVERVIEW, USAGE, ARGUMENTS, OPTIONS and SUBCOMMANDS, as swift-argument-parser
-    /// lays them out.
+    /// lays them out (`--version` among the options when the command has a ``version``).
     public var help: String {
+        // `--version` before `-h, --help`, as swift-argument-parser lists them.
+        let options = self.options + (version == nil ? [] : [Self.versionOption])
         var lines = ["OVERVIEW: \(overview)", ""]
         var usage = name
         if !subcommands.isEmpty { usage += " <subcommand>" }
         for argument in arguments { usage += argument.isOptional ? " [<\(argument.name)>]" : " <\(argument.name)>" }
-        if !options.isEmpty { usage += " [<options>]" }
+        if !self.options.isEmpty { usage += " [<options>]" }  // as swift-argument-parser, --version aside
         lines += ["USAGE: \(usage)", ""]
 
-        let helpOption = Option("-h", "--help", help: "Show help information.")
+        let helpOption = Self.helpOption
         let labels = arguments.map { "<\($0.name)>" } + (options + [helpOption]).map(\.label) + subcommands.map(\.name)
         let column = min(28, (labels.map(\.count).max() ?? 0) + 4)
 

@@ -16,13 +16,18 @@ public struct ParsedArguments: Sendable, Equatable {
     public private(set) var positionals: [String] = []
     /// Whether `-h` or `--help` was given.
     public private(set) var wantsHelp = false
+    /// Whether `--version` was given, to a command with a ``CommandSpec/version``.
+    public private(set) var wantsVersion = false
+    /// The shell `--generate-completion-script` asked for, given to a root command (``CommandSpec/isRoot``).
+    public private(set) var completionShell: Shell?
 
     /// Parses `arguments` (without the command's own name).
     ///
     /// Accepts `--name value`, `--name=value`, `-x value`, flags, `--` to end options, and `-` as a
-    /// positional (standard input).
+    /// positional (standard input). Besides the spec's options: `-h`, `--help`; `--version` when the spec
+    /// has a version; `--generate-completion-script <shell>` for a root command.
     /// - Throws: ``UsageError`` for an unknown option, a missing value, a repeated option that is not
-    ///   repeatable, or too many arguments.
+    ///   repeatable, too many arguments, or a shell that is not one of ``Shell``'s.
     public init(_ arguments: [String], spec: CommandSpec) throws(UsageError) {
         var index = 0
         var optionsEnded = false
@@ -47,7 +52,14 @@ public struct ParsedArguments: Sendable, Equatable {
                 name = String(word[..<equals])
                 inlineValue = String(word[word.index(after: equals)...])
             }
-            guard let option = spec.option(named: name) else {
+            if word == "--version", spec.version != nil {
+                wantsVersion = true
+                continue
+            }
+            let builtin =
+                spec.isRoot && name == CommandSpec.completionScriptOption.name
+                ? CommandSpec.completionScriptOption : nil
+            guard let option = builtin ?? spec.option(named: name) else {
                 throw UsageError("Unknown option '\(name)'")
             }
             let value: String
@@ -65,13 +77,24 @@ public struct ParsedArguments: Sendable, Equatable {
             if values[option.name] != nil && !option.isRepeatable && option.valueName != nil {
                 throw UsageError("'\(option.name)' given more than once")
             }
+            if builtin != nil {  // the root's --generate-completion-script: a shell, not one of the spec's values
+                guard let shell = Shell(rawValue: value) else {
+                    let names = Shell.allCases.map(\.rawValue).joined(separator: ", ")
+                    throw UsageError("Invalid value '\(value)' for '\(option.name)': expected one of \(names)")
+                }
+                completionShell = shell
+                continue
+            }
             values[option.name, default: []].append(value)
         }
         let allowed = spec.arguments.count
         if positionals.count > allowed && !wantsHelp {
             throw UsageError("Unexpected argument '\(positionals[allowed])'")
         }
-        if !wantsHelp, let missing = spec.arguments.dropFirst(positionals.count).first(where: { !$0.isOptional }) {
+        // Help, the version and a completion script need nothing else.
+        if !wantsHelp && !wantsVersion && completionShell == nil,
+            let missing = spec.arguments.dropFirst(positionals.count).first(where: { !$0.isOptional })
+        {
             throw UsageError("Missing expected argument '<\(missing.name)>'")
         }
     }

@@ -1,7 +1,8 @@
 import ArgumentParsing
-import NotesStore
 import Dispatch
 public import NotesFetch
+import NotesPage
+import NotesStore
 
 #if canImport(FoundationEssentials)
     import FoundationEssentials
@@ -19,11 +20,27 @@ public enum NotesPageCommand {
     static let spec = CommandSpec(
         name: "notes-page",
         overview: "Read cursor-paginated JSON APIs safely: every page streamed, bounded and checked.",
+        version: packageVersion,
         subcommands: [
             ("fetch", "Fetch notes from an endpoint: one page, or every page with --all."),
             ("decode", "Decode one page from a file or standard input."),
         ]
     )
+
+    /// The subcommands' specs as the completion scripts read them: each enumerated option with the words
+    /// its parser accepts, taken from the same lists, so that a new style or format completes as soon as
+    /// it parses.
+    static var subcommandSpecs: [CommandSpec] {
+        let choices: [String: CommandSpec.Completion] = [
+            "--paginate": .list(PaginationOptions.Style.allCases.map(\.rawValue)),
+            "--next-is": .list(NextValuePagination.Kind.allCases.map(\.rawValue)),
+            "--on-duplicate": .list(DuplicatePolicy.allCases.map(\.rawValue)),
+            "--method": .list(["GET", "POST"]),
+            "--format": .list(PageOptions.Format.allCases.map(\.rawValue)),
+            "--transport": .list(FetchCommand.Transport.available.map(\.rawValue)),
+        ]
+        return [FetchCommand.spec.completing(choices), DecodeCommand.spec.completing(choices)]
+    }
 
     /// Runs the command line `arguments` (without the program name).
     /// - Parameter urlSession: Makes a URLSession transport, in a program that links one
@@ -39,9 +56,8 @@ public enum NotesPageCommand {
         }
         let rest = Array(arguments.dropFirst())
         switch first {
-        case "-h", "--help":
-            print(spec.help, terminator: "")
-            return ExitStatus.success.rawValue
+        case _ where first.hasPrefix("-"):
+            return runRoot(arguments)
         case "help":
             return main((rest.first.map { [$0] } ?? []) + ["--help"])
         case "decode":
@@ -70,6 +86,29 @@ public enum NotesPageCommand {
             printError(spec.errorText(UsageError("Unknown subcommand '\(first)'")))
             return ExitStatus.usage.rawValue
         }
+    }
+
+    /// `notes-page --help`, `--version` or `--generate-completion-script <shell>`: the root command's own
+    /// options, printed to standard output (status 0); anything else is a usage error.
+    private static func runRoot(_ arguments: [String]) -> Int32 {
+        let parsed: ParsedArguments
+        do {
+            parsed = try ParsedArguments(arguments, spec: spec)
+        } catch {
+            printError(spec.errorText(error))
+            return ExitStatus.usage.rawValue
+        }
+        if parsed.wantsHelp {
+            print(spec.help, terminator: "")
+        } else if parsed.wantsVersion {
+            print(spec.versionText, terminator: "")
+        } else if let shell = parsed.completionShell {
+            print(spec.completionScript(for: shell, subcommands: subcommandSpecs), terminator: "")
+        } else {
+            printError(spec.help)  // `--` alone
+            return ExitStatus.usage.rawValue
+        }
+        return ExitStatus.success.rawValue
     }
 
     /// Replaces this process with `notes-page-urlsession` from the same directory, given `arguments`; says

@@ -16,17 +16,22 @@ public enum NotesGenCommand {
             Fault kinds: duplicate-id, missing-id, number-id, invalid-json,
             oversized-title; each changes the last note of its page (1-based).
             """,
+        version: packageVersion,
         options: [
             .init("--count", value: "n", help: "Notes to write (required; 0 gives one empty page)."),
             .init("--page-size", value: "n", help: "Notes per page, 1 to 100000 (default: 1000)."),
             .init("--seed", value: "n", help: "Seed, 0 to 2^53-1 (default: 42)."),
-            .init("--format", value: "format", help: "dir, ndjson or page (default: dir)."),
+            .init(
+                "--format", value: "format", help: "dir, ndjson or page (default: dir).",
+                completion: .list(Generator.Configuration.Format.allCases.map(\.rawValue))),
             .init(
                 "--id-kind", value: "kind",
-                help: "string, or int: integers rising from 1 with gaps (default: string)."),
+                help: "string, or int: integers rising from 1 with gaps (default: string).",
+                completion: .list(Generator.Configuration.IDKind.allCases.map(\.rawValue))),
             .init(
                 "--out", value: "path",
-                help: "DIR for dir (default: notes-<count>/); else a file, or - for stdout (the default)."),
+                help: "DIR for dir (default: notes-<count>/); else a file, or - for stdout (the default).",
+                completion: .file),
             .init("--force", help: "Write into the default notes-<count>/ even if it exists."),
             .init("--faults", value: "list", help: "Faults to plant, KIND@PAGE,... (dir format only)."),
         ]
@@ -35,6 +40,10 @@ public enum NotesGenCommand {
     /// What a command line asks for.
     public enum Invocation: Sendable, Hashable {
         case help
+        /// `--version`: ``CommandSpec/versionText``.
+        case version
+        /// `--generate-completion-script <shell>`: the shell's completion script.
+        case completionScript(Shell)
         /// `--out` given: written where it says (into a directory already there, too).
         case generate(Generator.Configuration)
         /// The dir format without `--out`: ``Generator/Configuration/defaultDirectory(count:)`` in the working
@@ -66,6 +75,8 @@ public enum NotesGenCommand {
     public static func parse(_ arguments: [String]) throws(UsageError) -> Invocation {
         let parsed = try ParsedArguments(arguments, spec: spec)
         if parsed.wantsHelp { return .help }
+        if parsed.wantsVersion { return .version }
+        if let shell = parsed.completionShell { return .completionScript(shell) }
         let configuration = try Generator.Configuration(arguments: parsed)
         if parsed.has("--out") { return .generate(configuration) }
         if configuration.format == .dir {
@@ -101,6 +112,12 @@ public enum NotesGenCommand {
             switch try parse(arguments) {
             case .help:
                 standardOutput(spec.help)
+                return .success
+            case .version:
+                standardOutput(spec.versionText)
+                return .success
+            case .completionScript(let shell):
+                standardOutput(spec.completionScript(for: shell))
                 return .success
             case .generate(let parsed):
                 configuration = parsed

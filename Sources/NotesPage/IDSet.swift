@@ -25,7 +25,7 @@ public final class IDSet {
     /// The longest id the set stores.
     public static let maxIDBytes = 65_535
 
-    /// The outcome of ``insert(_:)``.
+    /// The outcome of an insert (``insert(_:)-(String)``, ``insert(_:)-(UnsafeRawBufferPointer)``).
     public enum InsertResult: Equatable, Sendable {
         case inserted
         /// The id was already there, first inserted on page `page` (0-based, counting committed pages).

@@ -1,9 +1,9 @@
 package import NotesJSON
 
 /// Decodes one page incrementally: feed the body chunk by chunk as it arrives; notes come out as soon as
-/// their closing brace is parsed; ``finish()`` checks the page is complete and returns its next cursor.
+/// their closing brace is parsed; ``finish(into:)`` checks the page is complete and returns its next cursor.
 ///
-/// Every id goes into the run's ``IDSet``. The page's ids become permanent only when ``finish()``
+/// Every id goes into the run's ``IDSet``. The page's ids become permanent only when ``finish(into:)``
 /// succeeds (or, with `commitsIDs: false`, when the caller commits them after it): a page that fails, or
 /// a decoder dropped before it finishes (cancelled, retried), takes its ids back out. Errors are sticky:
 /// after one, every call throws it again.
@@ -12,7 +12,7 @@ package import NotesJSON
 /// var decoder = PageDecoder(configuration: PageConfiguration(), ids: ids)
 /// var notes: [Note] = []
 /// for chunk in body { try decoder.feed(chunk, into: &notes) }
-/// let page = try decoder.finish()
+/// let page = try decoder.finish(into: &notes)
 /// ```
 public struct PageDecoder: ~Copyable {
     /// What a finished page said besides its notes.

@@ -38,6 +38,7 @@ public struct GraphQLQuery: Sendable, Hashable {
 
     /// Reads `text` and checks that the connection at `connection` can be walked with `cursorVariable`.
     /// - Parameters:
+    ///   - text: The query, as GraphQL writes it.
     ///   - connection: The connection's path in the response, starting with `data`.
     ///   - cursorVariable: Defaults to `after`.
     /// - Throws: ``Problem``: not a query (a mutation or subscription), a syntax error, the variable not

@@ -17,7 +17,8 @@ public struct OffsetPagination: Pagination {
     public var limitParameter: String
     /// Notes per page to ask for.
     public var limit: Int
-    /// Where the total is in the body (e.g. `count`); when `nil`, the common places (``TotalPaths``).
+    /// Where the total is in the body (e.g. `count`); when `nil`, the common places (`count`, `total`,
+    /// `meta.total`, …).
     /// `X-Total-Count` is read either way.
     public var totalPath: FieldPath?
     /// Notes per page as the server sends them, once a first page showed fewer than ``limit``.

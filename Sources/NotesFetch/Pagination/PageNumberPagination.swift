@@ -15,7 +15,8 @@ public struct PageNumberPagination: Pagination {
     public var pageSizeParameter: String
     /// Notes per page, sent as `pageSizeParameter` when set.
     public var pageSize: Int?
-    /// Where the total is in the body (e.g. `count`); when `nil`, the common places (``TotalPaths``).
+    /// Where the total is in the body (e.g. `count`); when `nil`, the common places (`count`, `total`,
+    /// `meta.total`, …).
     public var totalPath: FieldPath?
     /// Notes per page as the server sends them, as the walk's first page showed.
     public var serverPageSize: Int?

@@ -7,8 +7,9 @@ public import NotesPage
 #endif
 
 /// How an endpoint's pages follow one another: where the first page is, the URL of a page, and what a
-/// page says about the next one. One type per scheme; ``NotesFetcher/walk`` and the notes screen
-/// follow any of them the same way.
+/// page says about the next one. One type per scheme; a walk
+/// (``NotesFetcher/walk(from:firstNumber:ids:visited:maxPages:maxNotes:cancellation:body:)``) and the
+/// notes screen follow any of them the same way.
 ///
 /// A scheme's locations are ``PageLocation`` values in its own terms (a cursor, an offset, a page
 /// number, an id to go on after), so a resumed run knows where it was whatever the scheme.
@@ -39,8 +40,11 @@ public protocol Pagination: Sendable, CustomStringConvertible {
     /// where it is (a `Link` or cursor header, `next` before the notes), so that it can be requested early;
     /// `nil` while that is not known. It must agree with ``next(after:endpoint:)``; the walk checks.
     /// - Parameters:
+    ///   - head: The page's response head.
     ///   - nextValue: The body's next value once read (`.some(nil)` for `null`), else `nil`.
     ///   - read: What the page has at a field path so far (a GraphQL page's `hasNextPage`), or `nil`.
+    ///   - url: The page's URL.
+    ///   - endpoint: The walk's endpoint.
     func earlyNext(
         head: HTTPResponseHead, nextValue: String??, read: (FieldPath) -> FieldValue?, url: String, endpoint: URL
     ) -> PageLocation?
@@ -65,7 +69,9 @@ public protocol Pagination: Sendable, CustomStringConvertible {
     func identity(of location: PageLocation, endpoint: URL) -> String
     /// Why a page the server answered with success is still no page (a GraphQL response's `errors`), or
     /// `nil` when it is one.
-    /// - Parameter now: Seconds since 1970, for a rate limit's reset.
+    /// - Parameters:
+    ///   - page: What the page said.
+    ///   - now: Seconds since 1970, for a rate limit's reset.
     func refusal(of page: PageFacts, now: Double) -> PageRefusal?
     /// Whether a body (``body(for:)``) the server may have acted on may be sent again: `true` for a query
     /// that only reads (GraphQL's), `false` for a POST that may change something unless the caller says.
