@@ -11,7 +11,8 @@ let package = Package(
     // Linux is the home platform; on Apple platforms Synchronization's Mutex and Atomic need these.
     platforms: [.macOS(.v15), .iOS(.v18)],
     products: [
-        .library(name: "NotesPage", targets: ["NotesPage", "NotesFetch", "NotesStore", "NotesURLSession", "NotesScreen"]),
+        .library(
+            name: "NotesPage", targets: ["NotesPage", "NotesFetch", "NotesStore", "NotesURLSession", "NotesScreen"]),
         .library(name: "NotesFetchTesting", targets: ["NotesFetchTesting"]),
         .executable(name: "notes-page", targets: ["notes-page"]),
         .executable(name: "notes-page-urlsession", targets: ["notes-page-urlsession"]),
@@ -65,7 +66,8 @@ let package = Package(
         .target(name: "NotesFetchTesting", dependencies: ["NotesFetch"], swiftSettings: swiftSettings),
         /// The notes screen: a platform-neutral view model (and a SwiftUI view where SwiftUI exists).
         .target(
-            name: "NotesScreen", dependencies: ["NotesFetch", "NotesStore", "NotesURLSession"], swiftSettings: swiftSettings),
+            name: "NotesScreen", dependencies: ["NotesFetch", "NotesStore", "NotesURLSession"],
+            swiftSettings: swiftSettings),
         /// Hand-written command-line parsing and help in the style of swift-argument-parser.
         .target(name: "ArgumentParsing", swiftSettings: swiftSettings),
         /// Deterministic fixture pages for tests and benchmarks.

@@ -48,7 +48,7 @@ const COUNT_FLAGS = [
   ['--page-size', 'pageSize'], ['--seed', 'seed'], ['--max-limit', 'maxLimit'], ['--totals', 'totals'], ['--total-lie', 'totalLie'],
   ['--id-kind', 'idKind'],
 ];
-const BOOLEAN_FLAGS = new Set(['--quiet', '--help', '--http2']);
+const BOOLEAN_FLAGS = new Set(['--quiet', '--help', '--http2', '--updates']);
 
 /**
  * Parses the command line (without `node` and the script). Returns the options; throws UsageError.
@@ -59,7 +59,7 @@ export function parseArgs(argv) {
     dir: null, count: null, pageSize: null, seed: null, maxLimit: null, totals: null, totalLie: null, idKind: null,
     host: '127.0.0.1', port: 0, style: 'contract', faults: [],
     tokenFile: null, fixtures: null, cacheMiB: 256, quiet: false, help: false,
-    tlsCert: null, tlsKey: null, urlHost: null, compress: [], http2: false,
+    tlsCert: null, tlsKey: null, urlHost: null, compress: [], http2: false, updates: false,
   };
   const faultSpecs = [];
   for (let i = 0; i < argv.length; i++) {
@@ -68,7 +68,7 @@ export function parseArgs(argv) {
     const flag = eq === -1 ? arg : arg.slice(0, eq);
     if (BOOLEAN_FLAGS.has(flag)) {
       if (eq !== -1) throw new UsageError(`${flag} takes no value`);
-      options[{ '--quiet': 'quiet', '--help': 'help', '--http2': 'http2' }[flag]] = true;
+      options[{ '--quiet': 'quiet', '--help': 'help', '--http2': 'http2', '--updates': 'updates' }[flag]] = true;
       continue;
     }
     if (!VALUE_FLAGS.has(flag)) throw new UsageError(`unknown argument '${arg}'`);
@@ -118,6 +118,11 @@ export function parseArgs(argv) {
     options.totals ??= parseTotals(TOTALS.join(','), '--totals');
     options.totalLie ??= 0;
     options.idKind ??= 'string';
+  }
+  if (options.updates) {
+    if (options.dir !== null) throw new UsageError('--updates goes with --count, not --dir: it changes generated notes');
+    const problem = updatesStyleProblem(options.style, options.idKind);
+    if (problem) throw new UsageError(problem);
   }
   return options;
 }
@@ -665,10 +670,12 @@ export function lastIntId(seed, count) {
 /**
  * A note as JSON: `{"id":…,"title":"…","rank":…,"pinned":…}` (form 'plain'), or (form 'jsonapi') a
  * JSON:API resource object, `{"type":"notes","id":"<id as a string>","attributes":{"title":…,…}}`.
- * `title` is the contents of a JSON string, escapes already written.
+ * `title` is the contents of a JSON string, escapes already written. With `updatedAt` (ms since 1970,
+ * --updates) the note ends with `"updated_at":"<RFC 3339>"`.
  */
-function formatNote(id, title, rank, pinned, form) {
-  const attributes = `"title":"${title}","rank":${rank},"pinned":${pinned}`;
+function formatNote(id, title, rank, pinned, form, updatedAt = null) {
+  const updated = updatedAt === null ? '' : `,"updated_at":"${rfc3339(updatedAt)}"`;
+  const attributes = `"title":"${title}","rank":${rank},"pinned":${pinned}${updated}`;
   if (form === 'jsonapi') return `{"type":"notes","id":${JSON.stringify(String(id))},"attributes":{${attributes}}}`;
   return `{"id":${JSON.stringify(id)},${attributes}}`;
 }
@@ -679,8 +686,20 @@ function formatNote(id, title, rank, pinned, form) {
  * depend on the seed, `i`, the id kind and the form only, whatever page or style serves it.
  */
 export function renderNote(seed, i, idKind = 'string', form = 'plain') {
+  const { title, rank, pinned } = noteFields(seed, i);
+  return formatNote(noteId(seed, i, idKind), title, rank, pinned, form);
+}
+
+// The title (JSON string contents), rank and pinned flag of generated note `i`.
+function noteFields(seed, i) {
   const r = mix32(seed, i);
-  return formatNote(noteId(seed, i, idKind), TITLES[r % TITLES.length](i), (r >>> 8) % 10_000, ((r >>> 3) & 1) === 1, form);
+  return { title: TITLES[r % TITLES.length](i), rank: (r >>> 8) % 10_000, pinned: ((r >>> 3) & 1) === 1 };
+}
+
+// ... and of note `j` of those that `shift` inserts and /admin/add adds.
+function newNoteFields(seed, j) {
+  const r = mix32(seed ^ 0x5eed5eed, j);
+  return { title: `New note ${j}`, rank: (r >>> 8) % 10_000, pinned: false };
 }
 
 /**
@@ -693,8 +712,8 @@ export function newNoteId(seed, j, idKind = 'string', count = 0) {
 
 /** Note `j` of those that `shift` faults insert: `{"id":"new<j>","title":"New note <j>",…}` (ids: see newNoteId). */
 export function renderNewNote(seed, j, idKind = 'string', count = 0, form = 'plain') {
-  const r = mix32(seed ^ 0x5eed5eed, j);
-  return formatNote(newNoteId(seed, j, idKind, count), `New note ${j}`, (r >>> 8) % 10_000, false, form);
+  const { title, rank, pinned } = newNoteFields(seed, j);
+  return formatNote(newNoteId(seed, j, idKind, count), title, rank, pinned, form);
 }
 
 /**
@@ -790,6 +809,210 @@ export class NoteList {
     }
     return Buffer.from(`[${notes.join(',')}]`);
   }
+}
+
+// MARK: - Notes that change (--updates)
+
+/** When generated note 0 was last updated, with --updates; note i was updated i minutes later. */
+export const UPDATES_EPOCH_MS = Date.UTC(2026, 10, 30, 8, 0, 0);
+/** The time between two notes' updated_at, and between an edit or addition and the newest before it. */
+export const UPDATES_STEP_MS = 60_000;
+/** The most notes that one POST /admin/touch or /admin/add changes. */
+export const MAX_ADMIN_COUNT = 100_000;
+
+/** `ms` since 1970 as an RFC 3339 date-time in UTC: 2026-11-30T08:00:00Z, with milliseconds only when it has some. */
+export function rfc3339(ms) {
+  const text = new Date(ms).toISOString();
+  return text.endsWith('.000Z') ? `${text.slice(0, -5)}Z` : text;
+}
+
+const RFC3339_DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(\.\d+)?(?:([Zz])|([+-])(\d{2}):(\d{2}))$/;
+
+const isLeapYear = (year) => (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0;
+
+/**
+ * Milliseconds since 1970 of an RFC 3339 date-time (section 5.6: `2026-11-30T08:00:00Z`,
+ * `2026-11-30t09:00:00.25+01:00`; T and Z in either case, a fraction of any length, a leap second 60
+ * read as the next minute's first), or null for anything else: a date alone, a space for the T, no
+ * offset, a field out of range (month 13, February 30, hour 24, offset +24:00).
+ */
+export function parseRfc3339(text) {
+  const match = RFC3339_DATE_TIME.exec(text);
+  if (!match) return null;
+  const [year, month, day, hour, minute, second] = match.slice(1, 7).map(Number);
+  const days = [31, isLeapYear(year) ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][month - 1];
+  if (days === undefined || day < 1 || day > days || hour > 23 || minute > 59 || second > 60) return null;
+  let offsetMinutes = 0;
+  if (match[8] === undefined) {
+    const [hours, minutes] = [Number(match[10]), Number(match[11])];
+    if (hours > 23 || minutes > 59) return null;
+    offsetMinutes = (match[9] === '-' ? -1 : 1) * (hours * 60 + minutes);
+  }
+  const date = new Date(0);
+  date.setUTCFullYear(year, month - 1, day); // unlike Date.UTC, years 0-99 stay themselves
+  date.setUTCHours(hour, minute, second, 0);
+  return date.getTime() - offsetMinutes * 60_000 + (match[7] === undefined ? 0 : Number(`0${match[7]}`) * 1000);
+}
+
+/**
+ * The `since` of a request to a --updates server (`query`: URLSearchParams): null when it has none,
+ * else `{ms}`, or `{problem}` with the status and message of the refusal: 422 for a value that is no
+ * RFC 3339 date-time (parseRfc3339; a raw `+` in an offset arrives as a space), 400 for two values.
+ */
+export function parseSince(query) {
+  const values = query.getAll('since');
+  if (values.length === 0) return null;
+  if (values.length > 1) return { problem: { status: 400, error: 'bad-request', message: 'more than one since' } };
+  const ms = parseRfc3339(values[0]);
+  if (ms === null) {
+    const shown = JSON.stringify(values[0].slice(0, 100));
+    return {
+      problem: {
+        status: 422,
+        error: 'invalid-since',
+        message: `since must be an RFC 3339 date-time such as 2026-11-30T08:00:00Z or 2026-11-30T09:00:00%2B01:00 (a + percent-encoded), not ${shown}`,
+      },
+    };
+  }
+  return { ms };
+}
+
+/**
+ * What `/admin/touch` (`action` 'touch') or `/admin/add` asks of a query (URLSearchParams): `count`
+ * (default 1, 0 to MAX_ADMIN_COUNT) and, for touch, the `id` values to edit instead of notes chosen by
+ * the seed. Returns `{count, ids}`; throws UsageError.
+ */
+export function parseAdminQuery(action, query) {
+  const counts = query.getAll('count');
+  if (counts.length > 1) throw new UsageError('more than one count');
+  const ids = query.getAll('id');
+  if (action === 'add' && ids.length) throw new UsageError('/admin/add takes count only: the new notes get the next ids');
+  if (counts.length && ids.length) throw new UsageError('give count or id, not both');
+  const text = counts[0] ?? '1';
+  const count = /^\d{1,7}$/.test(text) ? Number(text) : NaN;
+  if (!(count <= MAX_ADMIN_COUNT)) throw new UsageError(`count must be an integer from 0 to ${MAX_ADMIN_COUNT}, not '${text}'`);
+  if (new Set(ids).size !== ids.length) throw new UsageError('an id is given twice');
+  return { count: ids.length || count, ids };
+}
+
+/**
+ * The notes of a --updates server: the `count` generated notes (note i with updated_at
+ * UPDATES_EPOCH_MS + i minutes, its bytes those of renderNote with `"updated_at"` last), in updated_at
+ * order, which touch() and add() change while the server runs. Each edit or addition is a minute after
+ * the newest note, so the order stays sorted and a note changed moves to the end.
+ */
+export class UpdatingNotes {
+  constructor(count, seed, idKind = 'string') {
+    this.count = count;
+    this.seed = seed;
+    this.idKind = idKind;
+    // A record: i (a generated note) or j (an added one), its edits, and updatedAt in ms.
+    this.order = Array.from({ length: count }, (_, i) => ({ i, j: null, edits: 0, updatedAt: UPDATES_EPOCH_MS + i * UPDATES_STEP_MS }));
+    this.newest = UPDATES_EPOCH_MS + (count - 1) * UPDATES_STEP_MS;
+    this.added = 0;
+    this.draws = 0; // the seed's choices of notes to touch so far
+  }
+
+  get length() {
+    return this.order.length;
+  }
+
+  /** The id of a record, as a JS value. */
+  idOf(record) {
+    return record.j === null ? noteId(this.seed, record.i, this.idKind) : newNoteId(this.seed, record.j, this.idKind, this.count);
+  }
+
+  /** A record as JSON, in `form` 'plain' or 'jsonapi' (see formatNote); an edited title is "Edit E: TITLE". */
+  render(record, form = 'plain') {
+    const fields = record.j === null ? noteFields(this.seed, record.i) : newNoteFields(this.seed, record.j);
+    const title = record.edits === 0 ? fields.title : `Edit ${record.edits}: ${fields.title}`;
+    return formatNote(this.idOf(record), title, fields.rank, fields.pinned, form, record.updatedAt);
+  }
+
+  /** The position of the first note updated at or after `ms` (the length when there is none). */
+  firstAtOrAfter(ms) {
+    let [lo, hi] = [0, this.order.length];
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (this.order[mid].updatedAt < ms) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+
+  /** The JSON array of the notes at positions [start, end), compact. */
+  array(start, end, form = 'plain') {
+    return Buffer.from(`[${this.order.slice(start, Math.max(start, end)).map((record) => this.render(record, form)).join(',')}]`);
+  }
+
+  /** The position of the note whose id is written `id` (`n7`, `new2`, digits for integer ids), or -1. */
+  positionOf(id) {
+    return this.order.findIndex((record) => String(this.idOf(record)) === id);
+  }
+
+  /**
+   * Edits `count` notes chosen by the seed (distinct; all of them when there are fewer), or the notes
+   * of `ids`: each gets a new title and the updated_at a minute after the newest, oldest first.
+   * Returns the notes edited, as JSON; throws UsageError for an id that no note has.
+   */
+  touch(count, ids = []) {
+    let positions;
+    if (ids.length) {
+      positions = ids.map((id) => {
+        const position = this.positionOf(id);
+        if (position === -1) throw new UsageError(`no note has the id '${id.slice(0, 100)}'`);
+        return position;
+      });
+    } else {
+      const chosen = new Set();
+      while (chosen.size < Math.min(count, this.order.length)) chosen.add(mix32(this.seed ^ 0x70c4ed, this.draws++) % this.order.length);
+      positions = [...chosen];
+    }
+    positions.sort((a, b) => a - b);
+    const records = positions.map((position) => this.order[position]);
+    const moved = new Set(positions);
+    this.order = this.order.filter((_, position) => !moved.has(position));
+    for (const record of records) {
+      record.edits++;
+      record.updatedAt = this.newest += UPDATES_STEP_MS;
+      this.order.push(record);
+    }
+    return records.map((record) => this.render(record));
+  }
+
+  /** Adds `count` notes (new0, new1, …; see newNoteId), each a minute after the newest. Returns them as JSON. */
+  add(count) {
+    const records = [];
+    for (let k = 0; k < count; k++) {
+      const record = { i: null, j: this.added++, edits: 0, updatedAt: this.newest += UPDATES_STEP_MS };
+      this.order.push(record);
+      records.push(record);
+    }
+    return records.map((record) => this.render(record));
+  }
+
+  /**
+   * Page `pageIndex` (0-based) of the notes from position `start` on, `pageSize` a page, in the
+   * notes-gen page format as renderGeneratedPage writes it, `next_cursor` deriveCursor's; a page past
+   * the last is empty, with no next.
+   */
+  renderPage(start, pageSize, pageIndex) {
+    const length = this.order.length - start;
+    const pages = Math.max(1, Math.ceil(length / pageSize));
+    const from = start + pageIndex * pageSize;
+    const head = '{"notes":';
+    const items = this.array(from, Math.min(this.order.length, from + pageSize)).toString();
+    const next = pageIndex + 1 < pages ? deriveCursor(this.seed, pageIndex + 1) : null;
+    const body = Buffer.from(`${head}${items},"next_cursor":${JSON.stringify(next)}}`);
+    return { body, items: [Buffer.byteLength(head), Buffer.byteLength(head) + Buffer.byteLength(items)] };
+  }
+}
+
+/** Why a style cannot be served with --updates, or null: the notes change, so only the cursor styles serve them. */
+export function updatesStyleProblem(style, idKind = 'string') {
+  return isListStyle(style, idKind)
+    ? `--updates serves the cursor styles (contract, drf, link, header), not ${style}${style === 'drf' ? ' with integer ids' : ''}`
+    : null;
 }
 
 /** The parameter of the page size in each list style. */

@@ -69,6 +69,8 @@ Pages:
   --totals LIST      what the offset, page, drf (int ids) and jsonapi styles announce of the total:
                      some of count, header, link, pages (comma-separated; default all), or none
   --total-lie D      announce N+D notes instead of N (default 0); the notes served are the same
+  --updates          notes that change while the server runs, for incremental syncs (--count, the
+                     cursor styles only; see "With --updates" below)
 
 Server:
   --host HOST        address to listen on (default 127.0.0.1)
@@ -170,6 +172,29 @@ Styles (the first four take ?cursor=C):
   @PAGE is the page in the style's terms: offset floor(K/L)+1, page, drf and jsonapi P, keyset the
   first note's page.
 
+With --updates (GitHub's issues semantics for since):
+  Each note ends with "updated_at": an RFC 3339 date-time in UTC, note n<i> 2026-11-30T08:00:00Z plus
+  i minutes, whatever the seed; the notes are served in updated_at order (at first the usual order).
+  GET /notes?since=T serves only the notes updated at or after T, T an RFC 3339 date-time with Z or
+                     an offset (a + percent-encoded as %2B; 2026-11-30T09:00:00%2B01:00); anything
+                     else is 422 {"error":"invalid-since","message":...}, two values 400. The pages,
+                     cursors and next URLs of a walk with since page through the notes it keeps: the
+                     cursor of page K is the one --count gives page K, drf and link carry since in
+                     their next URLs, and a cursor past the last page serves an empty page
+  POST /admin/touch?count=K
+                     edits K notes (default 1; all when fewer) chosen by the seed: the title becomes
+                     "Edit E: TITLE" (E: that note's edits so far), updated_at a minute after the
+                     newest note's, so the note moves to the end; oldest first
+  POST /admin/touch?id=ID&id=ID...
+                     edits those notes instead (an id no note has is a 400)
+  POST /admin/add?count=K
+                     adds K notes new0, new1, ... (with --id-kind int, the ids after the last), each
+                     a minute after the newest
+  Both change the notes at once and answer 200 {"touched"|"added":[the notes, as GET /notes now
+  serves them],"count":NOTES,"newest":T}; K is 0-100000; another method is a 405, another /admin/
+  path a 404. /graphql and the Notion-style query serve the same notes, unfiltered. No faults act on
+  /admin/; without --updates it is a path like any other (404).
+
 Per request: ?style=drf or X-Notes-Style: link; ?fault=503@2x1 or X-Notes-Fault: delay:50, 500@3;
 ?totals=none; ?compress=gzip,br or ?compress=none
 
@@ -266,6 +291,9 @@ async function main() {
     origin: process.hrtime.bigint(), // what the log's t= counts from
     connectionCount: 0,
     connections: new Map(), // connectionKey(socket) -> {number, socket}, while open: the TCP socket
+    // --updates: the notes as they change, and the cursors of their pages (cursor -> index) made so far.
+    updates: options.updates ? new lib.UpdatingNotes(options.count, options.seed, options.idKind) : null,
+    updateCursors: new Map(),
   };
   const createServer = (isTarget) => {
     const handler = (req, res) => handle(req, res, state, isTarget);
@@ -391,10 +419,10 @@ async function openDirectory(dir) {
   };
 }
 
-function generatedSource({ count, pageSize, seed, maxLimit, totals, totalLie, idKind }) {
+function generatedSource({ count, pageSize, seed, maxLimit, totals, totalLie, idKind, updates }) {
   const pages = lib.generatedPages(count, pageSize, seed);
   return {
-    description: `${count} generated notes (page size ${pageSize}, seed ${seed}${idKind === 'int' ? ', integer ids' : ''})`,
+    description: `${count} generated notes (page size ${pageSize}, seed ${seed}${idKind === 'int' ? ', integer ids' : ''}${updates ? ', with updates' : ''})`,
     // What the list styles (offset, page, keyset, jsonapi) need; a directory has none of it.
     generated: { count, pageSize, seed, maxLimit, totals, totalLie, idKind },
     pages,
@@ -489,6 +517,7 @@ async function respond(req, state, isTarget, record, signal) {
   const query = new URLSearchParams(q === -1 ? '' : req.url.slice(q + 1));
   if (pathname === GRAPHQL_PATH) return graphqlResponse(req, query, state, isTarget, record, signal);
   if (pathname === NOTION_PATH) return notionResponse(req, query, state, isTarget, record, signal);
+  if (state.updates && !isTarget && pathname.startsWith(ADMIN_PREFIX)) return adminResponse(req, pathname, query, state);
   // next-ref:unicode's path leads to the same pages.
   if (pathname !== '/notes' && !lib.isNextRefPath(pathname)) {
     return jsonError(404, 'not-found', `no such path; pages are at /notes, GraphQL at ${GRAPHQL_PATH}, the Notion-style query at ${NOTION_PATH}`);
@@ -501,6 +530,8 @@ async function respond(req, state, isTarget, record, signal) {
     requestedEncodings(query, state);
     style = lib.parseStyle(query.get('style') ?? req.headers['x-notes-style'] ?? state.style);
     faults = isTarget ? [] : requestFaults(query, req);
+    const updatesProblem = state.updates && lib.updatesStyleProblem(style, idKind);
+    if (updatesProblem) throw new lib.UsageError(updatesProblem);
     if (lib.isListStyle(style, idKind)) {
       if (!state.generated) throw new lib.UsageError(lib.listStyleNeedsCount(style));
       if (style !== 'jsonapi') listQuery = lib.parseListQuery(style, query, state.generated);
@@ -537,6 +568,7 @@ async function respond(req, state, isTarget, record, signal) {
   // 1-based page number that faults' @PAGE name.
   let index = null;
   let list = null;
+  let view = staticView(state);
   let page;
   if (listQuery) {
     list = listView(state, isTarget ? targetShifts(query, req, state) : active);
@@ -553,9 +585,14 @@ async function respond(req, state, isTarget, record, signal) {
   } else {
     const cursors = query.getAll('cursor');
     if (cursors.length > 1) return jsonError(400, 'bad-request', 'more than one cursor');
-    index = cursors.length === 0 ? 0 : state.byCursor.get(cursors[0]);
+    if (state.updates) {
+      const since = lib.parseSince(query);
+      if (since?.problem) return jsonError(since.problem.status, since.problem.error, since.problem.message);
+      view = updatesView(state, since?.ms ?? null);
+    }
+    index = cursors.length === 0 ? 0 : view.byCursor.get(cursors[0]);
     // A hostile cursor of next-ref names the page of the cursor it was made from.
-    if (index === undefined) index = lib.nextRefBaseCursors(cursors[0]).map((cursor) => state.byCursor.get(cursor)).find((i) => i !== undefined);
+    if (index === undefined) index = lib.nextRefBaseCursors(cursors[0]).map((cursor) => view.byCursor.get(cursor)).find((i) => i !== undefined);
     if (index === undefined) return jsonError(400, 'unknown-cursor', 'no page has this cursor');
     page = index + 1;
   }
@@ -569,7 +606,7 @@ async function respond(req, state, isTarget, record, signal) {
   }
   return applyPlan(plan, req, state, signal, record, () => (list
     ? listResponse(style, list, listQuery, plan.content, query, state)
-    : pageResponse(index, style, plan.content, query, state)));
+    : pageResponse(index, style, plan.content, query, state, view)));
 }
 
 /** Plans the faults of a request for page `page` (lib.planFaults), counts those that fire and names them in the log. */
@@ -671,13 +708,47 @@ function bearerMatches(authorization, token) {
 }
 
 /**
- * Page `index` (0-based) in `style`, with the content faults applied; the first `next-ref` replaces
- * the next reference (a page without one, the last, keeps none).
+ * The cursor pages as the source serves them (a directory's, or --count's): `load(index)` (cached),
+ * `cursor(index)` (null for the first page), `nextCursor(index)` and `byCursor` (cursor -> index).
  */
-async function pageResponse(index, style, contentFaults, query, state) {
-  const page = await state.cache.get(index, state.load);
+function staticView(state) {
+  return {
+    load: (index) => state.cache.get(index, state.load),
+    cursor: (index) => state.pages[index].cursor,
+    nextCursor: (index) => state.pages[index].nextCursor,
+    byCursor: state.byCursor,
+  };
+}
+
+/**
+ * The cursor pages of --updates: the notes updated at or after `sinceMs` (all for null), --page-size a
+ * page, with the cursors of --count (page k's is lib.deriveCursor(seed, k)), so that a walk with since
+ * pages through the filtered list; a cursor past its last page serves an empty page with no next.
+ */
+function updatesView(state, sinceMs) {
+  const { updates, generated: { pageSize, seed } } = state;
+  const start = sinceMs === null ? 0 : updates.firstAtOrAfter(sinceMs);
+  const pages = Math.max(1, Math.ceil((updates.length - start) / pageSize));
+  // Every cursor that a page of the whole list could have, made once each.
+  const cursors = state.updateCursors;
+  for (let k = cursors.size + 1; k < Math.max(1, Math.ceil(updates.length / pageSize)); k++) cursors.set(lib.deriveCursor(seed, k), k);
+  const cursor = (index) => (index === 0 ? null : lib.deriveCursor(seed, index));
+  return {
+    load: async (index) => updates.renderPage(start, pageSize, index),
+    cursor,
+    nextCursor: (index) => (index + 1 < pages ? cursor(index + 1) : null),
+    byCursor: cursors,
+  };
+}
+
+/**
+ * Page `index` (0-based) of `view` (staticView, updatesView) in `style`, with the content faults
+ * applied; the first `next-ref` replaces the next reference (a page without one, the last, keeps none).
+ */
+async function pageResponse(index, style, contentFaults, query, state, view) {
+  const page = await view.load(index);
   const cycles = index > 0 && contentFaults.some((fault) => fault.kind === 'cycle');
-  const realNext = cycles ? state.pages[1].cursor : state.pages[index].nextCursor;
+  const realNext = cycles ? view.cursor(1) : view.nextCursor(index);
   const nextRef = realNext === null ? null : contentFaults.find((fault) => fault.kind === 'next-ref') ?? null;
   const alters = contentFaults.some((fault) => fault.kind !== 'cycle' && fault.kind !== 'next-ref');
   const headers = { ...COMMON_HEADERS, 'Content-Type': lib.JSON_TYPE };
@@ -688,17 +759,17 @@ async function pageResponse(index, style, contentFaults, query, state) {
   const items = page.body.subarray(...page.items);
   let itemParts = [items];
   if (alters) {
-    const first = index === 0 ? page : await state.cache.get(0, state.load);
+    const first = index === 0 ? page : await view.load(0);
     itemParts = lib.applyContentFaults(items, contentFaults, lib.firstNoteId(first.body.subarray(...first.items)));
   }
-  const url = (cursor) => lib.pageUrl(state.base, cursor, carriedParameters(query));
+  const url = (cursor) => lib.pageUrl(state.base, cursor, carriedParameters(query, state.updates ? UPDATES_CARRIED : CARRIED));
   const cursorRef = nextRef && ['contract', 'header'].includes(style);
   let nextUrl = realNext === null ? null : url(realNext);
   if (nextRef && !cursorRef) nextUrl = lib.nextRefUrl(nextRef.ref, nextUrl, state.base);
   const wrapped = lib.wrapPage(style, itemParts, {
     nextCursor: cursorRef ? lib.nextRefCursor(nextRef.ref, realNext) : realNext,
     nextUrl,
-    prevUrl: index === 0 ? null : url(state.pages[index - 1].cursor),
+    prevUrl: index === 0 ? null : url(view.cursor(index - 1)),
   });
   // A header carries bytes: a raw é goes out as its UTF-8 (Node writes header strings as latin1).
   for (const name of ['Link', 'X-Next-Cursor']) {
@@ -708,12 +779,15 @@ async function pageResponse(index, style, contentFaults, query, state) {
 }
 
 /**
- * Absolute URLs keep the style, totals, faults and compression a client chose in the query, so following
- * them goes on with the same scenario.
+ * Absolute URLs keep the style, totals, faults and compression a client chose in the query (and with
+ * --updates its since), so following them goes on with the same scenario.
  */
-function carriedParameters(query) {
-  return ['style', 'totals', 'fault', 'compress'].flatMap((name) => query.getAll(name).map((value) => [name, value]));
+function carriedParameters(query, names = CARRIED) {
+  return names.flatMap((name) => query.getAll(name).map((value) => [name, value]));
 }
+
+const CARRIED = ['style', 'totals', 'fault', 'compress'];
+const UPDATES_CARRIED = [...CARRIED, 'since'];
 
 /**
  * A page of the list styles (offset, page, keyset, jsonapi, and drf with integer ids): the notes from
@@ -789,6 +863,35 @@ async function listResponse(style, list, listQuery, contentFaults, query, state)
     lastUrl: style === 'page' && totals.link ? url(lastPage) : null,
   });
   return { status: 200, headers: { ...headers, ...wrapped.headers }, parts: wrapped.parts };
+}
+
+// MARK: - Changing the notes (--updates)
+
+const ADMIN_PREFIX = '/admin/';
+const ADMIN_ACTIONS = { '/admin/touch': 'touch', '/admin/add': 'add' };
+
+/**
+ * Answers POST /admin/touch and POST /admin/add of a --updates server (on the main listener only): the
+ * notes change at once, for every request after this one, and the answer lists the notes changed as
+ * GET /notes now serves them. 404 for another /admin/ path, 405 for another method, 400 for a bad query.
+ */
+function adminResponse(req, pathname, query, state) {
+  req.resume(); // a body, if any, is not read
+  const action = ADMIN_ACTIONS[pathname];
+  if (action === undefined) return jsonError(404, 'not-found', 'no such path; POST /admin/touch and POST /admin/add change the notes');
+  if (req.method !== 'POST') return jsonError(405, 'method-not-allowed', 'only POST', { Allow: 'POST' });
+  let changed;
+  try {
+    const { count, ids } = lib.parseAdminQuery(action, query);
+    changed = action === 'touch' ? state.updates.touch(count, ids) : state.updates.add(count);
+  } catch (error) {
+    if (!(error instanceof lib.UsageError)) throw error;
+    return jsonError(400, 'bad-request', error.message);
+  }
+  const { updates } = state;
+  const newest = updates.length === 0 ? null : lib.rfc3339(updates.order.at(-1).updatedAt);
+  const body = `{"${action === 'touch' ? 'touched' : 'added'}":[${changed.join(',')}],"count":${updates.length},"newest":${JSON.stringify(newest)}}`;
+  return { status: 200, headers: { ...COMMON_HEADERS, 'Content-Type': lib.JSON_TYPE }, parts: [Buffer.from(body)] };
 }
 
 /** The response of a status, fixture, redirect, bomb or rate-limit fault (graphql-ratelimit too). */
@@ -1131,8 +1234,17 @@ function endpointFaults(endpoint, query, req, state, isTarget) {
  * note's bytes as GET /notes serves them) and `positionOf(id)` (-1 for no such note). Made once.
  */
 function noteAccess(state) {
-  state.noteAccess ??= state.generated ? generatedNotes(state.generated) : directoryNotes(state);
+  state.noteAccess ??= state.updates ? updatingNotes(state.updates) : state.generated ? generatedNotes(state.generated) : directoryNotes(state);
   return state.noteAccess;
+}
+
+/** The notes of --updates, as they are at each call (all of them: since filters GET /notes only). */
+function updatingNotes(updates) {
+  return {
+    length: async () => updates.length,
+    array: async (start, end) => updates.array(start, Math.min(end, updates.length)),
+    positionOf: async (id) => updates.positionOf(id),
+  };
 }
 
 function generatedNotes({ count, seed, idKind }) {

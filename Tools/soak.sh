@@ -5,7 +5,8 @@
 # loopback. Each pass runs every scenario below once (status errors, resets, truncation, slow drip, stalls
 # and idle timeouts, rate limits, a gzip bomb, redirects, auth, wrong content types, invalid pages,
 # duplicate ids, cursor cycles, huge tokens, deep nesting, hostile next references), then two large
-# pages with a truncation, a round of random `kill -9` and resume with --state, and a SIGINT and resume.
+# pages with a truncation, a round of random `kill -9` and resume with --state, the same with --sqlite,
+# and a SIGINT and resume.
 # Passes repeat, rotating the envelope style (contract, drf, link), until SECONDS have passed; the first
 # pass always runs whole, so every fault is injected at least once.
 #
@@ -14,6 +15,9 @@
 #   - the output is exactly the notes of the committed pages: the whole clean run, or the clean run's
 #     first N pages for a run that stops at page N+1 (nothing lost, nothing twice), and after a kill, the
 #     committed part of the output file (the state's outputBytes) is the clean run's first `pages` pages;
+#   - with --sqlite, after a kill the database's rows in the order they were inserted are the clean run's
+#     first `pages` pages (the checkpoint's), and at the end every note is there once, its json the clean
+#     run's line (read with the sqlite3 shell);
 #   - peak resident memory (GNU time's %M) is under SOAK_MAX_RSS_MB (default 64);
 #   - the bearer token (sent on every run, random per soak) appears in no output, state, journal or log.
 # It prints a table of scenarios, faults injected and survived, kills and resumes, and exits 1 on any
@@ -48,6 +52,7 @@ need node nodejs
 need /usr/bin/time time
 need pgrep procps
 need timeout coreutils
+need sqlite3 sqlite3
 need swift swift # no Debian package: the toolchain must be on PATH
 
 echo "soak: building notes-page (release, scratch path $scratch)"
@@ -427,6 +432,84 @@ kill_round() { # kill_round STYLE
     note_row "kill-9-resume" "$injected"
 }
 
+# sqlite_rows DB: the json of the database's rows in the order they were inserted (none before it exists).
+sqlite_rows() { [ -e "$1" ] && sqlite3 "$1" 'SELECT json FROM notes ORDER BY rowid' 2>/dev/null; }
+
+# check_sqlite DB PAGES WHAT: the rows are the clean run's first PAGES pages (all), each note once.
+check_sqlite() {
+    expected_prefix "$2" "$work/prefix"
+    local rows twice=0
+    rows=$(sqlite_rows "$1" | wc -l)
+    [ "$rows" -gt 0 ] && twice=$(sqlite3 "$1" 'SELECT count(*) - count(DISTINCT id) FROM notes' 2>/dev/null)
+    if ! sqlite_rows "$1" | cmp -s - "$work/prefix" || [ "${twice:-1}" != 0 ]; then
+        output_failures=$((output_failures + 1))
+        fail "$3: the database's $rows rows are not the clean run's first $2 pages, each note once"
+    fi
+}
+
+# check_committed_sqlite DB WHAT: after a kill, the rows are whole pages: the clean run's first `pages`
+# pages (the checkpoint's), or all of them when the run was a refresh of a complete copy (run 2 on).
+check_committed_sqlite() {
+    local run="" pages=""
+    [ -e "$1" ] && IFS='|' read -r run pages < <(sqlite3 "$1" \
+        "SELECT checkpoint->>'run', checkpoint->>'pages' FROM notes_page_walks WHERE \"table\" = 'notes'" 2>/dev/null)
+    [ -n "$pages" ] || pages=0
+    if [ "${run:-1}" -gt 1 ]; then check_sqlite "$1" all "$2"; else check_sqlite "$1" "$pages" "$2"; fi
+}
+
+# kill -9 at random moments with --sqlite, then the same command again, until it exits 0: the database
+# holds whole pages after every kill, and every note once at the end; run again, a complete copy is
+# refreshed (walked again), every row rewritten in place, none lost or added.
+sqlite_kill_round() { # sqlite_kill_round STYLE
+    local style=$1
+    current="kill -9 and resume, --sqlite ($style)"
+    step_failed=0
+    kill_rounds=$((kill_rounds + 1))
+    local dir=$work/$runs-kill-sqlite
+    mkdir -p "$dir"
+    # The faults of kill_round: kills land mid-page, between pages, during retries and mid-transaction.
+    start_server "$dir" --seed "$notes_seed" --style "$style" --fault "drip:512/10,500@4x1,reset@7x1"
+    local db=$dir/notes.db finished=0 attempt pid child round_kills=0
+    # shellcheck disable=SC2046
+    local args=("$server_url" --sqlite "$db" --quiet $(style_args "$style"))
+    for attempt in $(seq 40); do
+        [ -s "$db" ] && resumes=$((resumes + 1))
+        runs=$((runs + 1))
+        local prefix=$dir/run$runs
+        env -u NOTES_URL NOTES_TOKEN="$token" /usr/bin/time -f %M -o "$prefix.rss" "$bin" fetch --all "${args[@]}" \
+            >"$prefix.stdout" 2>"$prefix.stderr" </dev/null &
+        pid=$!
+        sleep "0.$(printf '%03d' $((RANDOM % 500 + 20)))"
+        child=$(pgrep -P "$pid" -x notes-page || true)
+        if [ -n "$child" ] && kill -9 "$child" 2>/dev/null; then
+            kills=$((kills + 1))
+            round_kills=$((round_kills + 1))
+        fi
+        wait "$pid"
+        rc=$?
+        last_prefix=$prefix
+        record_rss "$prefix.rss" "$current"
+        if [ "$rc" = 137 ] || [ "$rc" = 265 ]; then
+            check_committed_sqlite "$db" "$current, after kill $round_kills"
+            continue
+        fi
+        check_exit 0 "$current"
+        finished=1
+        break
+    done
+    if [ "$finished" = 0 ]; then
+        fetch "$dir" yes "${args[@]}"
+        check_exit 0 "$current, last resume"
+    fi
+    check_sqlite "$db" all "$current"
+    fetch "$dir" yes "${args[@]}"
+    [ "$rc" = 0 ] || fail "$current: a run after completion exited $rc"
+    check_sqlite "$db" all "$current, run again"
+    stop_server
+    check_token "$dir" "$current"
+    note_row "kill-9-resume-sqlite" "$(fired "$dir/server.log")"
+}
+
 # SIGINT while page 2 drips: exit 130 within 2 s, the committed page kept; then resume to the end.
 interrupts=0
 interrupt_round() {
@@ -529,6 +612,7 @@ while :; do
     [ "$pass" -gt 1 ] && [ "$(elapsed)" -ge "$seconds" ] && break
     big_pages "$style"
     kill_round "$style"
+    sqlite_kill_round "$style"
     interrupt_round "$style"
     [ "$(elapsed)" -ge "$seconds" ] && break
 done

@@ -55,10 +55,6 @@ extension FetchCommand {
             }
             return .success
         }
-        var configuration = configuration
-        // An NDJSON incremental sync keeps the ids of the runs before: the notes that come again are
-        // already in the file.
-        if walk.absorbsOverlap { configuration.page.duplicates = .skip }
         let fetcher = NotesFetcher(
             locator: walk.locator,
             configuration: configuration,

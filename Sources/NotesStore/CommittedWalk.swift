@@ -43,8 +43,12 @@ public final class CommittedWalk {
     public let endpoint: URL
     public let pagination: any Pagination
     public let incremental: IncrementalSync?
-    /// The ids committed in this run (and, for an NDJSON incremental sync, in the runs before).
+    /// The ids committed in this run: the id set the walk's pages go through.
     public let ids: IDSet
+    /// The ids a destination that cannot replace a record already holds (an NDJSON file's, from the runs
+    /// before): an incremental sync's overlap, left out when it comes again; `nil` where records are
+    /// replaced (SQLite) or no run came before.
+    private let earlier: IDSet?
     /// The pages this run visited or was promised.
     public let visited: IDSet
     /// Where the walk stands: updated with each committed page.
@@ -63,7 +67,7 @@ public final class CommittedWalk {
         self.pagination = pagination
         self.destination = destination
         self.incremental = incremental
-        let ids = IDSet()
+        var ids = IDSet()
         var visited = IDSet()
         let found = try destination.open(
             url: url.absoluteString, pagination: pagination.description, ids: ids, visited: visited)
@@ -100,6 +104,14 @@ public final class CommittedWalk {
         } else {
             endpoint = url
         }
+        // An NDJSON sync after another: the file's ids are its overlap, and the run's own set starts empty
+        // (a note the run sees twice is still the run's duplicate).
+        if incremental != nil, !destination.refreshesWhenComplete, checkpoint.runNumber > 1 {
+            earlier = ids
+            ids = IDSet()
+        } else {
+            earlier = nil
+        }
         self.opening = opening
         self.checkpoint = checkpoint
         self.ids = ids
@@ -109,11 +121,9 @@ public final class CommittedWalk {
     /// The locator of this run's pages: ``endpoint`` walked with ``pagination``.
     public var locator: PageLocator { PageLocator(endpoint: endpoint, pagination: pagination) }
 
-    /// Whether the records of the runs before are in ``ids`` and a note seen again is skipped rather than
-    /// refused: an NDJSON incremental sync, whose overlap must not be written twice.
-    public var absorbsOverlap: Bool {
-        opening == .again && incremental != nil && ids.count > 0
-    }
+    /// Whether notes the destination already holds are left out (counted as skipped) rather than written
+    /// again: an NDJSON incremental sync after the first, whose overlap must not be written twice.
+    public var absorbsOverlap: Bool { earlier != nil }
 
     /// Walks from `start` (or, resuming, from the checkpoint's next page), committing each page.
     /// - Parameters:
@@ -150,14 +160,20 @@ public final class CommittedWalk {
     /// Commits one page fetched outside ``run(fetcher:from:maxPages:maxNotes:cancellation:onPage:)``
     /// (the notes screen fetches a page at a time), its ids already committed in ``ids``' page.
     public func commit(_ page: FetchedPage, locator: PageLocator) throws(FetchError) {
+        var kept = page
+        if let earlier {
+            kept.notes = page.notes.filter { note in !note.idBytes.withUnsafeBytes { earlier.contains($0) } }
+            kept.skippedCount += page.notes.count - kept.notes.count
+        }
         var next = checkpoint
-        next.add(page)
+        next.add(kept)
         if let incremental {
+            // Every note of the page counts, those already kept too: an edit raises the highest value.
             let highest = try incremental.highest(next.since?.highest, after: page)
             next.since?.highest = highest
         }
         do {
-            try destination.commit(page, checkpoint: next, nextIdentity: page.next.map { locator.identity(for: $0) })
+            try destination.commit(kept, checkpoint: next, nextIdentity: page.next.map { locator.identity(for: $0) })
         } catch {
             throw FetchError(.output(error.description), page: page.number, location: page.location)
         }

@@ -2,6 +2,7 @@ import Foundation
 import NotesFetch
 import NotesFetchTesting
 import NotesPage
+import TestSupport
 import Testing
 
 @testable import NotesStore
@@ -159,10 +160,7 @@ struct SQLiteDestinationTests {
                 url: SyncAPI.endpoint, pagination: SyncAPI.pagination, destination: destination)
             try await walk.run(fetcher: api.fetcher(walk, transport: api.transport()), from: .start, maxPages: 1)
             // Half a frame of garbage after the committed frames, as a write cut short leaves it.
-            let wal = try FileHandle(forWritingTo: URL(fileURLWithPath: path + "-wal"))
-            try wal.seekToEnd()
-            try wal.write(contentsOf: Data((0..<3000).map { UInt8(truncatingIfNeeded: $0 &* 31) }))
-            try wal.close()
+            try Files.write((0..<3000).map { UInt8(truncatingIfNeeded: $0 &* 31) }, to: path + "-wal", append: true)
         }
         let (walk, transport) = try await Self.walk(api, into: path)
         #expect(walk.opening == .resumed)
@@ -239,8 +237,7 @@ struct SQLiteDestinationTests {
         let scratch = try Scratch()
         defer { scratch.remove() }
         let text = scratch.path("notes.txt")
-        try Data("just some text, not a database at all, long enough to be read as a header".utf8)
-            .write(to: URL(fileURLWithPath: text))
+        try Files.write("just some text, not a database at all, long enough to be read as a header", to: text)
         let notADatabase = #expect(throws: StoreError.self) {
             let destination = try SQLiteDestination(path: text)
             _ = try CommittedWalk(url: SyncAPI.endpoint, pagination: SyncAPI.pagination, destination: destination)
