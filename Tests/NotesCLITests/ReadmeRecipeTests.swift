@@ -14,7 +14,7 @@ struct ReadmeRecipeTests {
     /// Every recipe the README has, each with a test below.
     static let recipes = [
         "github-rest", "github-graphql", "stripe", "drf", "fastapi", "jsonapi", "datasette", "notion", "sqlite",
-        "incremental",
+        "incremental", "github-sync",
     ]
     /// The fixture server's notes: ids `n0` to `n249`, in pages of 100.
     static let fixture = ["--count", "250", "--page-size", "100", "--quiet"]
@@ -215,6 +215,43 @@ struct ReadmeRecipeTests {
         Self.expectEachOnce(ids, expected: Self.appIDs(300) + ["1000"], context: "second sync")
         let changed = try await Self.sqlite(scratch, "notes.db", "select json->>'title' from notes where id = '5'")
         #expect(changed == ["Changed"])
+    }
+
+    /// Two runs of the nightly GitHub sync against the fixture server with `--updates` (GitHub's `since`):
+    /// the second asks from the newest `updated_at` less a minute, and the copy takes the edits and the
+    /// new issues, each once.
+    @Test(
+        "GitHub nightly sync: the second run asks since the newest updated_at less 1m; edits and new issues land",
+        .enabled(if: FixtureServer.isAvailable, "node is not installed: the fixture server cannot run"),
+        .enabled(if: hasSQLite3, "sqlite3 is not installed (make deps installs it): the test reads the copy with it")
+    )
+    func githubSync() async throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        let server = try FixtureServer(
+            Self.fixture + ["--style", "link", "--updates", "--fault", "auth"],
+            environment: ["NOTES_SERVER_TOKEN": Self.token])
+        defer { server.stop() }
+        let replacing = ["https://api.github.com/repos/OWNER/REPO/issues": server.url]
+        let environment = ["GITHUB_TOKEN": Self.token]
+        let first = try await Self.runRecipe("github-sync", replacing: replacing, environment: environment, in: scratch)
+        #expect(first.status == 0, "\(first.stderr)")
+        #expect(first.stderr.contains("first sync: 250 notes"), "\(first.stderr)")
+        #expect(first.stdout.split(separator: "\n").count == 5)
+
+        let added = try FixtureRequest.post(server, "/admin/add?count=2")
+        let touched = try FixtureRequest.post(server, "/admin/touch?id=n3")
+        let second = try await Self.runRecipe(
+            "github-sync", replacing: replacing, environment: environment, in: scratch)
+        #expect(second.status == 0, "\(second.stderr)")
+        // The highest before was n249's, 2026-11-30T12:09:00Z; a minute before it, n248 comes again too.
+        #expect(second.stderr.contains("since 2026-11-30T12:08:00Z: 5 notes, 1 page"), "\(second.stderr)")
+        let ids = try await Self.sqlite(scratch, "issues.db", "select id from notes order by rowid")
+        let new = ((added["added"] as? [NSDictionary]) ?? []).compactMap { $0["id"] as? String }
+        #expect(new == ["new0", "new1"])
+        Self.expectEachOnce(ids, expected: Self.fixtureIDs + new, context: "second sync")
+        let title = ((touched["touched"] as? [NSDictionary])?.first?["title"] as? String) ?? "?"
+        #expect(try await Self.sqlite(scratch, "issues.db", "select title from notes where id = 'n3'") == [title])
     }
 
     // MARK: - The Swift example
