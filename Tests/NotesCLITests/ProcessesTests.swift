@@ -19,7 +19,7 @@ struct ProcessesTests {
                         for _ in 0..<30 {
                             let child = Process()
                             child.executableURL = URL(fileURLWithPath: "/bin/sleep")
-                            child.arguments = ["20"]
+                            child.arguments = ["300"]  // alive until the test kills them, however slowly 240 start
                             child.standardOutput = Spawning.pipe()
                             child.standardError = Spawning.pipe()
                             try Spawning.run(child)

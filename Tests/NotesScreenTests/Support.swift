@@ -32,10 +32,11 @@ func contractFixture(_ file: String) -> MemoryTransport.Response {
 }
 
 /// A slow 200 JSON response: `body` one byte at a time with a pause before each, long enough that the
-/// test always cancels it midway (it would take 10 s to finish).
+/// test always cancels it midway (it would take 10 s to finish). The padding follows the opening brace,
+/// so the page cannot be complete before its last byte however late the test cancels.
 func slow(_ body: String) -> MemoryTransport.Response {
     let head = HTTPResponseHead(status: 200, headers: [HTTPHeader("Content-Type", "application/json")])
-    let padded = body + String(repeating: " ", count: 10_000)
+    let padded = String(body.prefix(1)) + String(repeating: " ", count: 10_000) + body.dropFirst()
     return .drip(head, chunks: padded.utf8.map { [$0] }, pause: 0.001)
 }
 
