@@ -21,7 +21,8 @@ enum PaginationOptions {
     static let specs: [CommandSpec.Option] = [
         .init(
             "--paginate", value: "style",
-            help: "auto, next, link, header, offset, page, keyset, graphql or body (docs/pagination.md). Default: auto.",
+            help:
+                "auto, next, link, header, offset, page, keyset, graphql or body (docs/pagination.md). Default: auto.",
             group: group),
         .init(
             "--next-is", value: "kind",
