@@ -52,6 +52,7 @@ test-node: deps
 ## bench: the full benchmarks (1,000,000 notes); ARGS="--save NAME" or ARGS="--compare NAME" to track,
 ## ARGS="--report FILE.html" for the HTML report of the run beside the saved baselines.
 bench: deps
+	@Benchmarks/peers/install.sh || echo 'bench: no sqlite-utils or dlt: store/sqlite-utils and store/dlt are skipped'
 	$(SWIFT) run -c release benchmarks $(ARGS)
 
 ## bench-quick: the same harness on small inputs, and the HTML report of that run beside the saved baselines

@@ -19,11 +19,14 @@ struct Benchmark {
     var size: (Inputs) -> (bytes: Int, notes: Int)
     /// Why it cannot run on this machine (a peer's program missing), or nil when it can.
     var unavailable: (Inputs) -> String? = { _ in nil }
+    /// Runs before each of its runs, outside the time measured (removes what the run before wrote).
+    var beforeEachRun: (Inputs) -> Void = { _ in }
 
     /// The peers: the clients people would write instead of notes-page, each beside the notes-page
     /// benchmark it does the job of. Their figures are context: `--compare` and the report's regression
     /// marks leave them out.
     static let peers = ["fetch/peer-node": "fetch/notes-page", "fetch/peer-python": "fetch/notes-page"]
+        .merging(storePeers) { $1 }
 
     /// What each benchmark measures, for the report's headings.
     static let summaries = [
@@ -57,7 +60,7 @@ struct Benchmark {
             "GET pages of 100 notes one after another, bodies as slow as the latency (the GraphQL rows' ceiling)",
         "latency/graphql-late": "the same notes as a GraphQL connection over POST, pageInfo after the records",
         "latency/graphql-early": "the same with pageInfo first: the next page asked for while the page streams",
-    ]
+    ].merging(storeSummaries) { $1 }
 
     /// Every benchmark's name, in the order they run.
     static var names: [String] { all(Inputs(count: 0, root: "", binaries: "", cache: "")).map(\.name) }
@@ -272,7 +275,7 @@ struct Benchmark {
                     probe([$0.python, $0.root + "/Benchmarks/peers/python-urllib.py", "--probe"], "Python 3")
                 }
             ),
-        ]
+        ] + store(inputs)
     }
 }
 
@@ -317,6 +320,7 @@ struct Harness {
     }
 
     private func runOnce(_ benchmark: Benchmark) -> ChildRun {
+        benchmark.beforeEachRun(inputs)
         var run: ChildRun
         switch benchmark.run {
         case .workload(let workload):

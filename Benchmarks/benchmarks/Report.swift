@@ -130,6 +130,7 @@ func targets(_ results: [String: Figures]) -> String {
         if let typed { line += String(format: "; typed notes + id set %.2f× faster", naive.wallP50 / typed.wallP50) }
         references.append(line)
     }
+    lines += Benchmark.storeTargets(results)
     var text = lines.isEmpty ? "" : "Targets\n" + lines.joined(separator: "\n") + "\n"
     if !references.isEmpty { text += "Reference (no target)\n" + references.joined(separator: "\n") + "\n" }
     return text

@@ -201,20 +201,19 @@ public final class SQLiteDestination: PageDestination {
                 try database.execute(
                     "DELETE FROM notes_page_visited WHERE \"table\" = '\(table)'", "starting the run")
             }
-            let run = checkpoint.runNumber
+            // The page's time and run are the same for every row: bound once, then each row's id, JSON and
+            // title (``SQLiteStatement/run(texts:from:_:)`` keeps the other parameters' bindings).
+            upsert.reset()
+            let column: Int32 = hasTitles ? 4 : 3
+            try upsert.bind(column, text: fetchedAt)
+            try upsert.bind(column + 1, integer: checkpoint.runNumber)
             for note in page.notes {
-                upsert.reset()
-                try upsert.bind(1, text: note.idBytes)
                 guard let json = note.json else { throw StoreError("note \(note.id.prefix(80)) has no JSON kept") }
-                try upsert.bind(2, text: json)
-                var column: Int32 = 3
                 if hasTitles {
-                    try upsert.bind(3, text: note.titleBytes)
-                    column += 1
+                    try upsert.run(texts: note.idBytes, json, note.titleBytes, from: 1, "writing page \(page.number)")
+                } else {
+                    try upsert.run(texts: note.idBytes, json, from: 1, "writing page \(page.number)")
                 }
-                try upsert.bind(column, text: fetchedAt)
-                try upsert.bind(column + 1, integer: run)
-                try upsert.step("writing page \(page.number)")
             }
             try afterStep(.rows)
             if let nextIdentity {

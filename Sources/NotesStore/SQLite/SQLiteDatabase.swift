@@ -103,6 +103,8 @@ package final class SQLiteDatabase {
 package final class SQLiteStatement {
     private let statement: OpaquePointer
     private let database: SQLiteDatabase
+    /// What ``run(texts:from:_:)`` binds in place: never empty, so its base address is never null.
+    private var scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: 1024, alignment: 1)
 
     fileprivate init(_ statement: OpaquePointer, database: SQLiteDatabase) {
         self.statement = statement
@@ -111,6 +113,7 @@ package final class SQLiteStatement {
 
     deinit {
         sqlite3_finalize(statement)
+        scratch.deallocate()
     }
 
     /// Binds UTF-8 text (copied) to the 1-based parameter `index`.
@@ -149,6 +152,50 @@ package final class SQLiteStatement {
         case SQLITE_DONE: return false
         default: throw database.error(operation())
         }
+    }
+
+    /// Runs the statement once with `texts` bound, then resets it, keeping every other parameter's binding
+    /// (a value the same for many runs is bound once, with `bind`).
+    ///
+    /// The texts are copied into a buffer the statement owns and bound in place (`SQLITE_STATIC`): one copy
+    /// and, once the buffer has grown to the largest row, no allocation, where `bind(_:text:)` has SQLite
+    /// allocate a copy of each. The buffer keeps the largest row's size until the statement is finalized.
+    /// - Parameters:
+    ///   - texts: UTF-8 texts for the parameters `first`, `first + 1`, …
+    ///   - first: The 1-based index of the first parameter they bind.
+    ///   - operation: What the run is for, in the error.
+    /// - Throws: ``SQLiteError`` when a value cannot be bound or the statement fails.
+    package func run(
+        texts: ArraySlice<UInt8>..., from first: Int32, _ operation: @autoclosure () -> String = "running a statement"
+    ) throws(SQLiteError) {
+        let needed = texts.reduce(0) { $0 + $1.count }
+        if needed > scratch.count {
+            scratch.deallocate()
+            scratch = .allocate(byteCount: max(needed, 2 * scratch.count), alignment: 1)
+        }
+        var offset = 0
+        for text in texts {
+            let count = text.count
+            if count > 0 {
+                _ = text.withUnsafeBytes {
+                    scratch.baseAddress!.advanced(by: offset).copyMemory(from: $0.baseAddress!, byteCount: count)
+                }
+            }
+            offset += count
+        }
+        offset = 0
+        var index = first
+        let base = scratch.baseAddress!.assumingMemoryBound(to: CChar.self)
+        for text in texts {
+            // SQLITE_STATIC (a null destructor): SQLite reads the bytes in place, which the buffer keeps
+            // until the next run rebinds them.
+            try check(
+                sqlite3_bind_text(statement, index, base + offset, Int32(clamping: text.count), nil), "binding a value")
+            offset += text.count
+            index += 1
+        }
+        defer { sqlite3_reset(statement) }
+        if sqlite3_step(statement) != SQLITE_DONE { throw database.error(operation()) }
     }
 
     /// Makes the statement ready to run again, its bindings cleared.
