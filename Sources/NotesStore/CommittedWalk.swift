@@ -1,3 +1,4 @@
+import Dispatch
 public import NotesFetch
 public import NotesPage
 
@@ -126,9 +127,15 @@ public final class CommittedWalk {
     public var absorbsOverlap: Bool { earlier != nil }
 
     /// Walks from `start` (or, resuming, from the checkpoint's next page), committing each page.
+    ///
+    /// Where the destination says so (``PageDestination/commitsWhileFetching``: SQLite), a page commits
+    /// on a thread of its own while the next page is fetched: commits stay in order, one page at most is
+    /// ahead of the last commit, and a commit that fails stops the walk at the next page (which may have
+    /// been requested by then). Otherwise each page commits before the next is asked for.
     /// - Parameters:
     ///   - fetcher: Made with ``locator``.
-    ///   - onPage: Called after each page is committed, with it and the checkpoint that counts it.
+    ///   - onPage: Called after each page is committed, with it and the checkpoint that counts it, on the
+    ///     walk's thread.
     /// - Returns: The next page when the walk stopped at `maxPages` or `maxNotes`; `nil` at the end.
     /// - Throws: ``FetchError``: the walk's, or ``FetchError/Code/output(_:)`` when a commit fails (no
     ///   committed page is lost), or ``FetchError/Code/record(_:)`` for an incremental sync's field.
@@ -143,18 +150,45 @@ public final class CommittedWalk {
     ) async throws(FetchError) -> PageLocation? {
         guard opening != .complete else { return nil }
         let from = opening == .resumed ? (checkpoint.next ?? start) : start
-        return try await fetcher.walk(
-            from: from,
-            firstNumber: checkpoint.pages + 1,
-            ids: ids,
-            visited: visited,
-            maxPages: maxPages,
-            maxNotes: maxNotes,
-            cancellation: cancellation
-        ) { page throws(FetchError) in
-            try commit(page, locator: fetcher.locator)
-            onPage(page, checkpoint)
+        let locator = fetcher.locator
+        let ahead = destination.commitsWhileFetching ? CommitThread() : nil
+        var pending: PendingCommit?
+        /// Waits for the page committing on the thread, and says it was committed.
+        func settle() throws(FetchError) {
+            guard let committing = pending else { return }
+            pending = nil
+            if let failure = committing.wait() { throw failure }
+            onPage(committing.page, checkpoint)
         }
+        let stop: PageLocation?
+        do throws(FetchError) {
+            stop = try await fetcher.walk(
+                from: from,
+                firstNumber: checkpoint.pages + 1,
+                ids: ids,
+                visited: visited,
+                maxPages: maxPages,
+                maxNotes: maxNotes,
+                cancellation: cancellation
+            ) { page throws(FetchError) in
+                try settle()
+                if let ahead {
+                    let walk = UnsafeSendable(self)
+                    pending = ahead.commit(page) { () throws(FetchError) in
+                        try walk.value.commit(page, locator: locator)
+                    }
+                } else {
+                    try commit(page, locator: locator)
+                    onPage(page, checkpoint)
+                }
+            }
+        } catch {
+            // The page before the failure is committed (or its own failure, the earlier one, is said).
+            try settle()
+            throw error
+        }
+        try settle()
+        return stop
     }
 
     /// Commits one page fetched outside ``run(fetcher:from:maxPages:maxNotes:cancellation:onPage:)``
@@ -178,5 +212,52 @@ public final class CommittedWalk {
             throw FetchError(.output(error.description), page: page.number, location: page.location)
         }
         checkpoint = next
+    }
+}
+
+/// The thread a destination's commits run on while the walk fetches the next page.
+private final class CommitThread: Sendable {
+    private let queue = DispatchQueue(label: "notes-store.commit")
+
+    /// Starts committing `page` with `work`.
+    func commit(_ page: FetchedPage, _ work: @escaping @Sendable () throws(FetchError) -> Void) -> PendingCommit {
+        let pending = PendingCommit(page)
+        queue.async { pending.finish(Result { () throws(FetchError) in try work() }) }
+        return pending
+    }
+}
+
+/// A page committing on the ``CommitThread``.
+private final class PendingCommit: @unchecked Sendable {
+    // `outcome` is written once on the commit thread before `done` is signalled, read after the wait.
+    let page: FetchedPage
+    private let done = DispatchSemaphore(value: 0)
+    private var outcome: Result<Void, FetchError> = .success(())
+
+    init(_ page: FetchedPage) {
+        self.page = page
+    }
+
+    func finish(_ result: Result<Void, FetchError>) {
+        outcome = result
+        done.signal()
+    }
+
+    /// Blocks until the commit ended (the walk's thread waits here: at most one page is ahead).
+    /// - Returns: Its failure, if it failed.
+    func wait() -> FetchError? {
+        done.wait()
+        if case .failure(let error) = outcome { return error }
+        return nil
+    }
+}
+
+/// A value handed to the commit thread that only one thread uses at a time: the walk's thread waits for
+/// each commit before it touches the walk again.
+private struct UnsafeSendable<Value>: @unchecked Sendable {
+    let value: Value
+
+    init(_ value: Value) {
+        self.value = value
     }
 }

@@ -26,6 +26,14 @@ public protocol PageDestination: AnyObject {
     /// Whether a walk started over a complete one walks again (a copy refreshed), rather than saying it
     /// is complete.
     var refreshesWhenComplete: Bool { get }
+
+    /// Whether a page may commit on another thread while the walk fetches the next one (the commit costs
+    /// as much as a fetch). Commits stay one at a time and in order.
+    var commitsWhileFetching: Bool { get }
+}
+
+extension PageDestination {
+    public var commitsWhileFetching: Bool { false }
 }
 
 /// A destination that cannot be read, written, or belongs to another walk. Committed pages stay.

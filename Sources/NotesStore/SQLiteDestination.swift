@@ -77,6 +77,9 @@ public final class SQLiteDestination: PageDestination {
 
     public var refreshesWhenComplete: Bool { true }
 
+    /// A page's transaction takes as long as fetching a page: it runs while the next is fetched.
+    public var commitsWhileFetching: Bool { true }
+
     private var quoted: String { "\"\(table)\"" }
 
     public func open(url: String, pagination: String, ids: IDSet, visited: IDSet) throws(StoreError)

@@ -104,7 +104,8 @@ struct SQLiteDestinationTests {
                 try await walk.run(fetcher: api.fetcher(walk, transport: first), from: .start)
             }
         }  // the connection closes here, as the process's would: an open transaction is rolled back
-        #expect(first.requests.count == page)
+        // A page commits while the next is fetched: the walk stops at the page after the failed commit.
+        #expect(first.requests.count == min(page + 1, 3))
         let committed = step == .committed ? page : page - 1
         #expect(try sqlite3(path, "SELECT count(*) FROM notes") == "\(min(10, committed * 4))\n")
 

@@ -177,7 +177,7 @@ package final class SQLiteStatement {
         for text in texts {
             let count = text.count
             if count > 0 {
-                _ = text.withUnsafeBytes {
+                text.withUnsafeBytes {
                     scratch.baseAddress!.advanced(by: offset).copyMemory(from: $0.baseAddress!, byteCount: count)
                 }
             }
