@@ -31,13 +31,14 @@ func contractFixture(_ file: String) -> MemoryTransport.Response {
     return .reply(HTTPResponseHead(status: 200, headers: [HTTPHeader("Content-Type", type)]), chunks: [bytes])
 }
 
-/// A slow 200 JSON response: `body` one byte at a time with a pause before each, long enough that the
-/// test always cancels it midway (it would take 10 s to finish). The padding follows the opening brace,
-/// so the page cannot be complete before its last byte however late the test cancels.
+/// A slow 200 JSON response: `body` one byte at a time with a pause of 10 ms before each, long enough
+/// that the test always cancels it midway (it would take 100 s to finish: a test starved by a loaded
+/// machine for seconds still cancels it in time). The padding follows the opening brace, so the page
+/// cannot be complete before its last byte.
 func slow(_ body: String) -> MemoryTransport.Response {
     let head = HTTPResponseHead(status: 200, headers: [HTTPHeader("Content-Type", "application/json")])
     let padded = String(body.prefix(1)) + String(repeating: " ", count: 10_000) + body.dropFirst()
-    return .drip(head, chunks: padded.utf8.map { [$0] }, pause: 0.001)
+    return .drip(head, chunks: padded.utf8.map { [$0] }, pause: 0.01)
 }
 
 /// An in-memory server: a response per URL (404 otherwise) that a test may change between requests,
