@@ -62,9 +62,12 @@ public final class SQLiteDestination: PageDestination {
         hasTitles = titles
         do {
             database = try SQLiteDatabase(path: path, busyTimeout: busyTimeout)
-            // WAL: readers go on while a page commits. NORMAL: a commit survives a crash of the process
-            // (what resuming needs); after a power cut the database is whole, at an earlier page.
-            try database.execute("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL", "setting up")
+            // 16 KiB pages (a new database only; an existing one keeps its own): records of a few hundred
+            // bytes fill fewer pages and B-tree levels. WAL: readers go on while a page commits. NORMAL: a
+            // commit survives a crash of the process (what resuming needs); after a power cut the database
+            // is whole, at an earlier page.
+            try database.execute(
+                "PRAGMA page_size=16384; PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL", "setting up")
         } catch {
             throw StoreError(error)
         }
