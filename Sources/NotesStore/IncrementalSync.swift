@@ -205,7 +205,7 @@ enum SinceValue: Hashable {
             return nil
         }
         guard index == bytes.count else { return nil }
-        let days = daysSince1970(year: year, month: month, day: day)
+        let days = CivilDate.days(year: year, month: month, day: day)
         return Double(days * 86_400 + hour * 3600 + minute * 60 + second - offset) + fraction
     }
 
@@ -213,18 +213,9 @@ enum SinceValue: Hashable {
     static func rfc3339(_ seconds: Double) -> String {
         let whole = Int(seconds.rounded(.down))
         let micros = Int(((seconds - Double(whole)) * 1_000_000).rounded())
-        var days = whole >= 0 ? whole / 86_400 : (whole - 86_399) / 86_400
+        let days = whole >= 0 ? whole / 86_400 : (whole - 86_399) / 86_400
         let rest = whole - days * 86_400
-        // Civil from days (Howard Hinnant's algorithm).
-        days += 719_468
-        let era = (days >= 0 ? days : days - 146_096) / 146_097
-        let dayOfEra = days - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let monthIndex = (5 * dayOfYear + 2) / 153
-        let day = dayOfYear - (153 * monthIndex + 2) / 5 + 1
-        let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
-        let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
+        let (year, month, day) = CivilDate.date(days: days)
         func two(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
         let digits = String(year)
         let paddedYear = String(repeating: "0", count: max(0, 4 - digits.count)) + digits
@@ -235,16 +226,6 @@ enum SinceValue: Hashable {
             text += "." + String(repeating: "0", count: 6 - digits.count) + digits
         }
         return text + "Z"
-    }
-
-    /// Days from 1970-01-01 to a civil date (proleptic Gregorian).
-    static func daysSince1970(year: Int, month: Int, day: Int) -> Int {
-        let y = month <= 2 ? year - 1 : year
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yearOfEra = y - era * 400
-        let dayOfYear = (153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1
-        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-        return era * 146_097 + dayOfEra - 719_468
     }
 }
 

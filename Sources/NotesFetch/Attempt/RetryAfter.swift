@@ -21,17 +21,7 @@ package enum RetryAfter {
         guard time.count == 3, (1...31).contains(day), (0...23).contains(time[0]), (0...59).contains(time[1]),
             (0...60).contains(time[2])
         else { return nil }
-        let days = daysFromCivil(year: year, month: monthIndex + 1, day: day)
+        let days = CivilDate.days(year: year, month: monthIndex + 1, day: day)
         return Double(days * 86_400 + time[0] * 3_600 + time[1] * 60 + time[2])
-    }
-
-    /// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's algorithm).
-    private static func daysFromCivil(year: Int, month: Int, day: Int) -> Int {
-        let y = month <= 2 ? year - 1 : year
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yearOfEra = y - era * 400
-        let dayOfYear = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
-        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-        return era * 146_097 + dayOfEra - 719_468
     }
 }
