@@ -131,15 +131,9 @@ public final class SQLiteDestination: PageDestination {
                     throw StoreError("'\(path)': a table \(table) exists that notes-page did not write; use --table")
                 }
                 // The table and a checkpoint of no pages, together: the table is then always notes-page's.
-                let encoder = JSONEncoder()
-                encoder.outputFormatting = [.sortedKeys]
-                let start = (try? encoder.encode(WalkCheckpoint(url: url, pagination: pagination))) ?? Data()
-                let save = try database.prepare(
+                let insert = try database.prepare(
                     "INSERT INTO notes_page_walks (\"table\", version, checkpoint) VALUES (?, ?, ?)", "creating")
-                try save.bind(1, text: table)
-                try save.bind(2, integer: Self.version)
-                try save.bind(3, text: Array(start))
-                try save.step("creating table \(table)")
+                try save(WalkCheckpoint(url: url, pagination: pagination), with: insert, "creating table \(table)")
             }
             if found?.pages == 0 { found = nil }  // created, and no page committed since
             try database.execute(
@@ -228,14 +222,7 @@ public final class SQLiteDestination: PageDestination {
                 try visit.bind(2, text: nextIdentity)
                 try visit.step("writing page \(page.number)")
             }
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.sortedKeys]
-            let json = (try? encoder.encode(checkpoint)) ?? Data()
-            saveCheckpoint.reset()
-            try saveCheckpoint.bind(1, text: table)
-            try saveCheckpoint.bind(2, integer: Self.version)
-            try saveCheckpoint.bind(3, text: Array(json))
-            try saveCheckpoint.step("writing page \(page.number)'s checkpoint")
+            try save(checkpoint, with: saveCheckpoint, "writing page \(page.number)'s checkpoint")
             try afterStep(.checkpoint)
             try database.execute("COMMIT", "committing page \(page.number)")
             open = false
@@ -251,6 +238,20 @@ public final class SQLiteDestination: PageDestination {
             default: throw StoreError("'\(path)': \(error)")
             }
         }
+    }
+
+    /// Writes `checkpoint` as the table's row of `notes_page_walks` with `statement`, an insert of the
+    /// table's name, the format's version and the checkpoint's JSON.
+    private func save(_ checkpoint: WalkCheckpoint, with statement: SQLiteStatement, _ operation: String)
+        throws(SQLiteError)
+    {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        statement.reset()
+        try statement.bind(1, text: table)
+        try statement.bind(2, integer: Self.version)
+        try statement.bind(3, text: Array((try? encoder.encode(checkpoint)) ?? Data()))
+        try statement.step(operation)
     }
 
     // MARK: - Reading

@@ -178,28 +178,3 @@ struct InProcessRun {
     /// Standard error without the line `--paginate auto` writes after the first page.
     var messages: String { withoutRecognition(stderr) }
 }
-
-/// A directory of its own for one test, removed by ``remove()``.
-struct Scratch {
-    let url: URL
-
-    init() throws {
-        url = FileManager.default.temporaryDirectory.appendingPathComponent("notes-page-tests-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    }
-
-    func path(_ name: String) -> String { url.appendingPathComponent(name).path }
-
-    func read(_ name: String) throws -> String { try Files.text(path(name)) }
-
-    func size(_ name: String) throws -> Int {
-        (try FileManager.default.attributesOfItem(atPath: path(name))[.size] as? NSNumber)?.intValue ?? -1
-    }
-
-    /// Appends `text` to the file `name`, as a write torn by a kill would leave it.
-    func append(_ text: String, to name: String) throws {
-        try Files.write(text, to: path(name), append: true)
-    }
-
-    func remove() { try? FileManager.default.removeItem(at: url) }
-}

@@ -2,6 +2,7 @@ import Foundation
 import NotesFetch
 import NotesFetchTesting
 import Synchronization
+import TestSupport
 import Testing
 
 @testable import NotesCLI

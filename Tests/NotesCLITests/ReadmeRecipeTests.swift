@@ -23,8 +23,7 @@ struct ReadmeRecipeTests {
     static func appIDs(_ count: Int) -> [String] { PythonAppServer.ids(count: count).map(String.init) }
     static let token = "tok-\(UUID().uuidString)"
     static let hasGraphQL = FileManager.default.fileExists(atPath: "/usr/share/nodejs/graphql/index.mjs")
-    static let hasSQLite3 =
-        TestSupport.executable(named: "sqlite3", searchPath: ProcessInfo.processInfo.environment["PATH"] ?? "") != nil
+    static let hasSQLite3 = SQLiteShell.isAvailable
 
     // MARK: - The README
 
@@ -343,15 +342,10 @@ struct ReadmeRecipeTests {
         }
     }
 
-    /// The lines `sqlite3 FILE SQL` prints, run in `scratch`.
+    /// The lines `sqlite3 FILE SQL` prints, `FILE` in `scratch`.
     static func sqlite(_ scratch: Scratch, _ file: String, _ sql: String) async throws -> [String] {
-        let path = ProcessInfo.processInfo.environment["PATH"] ?? ""
-        let found = TestSupport.executable(named: "sqlite3", searchPath: path)
-        let sqlite3 = try #require(found, "sqlite3 is not on PATH")
-        let directory = scratch.url
-        let run = try await offPool { try Finished(sqlite3, [file, sql], directory: directory, patience: 60) }
-        try #require(run.status == 0, "sqlite3 \(file) \(sql): \(run.stderr)")
-        return run.stdout.split(separator: "\n").map(String.init)
+        let database = scratch.path(file)
+        return try await offPool { try SQLiteShell.query(database, sql) }.split(separator: "\n").map(String.init)
     }
 
     /// The `id` of each line of NDJSON, as text (an integer's digits, or the string); `nil` for a line

@@ -481,34 +481,6 @@ struct SQLiteEndToEndTests {
     }
 }
 
-/// The `sqlite3` shell (Debian's `sqlite3`): the database read back by a program other than notes-page.
-enum SQLiteShell {
-    static let executable = TestSupport.executable(
-        named: "sqlite3", searchPath: ProcessInfo.processInfo.environment["PATH"] ?? "")
-    static var isAvailable: Bool { executable != nil }
-
-    struct Failure: Error, CustomStringConvertible {
-        var description: String
-    }
-
-    /// What `sql` prints in the shell's list mode (columns separated by `|`); an error of the shell is thrown.
-    static func query(_ database: String, _ sql: String, options: [String] = []) throws -> String {
-        guard let executable else { throw Failure(description: "no sqlite3") }
-        let run = try Finished(executable, options + [database, sql], patience: 60)
-        guard run.status == 0, run.stderr.isEmpty else {
-            throw Failure(description: "sqlite3 \(database) '\(sql)': exit \(run.status): \(run.stderr)")
-        }
-        return run.stdout
-    }
-
-    /// The rows of `sql`, as the shell's `-json` mode writes them.
-    static func rows(_ database: String, _ sql: String) throws -> [[String: Any]] {
-        let text = try query(database, sql, options: ["-json"])
-        guard !text.isEmpty else { return [] }
-        return try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [[String: Any]] ?? []
-    }
-}
-
 /// A request to the fixture server from a `node` child (its `fetch`), on a connection of its own.
 enum FixtureRequest {
     struct Failure: Error, CustomStringConvertible {

@@ -43,9 +43,7 @@ struct StoreTests {
         await first.load().value
         await first.loadMore().value
         #expect(firstLog.summaries == ["loading", "[a b] more", "[a b] loading more", "[a b c] more"])
-        let rows = try Finished(
-            URL(fileURLWithPath: "/usr/bin/sqlite3"), [path, "SELECT id FROM notes ORDER BY rowid"])
-        #expect(rows.stdout == "a\nb\nc\n")
+        #expect(try SQLiteShell.query(path, "SELECT id FROM notes ORDER BY rowid") == "a\nb\nc\n")
 
         let offline = MemoryTransport { _, _ in .failure(TransportError(.connect, "connection refused")) }
         let (second, log) = try Self.model(offline, store: path)

@@ -2,6 +2,7 @@ import Foundation
 import NotesFetch
 import NotesFetchTesting
 import NotesPage
+import TestSupport
 import Testing
 
 @testable import NotesStore
@@ -38,17 +39,17 @@ struct IncrementalSyncTests {
         #expect(second.checkpoint.notes == 4)
         #expect(second.checkpoint.since?.from == "2026-11-30T08:10:00Z")
         #expect(second.checkpoint.since?.highest == #""2026-11-30T08:22:00Z""#)
-        #expect(try sqlite3(path, "SELECT count(*) FROM notes") == "12\n")
-        #expect(try sqlite3(path, "SELECT title FROM notes WHERE id = 'r3'") == "edited\n")
+        #expect(try SQLiteShell.query(path, "SELECT count(*) FROM notes") == "12\n")
+        #expect(try SQLiteShell.query(path, "SELECT title FROM notes WHERE id = 'r3'") == "edited\n")
 
         // Nothing new: one request, and nothing changes.
-        let before = try sqlite3(path, "SELECT id, json, run FROM notes ORDER BY rowid")
+        let before = try SQLiteShell.query(path, "SELECT id, json, run FROM notes ORDER BY rowid")
         let (third, quiet) = try await SQLiteDestinationTests.walk(api, into: path, incremental: Self.sync)
         #expect(quiet.requests.count == 1)
         #expect(Self.sinces(quiet) == ["2026-11-30T08:22:00Z"])
         #expect(third.checkpoint.since?.highest == #""2026-11-30T08:22:00Z""#)
         #expect(
-            try sqlite3(path, "SELECT id, json FROM notes ORDER BY rowid")
+            try SQLiteShell.query(path, "SELECT id, json FROM notes ORDER BY rowid")
                 == before.split(separator: "\n").map {
                     $0.split(separator: "|").dropLast().joined(separator: "|") + "\n"
                 }
@@ -67,7 +68,7 @@ struct IncrementalSyncTests {
         let (walk, transport) = try await SQLiteDestinationTests.walk(api, into: path, incremental: sync)
         #expect(Self.sinces(transport) == ["2026-11-30T08:05:00Z", "2026-11-30T08:05:00Z"])
         #expect(walk.checkpoint.notes == 6)
-        #expect(try sqlite3(path, "SELECT count(*) FROM notes") == "10\n")
+        #expect(try SQLiteShell.query(path, "SELECT count(*) FROM notes") == "10\n")
     }
 
     @Test("A resumed sync asks from what its run asked from, not from the highest value it has reached")
@@ -80,14 +81,13 @@ struct IncrementalSyncTests {
         for minute in 10..<20 { api.put(.init(id: "n\(minute)", title: "t", updatedAt: SyncAPI.minute(minute))) }
         do {
             let destination = try SQLiteDestination(path: path)
-            let walk = try CommittedWalk(
-                url: SyncAPI.endpoint, pagination: SyncAPI.pagination, destination: destination, incremental: Self.sync)
+            let walk = try SyncAPI.walk(into: destination, incremental: Self.sync)
             try await walk.run(fetcher: api.fetcher(walk, transport: api.transport()), from: .start, maxPages: 1)
         }
         let (walk, transport) = try await SQLiteDestinationTests.walk(api, into: path, incremental: Self.sync)
         #expect(walk.opening == .resumed)
         #expect(Self.sinces(transport) == ["2026-11-30T08:04:00Z", "2026-11-30T08:04:00Z"])
-        #expect(try sqlite3(path, "SELECT count(*) FROM notes") == "14\n")
+        #expect(try SQLiteShell.query(path, "SELECT count(*) FROM notes") == "14\n")
     }
 
     @Test("A record without the field, or with one of another type, is a contract error naming it")
@@ -110,8 +110,7 @@ struct IncrementalSyncTests {
         ] {
             let transport = MemoryTransport { _, _ in .json(#"{"notes":\#(notes),"next_cursor":null}"#) }
             let destination = try SQLiteDestination(path: scratch.path("\(UUID().uuidString).db"))
-            let walk = try CommittedWalk(
-                url: SyncAPI.endpoint, pagination: SyncAPI.pagination, destination: destination, incremental: Self.sync)
+            let walk = try SyncAPI.walk(into: destination, incremental: Self.sync)
             let fetcher = NotesFetcher(
                 locator: walk.locator, configuration: SyncAPI.configuration, transport: transport)
             let error = await #expect(throws: FetchError.self) { try await walk.run(fetcher: fetcher, from: .start) }

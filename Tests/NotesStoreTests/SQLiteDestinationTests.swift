@@ -18,8 +18,7 @@ struct SQLiteDestinationTests {
     ) async throws -> (walk: CommittedWalk, transport: MemoryTransport) {
         let destination = try SQLiteDestination(path: path, table: table)
         try prepare(destination)
-        let walk = try CommittedWalk(
-            url: SyncAPI.endpoint, pagination: SyncAPI.pagination, destination: destination, incremental: incremental)
+        let walk = try SyncAPI.walk(into: destination, incremental: incremental)
         let transport = api.transport()
         try await walk.run(fetcher: api.fetcher(walk, transport: transport), from: .start)
         return (walk, transport)
@@ -34,14 +33,15 @@ struct SQLiteDestinationTests {
         #expect(transport.requests.count == 3)
         #expect(walk.checkpoint.isDone && walk.checkpoint.pages == 3 && walk.checkpoint.notes == 10)
         let database = scratch.path("notes.db")
-        #expect(try sqlite3(database, "SELECT count(*) FROM notes") == "10\n")
-        #expect(try sqlite3(database, "SELECT json FROM notes WHERE id = 'r3'") == api.records[2].json + "\n")
+        #expect(try SQLiteShell.query(database, "SELECT count(*) FROM notes") == "10\n")
+        #expect(try SQLiteShell.query(database, "SELECT json FROM notes WHERE id = 'r3'") == api.records[2].json + "\n")
         #expect(
-            try sqlite3(database, "SELECT title, json->>'updated_at' FROM notes WHERE id = 'r3'")
+            try SQLiteShell.query(database, "SELECT title, json->>'updated_at' FROM notes WHERE id = 'r3'")
                 == "note 3|2026-11-30T08:03:00Z\n")
-        #expect(try sqlite3(database, "PRAGMA journal_mode") == "wal\n")
+        #expect(try SQLiteShell.query(database, "PRAGMA journal_mode") == "wal\n")
         #expect(
-            try sqlite3(database, "SELECT count(*) FROM notes WHERE run = 1 AND fetched_at LIKE '20__-__-__T__:__:__Z'")
+            try SQLiteShell.query(
+                database, "SELECT count(*) FROM notes WHERE run = 1 AND fetched_at LIKE '20__-__-__T__:__:__Z'")
                 == "10\n")
     }
 
@@ -57,11 +57,11 @@ struct SQLiteDestinationTests {
         var configuration = SyncAPI.configuration
         configuration.page.duplicates = .skip
         let destination = try SQLiteDestination(path: scratch.path("ids.db"))
-        let walk = try CommittedWalk(url: SyncAPI.endpoint, pagination: SyncAPI.pagination, destination: destination)
+        let walk = try SyncAPI.walk(into: destination)
         let fetcher = NotesFetcher(locator: walk.locator, configuration: configuration, transport: transport)
         try await walk.run(fetcher: fetcher, from: .start)
         #expect(
-            try sqlite3(scratch.path("ids.db"), "SELECT id, typeof(id), title FROM notes ORDER BY rowid")
+            try SQLiteShell.query(scratch.path("ids.db"), "SELECT id, typeof(id), title FROM notes ORDER BY rowid")
                 == "42|text|first\n7|text|x\n")
     }
 
@@ -77,8 +77,8 @@ struct SQLiteDestinationTests {
         #expect(walk.checkpoint.run == 2 && walk.checkpoint.notes == 6)
         #expect(transport.requests.count == 2)
         let database = scratch.path("notes.db")
-        #expect(try sqlite3(database, "SELECT count(*), sum(run = 2) FROM notes") == "6|6\n")
-        #expect(try sqlite3(database, "SELECT title FROM notes WHERE id = 'r2'") == "edited\n")
+        #expect(try SQLiteShell.query(database, "SELECT count(*), sum(run = 2) FROM notes") == "6|6\n")
+        #expect(try SQLiteShell.query(database, "SELECT title FROM notes WHERE id = 'r2'") == "edited\n")
     }
 
     @Test(
@@ -98,8 +98,7 @@ struct SQLiteDestinationTests {
                 if done == .rows { commits += 1 }
                 if commits == page && done == step { throw CommitStop("killed") }
             }
-            let walk = try CommittedWalk(
-                url: SyncAPI.endpoint, pagination: SyncAPI.pagination, destination: destination)
+            let walk = try SyncAPI.walk(into: destination)
             await #expect(throws: FetchError.self) {
                 try await walk.run(fetcher: api.fetcher(walk, transport: first), from: .start)
             }
@@ -107,7 +106,7 @@ struct SQLiteDestinationTests {
         // A page commits while the next is fetched: the walk stops at the page after the failed commit.
         #expect(first.requests.count == min(page + 1, 3))
         let committed = step == .committed ? page : page - 1
-        #expect(try sqlite3(path, "SELECT count(*) FROM notes") == "\(min(10, committed * 4))\n")
+        #expect(try SQLiteShell.query(path, "SELECT count(*) FROM notes") == "\(min(10, committed * 4))\n")
 
         let (walk, second) = try await Self.walk(api, into: path)
         if committed == 3 {
@@ -117,9 +116,9 @@ struct SQLiteDestinationTests {
             #expect(second.requests.count == 3 - committed)
             #expect(walk.checkpoint.pages == 3 && walk.checkpoint.notes == 10)
         }
-        #expect(try sqlite3(path, "SELECT count(*), count(DISTINCT id) FROM notes") == "10|10\n")
+        #expect(try SQLiteShell.query(path, "SELECT count(*), count(DISTINCT id) FROM notes") == "10|10\n")
         #expect(
-            try sqlite3(path, "SELECT group_concat(id, ',') FROM (SELECT id FROM notes ORDER BY rowid)")
+            try SQLiteShell.query(path, "SELECT group_concat(id, ',') FROM (SELECT id FROM notes ORDER BY rowid)")
                 == "r1,r2,r3,r4,r5,r6,r7,r8,r9,r10\n")
     }
 
@@ -131,8 +130,7 @@ struct SQLiteDestinationTests {
         let api = SyncAPI(count: 8, size: 4)
         do {
             let destination = try SQLiteDestination(path: path)
-            let walk = try CommittedWalk(
-                url: SyncAPI.endpoint, pagination: SyncAPI.pagination, destination: destination)
+            let walk = try SyncAPI.walk(into: destination)
             try await walk.run(fetcher: api.fetcher(walk, transport: api.transport()), from: .start, maxPages: 1)
         }
         // Page 2 now repeats r1, committed on page 1 before the resume.
@@ -140,13 +138,13 @@ struct SQLiteDestinationTests {
             .json(#"{"notes":[{"id":"r1","title":"again"}],"next_cursor":null}"#)
         }
         let destination = try SQLiteDestination(path: path)
-        let walk = try CommittedWalk(url: SyncAPI.endpoint, pagination: SyncAPI.pagination, destination: destination)
+        let walk = try SyncAPI.walk(into: destination)
         #expect(walk.opening == .resumed && walk.ids.count == 4)
         let error = await #expect(throws: FetchError.self) {
             try await walk.run(fetcher: api.fetcher(walk, transport: transport), from: .start)
         }
         #expect(error?.description.contains(#"duplicate id "r1""#) == true, "\(String(describing: error))")
-        #expect(try sqlite3(path, "SELECT title FROM notes WHERE id = 'r1'") == "note 1\n")
+        #expect(try SQLiteShell.query(path, "SELECT title FROM notes WHERE id = 'r1'") == "note 1\n")
     }
 
     @Test("A torn write-ahead log (a crash in the middle of a commit's frames) loses no committed page")
@@ -157,8 +155,7 @@ struct SQLiteDestinationTests {
         let api = SyncAPI(count: 8, size: 4)
         do {
             let destination = try SQLiteDestination(path: path)
-            let walk = try CommittedWalk(
-                url: SyncAPI.endpoint, pagination: SyncAPI.pagination, destination: destination)
+            let walk = try SyncAPI.walk(into: destination)
             try await walk.run(fetcher: api.fetcher(walk, transport: api.transport()), from: .start, maxPages: 1)
             // Half a frame of garbage after the committed frames, as a write cut short leaves it.
             try Files.write((0..<3000).map { UInt8(truncatingIfNeeded: $0 &* 31) }, to: path + "-wal", append: true)
@@ -166,7 +163,7 @@ struct SQLiteDestinationTests {
         let (walk, transport) = try await Self.walk(api, into: path)
         #expect(walk.opening == .resumed)
         #expect(transport.requests.count == 1)
-        #expect(try sqlite3(path, "SELECT count(*) FROM notes") == "8\n")
+        #expect(try SQLiteShell.query(path, "SELECT count(*) FROM notes") == "8\n")
     }
 
     @Test("Readers see whole pages appear while the walk runs")
@@ -176,10 +173,10 @@ struct SQLiteDestinationTests {
         let path = scratch.path("notes.db")
         let api = SyncAPI(count: 12, size: 4)
         let destination = try SQLiteDestination(path: path)
-        let walk = try CommittedWalk(url: SyncAPI.endpoint, pagination: SyncAPI.pagination, destination: destination)
+        let walk = try SyncAPI.walk(into: destination)
         var seen: [String] = []
         try await walk.run(fetcher: api.fetcher(walk, transport: api.transport()), from: .start) { _, _ in
-            seen.append((try? sqlite3(path, "SELECT count(*) FROM notes")) ?? "?")
+            seen.append((try? SQLiteShell.query(path, "SELECT count(*) FROM notes")) ?? "?")
         }
         #expect(seen == ["4\n", "8\n", "12\n"])
     }
@@ -191,7 +188,7 @@ struct SQLiteDestinationTests {
         let path = scratch.path("notes.db")
         let api = SyncAPI(count: 8, size: 4)
         let destination = try SQLiteDestination(path: path, busyTimeout: 0.2)
-        let walk = try CommittedWalk(url: SyncAPI.endpoint, pagination: SyncAPI.pagination, destination: destination)
+        let walk = try SyncAPI.walk(into: destination)
         let other = try SQLiteDatabase(path: path)
         let error = await #expect(throws: FetchError.self) {
             try await walk.run(fetcher: api.fetcher(walk, transport: api.transport()), from: .start) { page, _ in
@@ -202,10 +199,10 @@ struct SQLiteDestinationTests {
         #expect(error?.page == 2)
         #expect(error?.reason.contains("locked by another writer") == true, "\(String(describing: error))")
         try other.execute("ROLLBACK")
-        #expect(try sqlite3(path, "SELECT count(*) FROM notes") == "4\n")
+        #expect(try SQLiteShell.query(path, "SELECT count(*) FROM notes") == "4\n")
         let (resumed, transport) = try await Self.walk(api, into: path)
         #expect(resumed.opening == .resumed && transport.requests.count == 1)
-        #expect(try sqlite3(path, "SELECT count(*) FROM notes") == "8\n")
+        #expect(try SQLiteShell.query(path, "SELECT count(*) FROM notes") == "8\n")
     }
 
     @Test("A full database (SQLITE_FULL) is a clear error that loses no committed page")
@@ -215,7 +212,7 @@ struct SQLiteDestinationTests {
         let path = scratch.path("notes.db")
         let api = SyncAPI(count: 400, size: 100)
         let destination = try SQLiteDestination(path: path)
-        let walk = try CommittedWalk(url: SyncAPI.endpoint, pagination: SyncAPI.pagination, destination: destination)
+        let walk = try SyncAPI.walk(into: destination)
         var committed = 0
         let error = await #expect(throws: FetchError.self) {
             try await walk.run(fetcher: api.fetcher(walk, transport: api.transport()), from: .start) { page, _ in
@@ -227,10 +224,10 @@ struct SQLiteDestinationTests {
         #expect(committed == 1)
         #expect(error?.kind == .output && error?.page == 2)
         #expect(error?.reason.contains("full") == true, "\(String(describing: error))")
-        #expect(try sqlite3(path, "SELECT count(*) FROM notes") == "100\n")
+        #expect(try SQLiteShell.query(path, "SELECT count(*) FROM notes") == "100\n")
         let (resumed, _) = try await Self.walk(api, into: path)
         #expect(resumed.opening == .resumed)
-        #expect(try sqlite3(path, "SELECT count(*) FROM notes") == "400\n")
+        #expect(try SQLiteShell.query(path, "SELECT count(*) FROM notes") == "400\n")
     }
 
     @Test("A file that is not SQLite, a table notes-page did not write, another endpoint's copy: refused")
@@ -241,19 +238,19 @@ struct SQLiteDestinationTests {
         try Files.write("just some text, not a database at all, long enough to be read as a header", to: text)
         let notADatabase = #expect(throws: StoreError.self) {
             let destination = try SQLiteDestination(path: text)
-            _ = try CommittedWalk(url: SyncAPI.endpoint, pagination: SyncAPI.pagination, destination: destination)
+            _ = try SyncAPI.walk(into: destination)
         }
         #expect(
             notADatabase?.description.contains("not a SQLite database") == true, "\(String(describing: notADatabase))")
 
         let theirs = scratch.path("theirs.db")
-        _ = try sqlite3(theirs, "CREATE TABLE notes (a, b); INSERT INTO notes VALUES (1, 2)")
+        _ = try SQLiteShell.query(theirs, "CREATE TABLE notes (a, b); INSERT INTO notes VALUES (1, 2)")
         let foreignTable = #expect(throws: StoreError.self) {
             let destination = try SQLiteDestination(path: theirs)
-            _ = try CommittedWalk(url: SyncAPI.endpoint, pagination: SyncAPI.pagination, destination: destination)
+            _ = try SyncAPI.walk(into: destination)
         }
         #expect(foreignTable?.description.contains("a table notes exists that notes-page did not write") == true)
-        #expect(try sqlite3(theirs, "SELECT * FROM notes") == "1|2\n")
+        #expect(try SQLiteShell.query(theirs, "SELECT * FROM notes") == "1|2\n")
 
         let ours = scratch.path("ours.db")
         try await Self.walk(SyncAPI(count: 2, size: 4), into: ours)
@@ -274,12 +271,14 @@ struct SQLiteDestinationTests {
         let path = scratch.path("notes.db")
         try await Self.walk(SyncAPI(count: 3, size: 4), into: path, table: "first")
         try await Self.walk(SyncAPI(count: 5, size: 4), into: path, table: "second")
-        #expect(try sqlite3(path, "SELECT (SELECT count(*) FROM first), (SELECT count(*) FROM second)") == "3|5\n")
-        #expect(try sqlite3(path, "SELECT count(*) FROM notes_page_walks") == "2\n")
+        #expect(
+            try SQLiteShell.query(path, "SELECT (SELECT count(*) FROM first), (SELECT count(*) FROM second)") == "3|5\n"
+        )
+        #expect(try SQLiteShell.query(path, "SELECT count(*) FROM notes_page_walks") == "2\n")
     }
 }
 
 /// The pages of the database file (what `max_page_count` bounds).
 func pageCount(_ path: String) throws -> Int {
-    Int(try sqlite3(path, "PRAGMA page_count").trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
+    Int(try SQLiteShell.query(path, "PRAGMA page_count").trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
 }

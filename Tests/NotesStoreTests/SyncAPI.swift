@@ -71,28 +71,15 @@ final class SyncAPI: Sendable {
         }
     }
 
+    /// The walk of this API's endpoint into `destination`.
+    static func walk(into destination: any PageDestination, incremental: IncrementalSync? = nil) throws(StoreError)
+        -> CommittedWalk
+    {
+        try CommittedWalk(url: endpoint, pagination: pagination, destination: destination, incremental: incremental)
+    }
+
     /// A fetcher of this run's pages.
     func fetcher(_ walk: CommittedWalk, transport: MemoryTransport) -> NotesFetcher {
         NotesFetcher(locator: walk.locator, configuration: Self.configuration, transport: transport)
     }
-}
-
-/// A directory removed at the end of the test.
-struct Scratch {
-    let url: URL
-
-    init() throws {
-        url = FileManager.default.temporaryDirectory.appendingPathComponent("notes-store-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    }
-
-    func path(_ name: String) -> String { url.appendingPathComponent(name).path }
-
-    func remove() { try? FileManager.default.removeItem(at: url) }
-}
-
-/// Runs `sql` with the `sqlite3` shell (Debian's `sqlite3`): a reader other than the project's code.
-func sqlite3(_ database: String, _ sql: String) throws -> String {
-    let run = try Finished(URL(fileURLWithPath: "/usr/bin/sqlite3"), [database, sql], patience: 60)
-    return run.stdout + run.stderr
 }
