@@ -267,7 +267,8 @@ struct FetchPageTests {
             [Array(#"{"notes": [{"id": "a", "title": "x"},"#.utf8)]
             + Array(repeating: Array(" ".utf8), count: 10_000)
         let head = HTTPResponseHead(status: 200, headers: [HTTPHeader("Content-Type", "application/json")])
-        let transport = MemoryTransport { _, _ in .drip(head, chunks: chunks, pause: 0.001) }
+        // 100 s to the end, 10 ms a chunk: a test starved for seconds on a loaded machine still cancels midway.
+        let transport = MemoryTransport { _, _ in .drip(head, chunks: chunks, pause: 0.01) }
         let fetcher = fetcher(transport)
         let task = Task {
             let ids = IDSet()
