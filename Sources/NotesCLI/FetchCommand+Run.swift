@@ -50,6 +50,11 @@ extension FetchCommand {
         }
         let walk = session.walk
         if walk.opening == .complete {
+            // A run that ended short of the total it was told is still short: never a success.
+            if let missing = session.missingNotes {
+                runtime.report(missing)
+                return .dataError
+            }
             if !quiet {
                 runtime.report("Already complete: \(session.state.notes) notes in \(session.state.pages) pages.\n")
             }
@@ -75,8 +80,14 @@ extension FetchCommand {
             ) { page, checkpoint in
                 if !recognised, let facts = page.facts {
                     recognised = true
-                    if let text = facts.foundPaths { progress.say(text) }
-                    if let text = pagination.recognition(after: facts, endpoint: url) { progress.say(text) }
+                    // One line for auto: what was found on the page, then what it follows.
+                    let found = facts.foundPaths
+                    let follows = pagination.recognition(after: facts, endpoint: url)
+                    if let found, let follows, follows.hasPrefix("Pagination: auto ") {
+                        progress.say(found + "; " + follows.dropFirst("Pagination: ".count))
+                    } else {
+                        for text in [found, follows].compactMap({ $0 }) { progress.say(text) }
+                    }
                 }
                 progress.update(checkpoint)
             }

@@ -28,11 +28,15 @@ struct PageOptions: Equatable {
             "--items-path", value: "path",
             help: "Path of the notes array, e.g. results or /data (dotted, or a JSON Pointer). Default: notes."),
         .init("--next-path", value: "path", help: "Path of the next cursor or URL, e.g. next. Default: next_cursor."),
-        .init("--id-path", value: "path", help: "Path of a note's id, relative to the note. Default: id."),
+        .init(
+            "--id-path", value: "path",
+            help: "Path of a note's id, relative to the note. Default: id, else the one of _id, uuid, pk… it has."),
         .init(
             "--title-path", value: "path",
-            help: "Path of a note's title, relative to the note, e.g. attributes.title. Default: title."),
-        .init("--no-title", help: "Notes need no title (records of most APIs have none)."),
+            help:
+                "Path of a note's title, relative to the note, e.g. attributes.title: then required. Default: title, required of 'notes' items only."
+        ),
+        .init("--no-title", help: "Notes have no title: none is read or kept."),
     ]
 
     init(configuration: PageConfiguration, format: Format) {
@@ -62,10 +66,13 @@ struct PageOptions: Equatable {
             configuration.titlePath = nil
         } else {
             configuration.titlePath = try Self.path(parsed, "--title-path") ?? defaults.titlePath
+            // A title asked for is required; otherwise only of the notes contract's `notes`.
+            if !parsed.has("--title-path") { configuration.titleRule = .whenItemsAreNotes }
         }
         // Paths not given are found on the first page when it does not have them where the defaults say.
         if !parsed.has("--items-path") { configuration.detects.insert(.items) }
         if !parsed.has("--next-path") { configuration.detects.insert(.next) }
+        if !parsed.has("--id-path") { configuration.detects.insert(.id) }
         let formatName = try parsed.choice(
             "--format", default: Format.ndjson.rawValue, from: Format.allCases.map(\.rawValue))
         format = Format(rawValue: formatName)!

@@ -67,10 +67,12 @@ struct PageState: ~Copyable {
         case candidate
         /// An object inside the note that may lead to the id or title.
         case noteDescend(level: Int, paths: UInt8)
+        /// A member of the first note that may hold its id when it has no `id` (``PathDetection/id``).
+        case noteIDCandidate
     }
 
     private let configuration: PageConfiguration
-    private let notePaths: NotePaths
+    private var notePaths: NotePaths
     let ids: IDSet
 
     private var frames: Stack<Frame>
@@ -82,6 +84,8 @@ struct PageState: ~Copyable {
     /// Whether the next value came before the items (as Django REST framework writes it).
     private(set) var nextBeforeItems = false
     private(set) var nextCursor: [UInt8]?
+    /// The compact JSON of a next value that is an object or an array (DynamoDB's `LastEvaluatedKey`).
+    private(set) var nextJSON: [UInt8]?
     /// The values found at ``PageConfiguration/fieldPaths``, in its order.
     private(set) var fields: [FieldValue?]
     /// Notes left out as duplicates (``PageConfiguration/duplicates`` is `.skip`).
@@ -104,6 +108,18 @@ struct PageState: ~Copyable {
     var notes: [Note] = []
     private(set) var noteCount = 0
     private(set) var failure: PageError?
+
+    /// Whether the notes being read must have a title (``PageConfiguration/titleRule``), as of their array.
+    private var titleRequired = true
+    /// Whether the configuration's items path is the notes contract's `notes`.
+    private let itemsAreNotes: Bool
+    /// Whether the first note has yet to say where ids are (``PathDetection/id``), and the members it has
+    /// that may hold its id when it has no `id`: their keys and values.
+    private var detectingID: Bool
+    private var idCandidates: [(key: [UInt8], value: [UInt8])] = []
+    private var idCandidateKey: [UInt8] = []
+    /// The id key found on the first note, when it had no `id`.
+    private(set) var detectedID: [UInt8]?
 
     // The note being read.
     private var noteID: [UInt8] = []
@@ -135,6 +151,8 @@ struct PageState: ~Copyable {
         fields = Array(repeating: nil, count: configuration.fieldPaths.count)
         fieldJSON = Array(repeating: nil, count: configuration.fieldPaths.count)
         recordKey = configuration.recordKey.map { Array($0.utf8) }
+        itemsAreNotes = configuration.itemsPath.components == [Array("notes".utf8)]
+        detectingID = configuration.detects.contains(.id)
         // yajl never sees a bracket past the depth limit (the scanner stops it), so this never grows.
         frames = Stack(capacity: configuration.limits.maxDepth + 1)
     }
@@ -172,6 +190,7 @@ struct PageState: ~Copyable {
         case .startArray:
             foundItems = true
             isBareArray = true
+            titleRequired = configuration.titleRule == .required
             frames.append(.items)
             return true
         default:
@@ -211,6 +230,7 @@ struct PageState: ~Copyable {
             frames.removeLast()
         case (.items, .startArray):
             foundItems = true
+            titleRequired = configuration.titleRule == .required || itemsAreNotes
             frames.append(.items)
         case (.candidate, .startArray):
             frames.append(.candidate)
@@ -223,6 +243,15 @@ struct PageState: ~Copyable {
         case (.next, .null):
             foundNext = true
             nextBeforeItems = !foundItems
+        case (.next, .startObject), (.next, .startArray):
+            // A cursor that is a JSON value: kept as its compact JSON.
+            foundNext = true
+            nextBeforeItems = !foundItems
+            captureIndex = -1
+            captureDepth = 0
+            capture.reset()
+            frames.append(.capture)
+            return inCapture(event)
         case (.next, _):
             return fail(
                 .invalidNext, "'\(configuration.nextPath)' is \(Self.describe(event)), not a string, number or null")
@@ -288,6 +317,7 @@ struct PageState: ~Copyable {
             foundItems = true
             detectedItems = candidateKey
             detectedItemsEmpty = false
+            titleRequired = configuration.titleRule == .required || name == "notes"
             frames.replaceLast(with: .items)
             return inItems(event)
         case .endArray:
@@ -406,7 +436,15 @@ struct PageState: ~Copyable {
             if fits { capture.close(event.isEndObject ? UInt8(ascii: "}") : UInt8(ascii: "]")) }
             if captureDepth == 0 {
                 frames.removeLast()
-                if capture.bytes.count <= PageDecoder.maxFieldJSONBytes {
+                if captureIndex < 0 {
+                    // A next value: one that does not fit is no next value to send back.
+                    guard capture.bytes.count <= PageDecoder.maxFieldJSONBytes else {
+                        return fail(
+                            .invalidNext,
+                            "'\(configuration.nextPath)' is over \(PageDecoder.maxFieldJSONBytes) bytes of JSON")
+                    }
+                    nextJSON = Array(capture.bytes)
+                } else if capture.bytes.count <= PageDecoder.maxFieldJSONBytes {
                     fieldJSON[captureIndex] = Array(capture.bytes)
                 }
             }
@@ -444,7 +482,12 @@ struct PageState: ~Copyable {
                 }
                 self.role = .noteTitle
             case 0:
-                self.role = .noteOther
+                if detectingID, level == 0, PathDetection.idNames.contains(where: { $0.utf8.elementsEqual(key) }) {
+                    idCandidateKey = Array(key.assumingMemoryBound(to: UInt8.self))
+                    self.role = .noteIDCandidate
+                } else {
+                    self.role = .noteOther
+                }
             case let along:
                 self.role = .noteDescend(level: level + 1, paths: along)
             }
@@ -456,6 +499,9 @@ struct PageState: ~Copyable {
             case .noteTitle:
                 hasTitle = true
                 noteTitle.append(contentsOf: text.assumingMemoryBound(to: UInt8.self))
+                return write(string: text)
+            case .noteIDCandidate:
+                idCandidates.append((idCandidateKey, Array(text.assumingMemoryBound(to: UInt8.self))))
                 return write(string: text)
             default:
                 return write(string: text)
@@ -479,8 +525,12 @@ struct PageState: ~Copyable {
                         note: noteCount)
                 }
                 guard acceptID(text) else { return false }
-            case .noteTitle:
+            case .noteTitle where titleRequired:
                 return fail(.invalidTitle, "title is \(Self.describe(event)), not a string", note: noteCount)
+            case .noteIDCandidate:
+                if case .number(let text) = event, Self.nonInteger(text) == nil {
+                    idCandidates.append((idCandidateKey, Array(text.assumingMemoryBound(to: UInt8.self))))
+                }
             default:
                 break
             }
@@ -545,8 +595,11 @@ struct PageState: ~Copyable {
     }
 
     private mutating func finishNote() -> Bool {
+        if detectingID {
+            guard decideID() else { return false }
+        }
         guard hasID else { return fail(.missingID, "note has no '\(notePaths.id)'", note: noteCount) }
-        guard hasTitle || notePaths.title == nil else {
+        guard hasTitle || notePaths.title == nil || !titleRequired else {
             return fail(.missingTitle, "note has no '\(notePaths.title!)'", note: noteCount)
         }
         frames.removeLast()
@@ -562,6 +615,30 @@ struct PageState: ~Copyable {
         // The buffers trade places, so keeping the last id costs no copy: the next note clears `noteID`.
         swap(&noteID, &lastIDBytes)
         return true
+    }
+
+    /// The first note has ended: without an `id`, the one member of ``PathDetection/idNames`` it has
+    /// (a string or an integer) is its id, and the id path of the notes after it.
+    private mutating func decideID() -> Bool {
+        detectingID = false
+        let candidates = idCandidates
+        idCandidates = []
+        guard !hasID else { return true }
+        guard candidates.count < 2 else {
+            let names = candidates.prefix(2).map { "'\(String(decoding: $0.key, as: UTF8.self))'" }
+            return fail(
+                .ambiguousPaths,
+                "note has no '\(notePaths.id)' and two members that could be its id, \(names[0]) and \(names[1]): pass --id-path",
+                note: noteCount)
+        }
+        guard let (key, value) = candidates.first else {
+            let names = PathDetection.idNames.prefix(3).map { "'\($0)'" }.joined(separator: ", ")
+            return fail(
+                .missingID, "note has no '\(notePaths.id)' (nor \(names) or the like): pass --id-path", note: noteCount)
+        }
+        notePaths = NotePaths(id: FieldPath(components: [key]), title: notePaths.title)
+        detectedID = key
+        return value.withUnsafeBytes { acceptID($0) }
     }
 
     // MARK: - Errors
@@ -612,10 +689,14 @@ private struct NotePaths {
     let all: UInt8
 
     init(_ configuration: PageConfiguration) {
-        id = configuration.idPath
-        title = configuration.titlePath
-        idKeys = configuration.idPath.components
-        titleKeys = configuration.titlePath?.components ?? []
+        self.init(id: configuration.idPath, title: configuration.titlePath)
+    }
+
+    init(id: FieldPath, title: FieldPath?) {
+        self.id = id
+        self.title = title
+        idKeys = id.components
+        titleKeys = title?.components ?? []
         all = title == nil ? Self.idBit : Self.idBit | Self.titleBit
     }
 
@@ -643,24 +724,33 @@ private struct NotePaths {
 }
 
 /// Which of a page's paths an object on the way may still lead to: bit 0 the items, bit 1 the next value,
-/// bit 2 + i the field path i.
+/// bit 2 + i the field path i (at most 126 field paths: two words).
 private struct PathMask {
     static let items = 0
     static let next = 1
     static func field(_ index: Int) -> Int { 2 + index }
 
-    private var bits: UInt64 = 0
+    private var low: UInt64 = 0
+    private var high: UInt64 = 0
 
     init() {}
 
     /// The items, the next value and `fields` field paths.
     init(all fields: Int) {
-        bits = (1 << UInt64(2 + fields)) &- 1
+        let count = 2 + fields
+        low = count >= 64 ? .max : (1 << UInt64(count)) &- 1
+        high = count <= 64 ? 0 : count >= 128 ? .max : (1 << UInt64(count - 64)) &- 1
     }
 
-    var isEmpty: Bool { bits == 0 }
-    func contains(_ bit: Int) -> Bool { bits & (1 << UInt64(bit)) != 0 }
-    mutating func insert(_ bit: Int) { bits |= 1 << UInt64(bit) }
+    var isEmpty: Bool { low == 0 && high == 0 }
+
+    func contains(_ bit: Int) -> Bool {
+        bit < 64 ? low & (1 << UInt64(bit)) != 0 : high & (1 << UInt64(bit - 64)) != 0
+    }
+
+    mutating func insert(_ bit: Int) {
+        if bit < 64 { low |= 1 << UInt64(bit) } else { high |= 1 << UInt64(bit - 64) }
+    }
 }
 
 extension FieldValue {

@@ -14,7 +14,7 @@ public struct PageConfiguration: Sendable, Hashable {
     /// Whether each note keeps its exact JSON (``Note/json``).
     public var keepsJSON: Bool
     /// Other values to read off the page, e.g. `count` or `has_more`: each is reported in
-    /// ``PageDecoder/Summary/fields`` (at most 60 paths).
+    /// ``PageDecoder/Summary/fields`` (at most ``maxFieldPaths``).
     public var fieldPaths: [FieldPath] = []
     /// What a note whose id the run has seen before is: an error (the default) or left out.
     public var duplicates: DuplicatePolicy = .fail
@@ -23,6 +23,9 @@ public struct PageConfiguration: Sendable, Hashable {
     public var idPath = FieldPath("id")
     /// Where a note's title is, relative to the note (a string); `nil` when notes need none.
     public var titlePath: FieldPath? = FieldPath("title")
+    /// When a note must have a title at ``titlePath``. A title not required is kept when it is a string and
+    /// ignored otherwise.
+    public var titleRule = TitleRule.required
     /// The paths to find on the page when it does not have them where ``itemsPath`` and ``nextPath`` say
     /// (those the caller was not told): the first page of a walk (``PathDetection``).
     public var detects: PathDetection = []
@@ -55,6 +58,9 @@ public struct PageConfiguration: Sendable, Hashable {
         self.keepsJSON = keepsJSON
     }
 
+    /// The most field paths a page reads, the next paths it looks for included.
+    public static let maxFieldPaths = 120
+
     /// Why the paths cannot work together, or `nil` when they can: neither may be empty, and neither may
     /// be the other or lie inside it.
     public var pathProblem: String? {
@@ -67,7 +73,7 @@ public struct PageConfiguration: Sendable, Hashable {
                 return "the id path '\(idPath)' and the title path '\(titlePath)' overlap"
             }
         }
-        if fieldPaths.count > 60 { return "more than 60 field paths" }
+        if fieldPaths.count > Self.maxFieldPaths { return "more than \(Self.maxFieldPaths) field paths" }
         if let empty = fieldPaths.first(where: { $0.components.isEmpty }) { return "a field path is empty (\(empty))" }
         let named = [("items", itemsPath), ("next", nextPath)] + fieldPaths.map { ("field", $0) }
         for (first, (name, path)) in named.enumerated() {
@@ -79,10 +85,11 @@ public struct PageConfiguration: Sendable, Hashable {
     }
 
     /// Whether `path` can be read at once with the paths already here (``pathProblem`` of the configuration
-    /// with `path` added is `nil`, for a configuration that has none): not empty, not past the 60, and neither
+    /// with `path` added is `nil`, for a configuration that has none): not empty, not past ``maxFieldPaths``, and neither
     /// the items path, the next path nor a field path is it or lies inside it, nor the other way round.
     package func canRead(_ path: FieldPath) -> Bool {
-        !path.components.isEmpty && fieldPaths.count < 60 && !path.overlaps(itemsPath) && !path.overlaps(nextPath)
+        !path.components.isEmpty && fieldPaths.count < Self.maxFieldPaths && !path.overlaps(itemsPath)
+            && !path.overlaps(nextPath)
             && !fieldPaths.contains { $0.overlaps(path) }
     }
 }
@@ -107,21 +114,46 @@ public struct PathDetection: OptionSet, Sendable, Hashable {
 
     public static let items = PathDetection(rawValue: 1)
     public static let next = PathDetection(rawValue: 2)
+    /// The id path (when the first note has no `id`): the one of ``PathDetection/idNames`` the note has.
+    public static let id = PathDetection(rawValue: 4)
+
+    /// The keys that plainly hold a record's id when it has no `id` (MongoDB's and Eve's `_id`, Django's
+    /// `pk`), in no order: a note with two of them is an error naming both.
+    public static let idNames = ["_id", "uuid", "pk", "guid", "uid", "ID", "Id", "_key"]
 
     /// The names that make a top-level array of objects the items, in the order of preference.
     public static let itemNames = [
         "notes", "results", "data", "items", "records", "rows", "entries", "nodes", "value", "content", "objects",
-        "elements", "list",
+        "elements", "list", "features", "hits",
     ]
 
     /// Where the common APIs write the next cursor or URL: Django REST framework's `next`, Laravel's
-    /// `next_page_url`, JSON:API's `links.next`, OData's `@odata.nextLink`, Google's `nextPageToken`, and
-    /// others.
+    /// `next_page_url`, JSON:API's `links.next`, OData's `@odata.nextLink`, Google's `nextPageToken`, HAL's
+    /// and Eve's `_links.next.href`, and others.
+    ///
+    /// Two of them read differently: `links` is JSON:API's object (its `next`) or the array of link objects
+    /// of OGC API, STAC and Siren (the `href` of the one whose `rel` is `next`); `cursor` is an object's
+    /// `next`, or, as a string or number, the next cursor only when the page has no other candidate
+    /// (Litestar's cursor pages).
     public static let nextPaths: [FieldPath] = [
-        "next_cursor", "next", "next_page_url", "next_url", "links.next", "meta.next_page", "meta.next_cursor",
+        "next_cursor", "next", "next_page_url", "next_url", "links", "meta.next_page", "meta.next_cursor",
         "meta.next", "/@odata.nextLink", "nextPageToken", "next_page", "nextCursor", "next_page_token",
-        "pagination.next", "pagination.next_cursor", "paging.next", "cursor.next",
+        "pagination.next", "pagination.next_cursor", "paging.next", "cursor", "_links.next.href", "nextPage",
     ].map { $0.hasPrefix("/") ? FieldPath(components: [Array($0.utf8.dropFirst())]) : FieldPath($0) }
+
+    /// The candidate whose object or array is read for the next reference (``nextPaths``).
+    static let linksPath = FieldPath("links")
+    /// The candidate taken only when no other is on the page, or read as an object's `next`.
+    static let cursorPath = FieldPath("cursor")
+}
+
+/// When a note must have a title (``PageConfiguration/titlePath``).
+public enum TitleRule: Sendable, Hashable {
+    /// Always: a note without a string title is a contract error.
+    case required
+    /// Only when the items are the notes contract's `notes` array (which the notes screen shows by title);
+    /// the records of other APIs need none.
+    case whenItemsAreNotes
 }
 
 /// What a page's decoder does with a note whose id the run has seen before.

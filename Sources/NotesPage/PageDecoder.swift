@@ -43,11 +43,23 @@ public struct PageDecoder: ~Copyable {
         public var detectedItemsPath: FieldPath?
         /// The next path found on the page (``PathDetection/next``), when it is not the configuration's.
         public var detectedNextPath: FieldPath?
+        /// How the next value found was read, for a message: the path, or `links[rel=next]`, `links.next`.
+        public var detectedNextShown: String?
+        /// Where the page's next value was: the configuration's next path, or the one found; `nil` for none.
+        public var nextPath: FieldPath?
+        /// Whether the next value found is the `href` of a link whose `rel` is `next`, in an array of links
+        /// (``PathDetection/nextPaths``): a later page is read the same way, not at a path.
+        public var nextIsLinkRelation = false
+        /// Whether ``nextCursor`` is the compact JSON of an object or array (DynamoDB's `LastEvaluatedKey`),
+        /// not a string or number's text.
+        public var nextIsJSON = false
+        /// The id path found on the first note (``PathDetection/id``), when it is not the configuration's.
+        public var detectedIDPath: FieldPath?
     }
 
     public let configuration: PageConfiguration
     /// The longest JSON text of an object or array at a field path kept in ``Summary/fieldJSON``.
-    public static let maxFieldJSONBytes = 4096
+    public static let maxFieldJSONBytes = 16384
     /// The next paths read for ``PathDetection/next``, after the configuration's field paths.
     private let nextCandidates: [FieldPath]
     private let assembler: PageAssembler
@@ -210,42 +222,101 @@ public struct PageDecoder: ~Copyable {
         summary.fieldJSON = state.pointee.fieldJSON.prefix(configuration.fieldPaths.count).map {
             $0.map { String(decoding: $0, as: UTF8.self) }
         }
-        if !state.pointee.foundNext, !nextCandidates.isEmpty {
-            let found = nextCandidates.indices.compactMap { index -> (FieldPath, FieldValue)? in
-                switch state.pointee.fields[configuration.fieldPaths.count + index] {
-                case let value?:
-                    if case .container = value { return nil }
-                    return (nextCandidates[index], value)
-                case nil:
-                    return nil
-                }
+        if state.pointee.foundNext {
+            summary.nextPath = configuration.nextPath
+            if let json = state.pointee.nextJSON {
+                summary.nextCursor = String(decoding: json, as: UTF8.self)
+                summary.nextIsJSON = true
             }
-            if found.count > 1 {
-                try fail(
-                    PageError(
-                        .ambiguousPaths,
-                        message:
-                            "the page has two values that could be the next page's, '\(found[0].0)' and '\(found[1].0)': pass --next-path",
-                        offset: parser.offset))
-            }
-            if let (path, value) = found.first {
-                summary.detectedNextPath = path
-                summary.hasNextValue = true
-                switch value {
-                case .string(let text), .number(let text): summary.nextCursor = text.isEmpty ? nil : text
-                default: summary.nextCursor = nil
-                }
-                if case .bool = value {
-                    try fail(
-                        PageError(
-                            .invalidNext, message: "'\(path)' is \(value), not a string, number or null",
-                            offset: parser.offset))
-                }
-            }
+        } else if !nextCandidates.isEmpty {
+            try detectNext(into: &summary)
         }
+        summary.detectedIDPath = state.pointee.detectedID.map { FieldPath(components: [$0]) }
         if commitsIDs { state.pointee.ids.commitPage() }
         settled = true
         return summary
+    }
+
+    /// The next value of a page that has none where the configuration says: the one of the candidates
+    /// (``PathDetection/nextPaths``) the page has. A `cursor` is taken only when no other is there; a URL
+    /// that carries another candidate's value is taken over it (Datasette's `next_url` beside `next`).
+    /// - Throws: ``PageError`` when two candidates remain, or the one found is a boolean.
+    private mutating func detectNext(into summary: inout Summary) throws(PageError) {
+        let state = assembler.state
+        var found: [(path: FieldPath, value: FieldValue, shown: String)] = []
+        var weak: [(path: FieldPath, value: FieldValue, shown: String)] = []
+        for (index, path) in nextCandidates.enumerated() {
+            let slot = configuration.fieldPaths.count + index
+            guard let value = state.pointee.fields[slot] else { continue }
+            let readsLinks = path == PathDetection.linksPath || path == PathDetection.cursorPath
+            if case .container = value {
+                guard readsLinks, let json = state.pointee.fieldJSON[slot], let links = NextLinks.read(json) else {
+                    continue
+                }
+                let shown = "\(path)\(links.form.shown)"
+                // The object's own `next` is a path the pages after this one read; the others are read so.
+                let at = links.form == .member ? FieldPath(components: path.components + [Array("next".utf8)]) : path
+                switch links.reading {
+                case .next(let text): found.append((at, .string(text), shown))
+                case .none: found.append((at, .null, shown))
+                }
+                if links.form != .member { summary.nextIsLinkRelation = true }
+            } else if path == PathDetection.linksPath {
+                continue
+            } else if path == PathDetection.cursorPath {
+                weak.append((path, value, "\(path)"))
+            } else {
+                found.append((path, value, "\(path)"))
+            }
+        }
+        if found.isEmpty { found = weak }
+        if found.count == 2, let url = Self.urlCarrying(found[0].value, found[1].value) {
+            found = [found[url]]
+        }
+        if found.count > 1 {
+            summary.nextIsLinkRelation = false
+            try fail(
+                PageError(
+                    .ambiguousPaths,
+                    message:
+                        "the page has two values that could be the next page's, '\(found[0].shown)' and '\(found[1].shown)': pass --next-path",
+                    offset: parser.offset))
+        }
+        guard let (path, value, shown) = found.first else { return }
+        summary.detectedNextPath = path
+        summary.nextPath = path
+        summary.detectedNextShown = shown
+        summary.hasNextValue = true
+        switch value {
+        case .string(let text), .number(let text): summary.nextCursor = text.isEmpty ? nil : text
+        default: summary.nextCursor = nil
+        }
+        if case .bool = value {
+            try fail(
+                PageError(
+                    .invalidNext, message: "'\(shown)' is \(value), not a string, number or null",
+                    offset: parser.offset))
+        }
+    }
+
+    /// The index (0 or 1) of the value that is a URL whose query carries the other value, or `nil`.
+    private static func urlCarrying(_ first: FieldValue, _ second: FieldValue) -> Int? {
+        func text(_ value: FieldValue) -> String? {
+            switch value {
+            case .string(let text), .number(let text): return text.isEmpty ? nil : text
+            default: return nil
+            }
+        }
+        guard let a = text(first), let b = text(second) else { return nil }
+        func carries(_ url: String, _ value: String) -> Bool {
+            guard let query = url.split(separator: "?", maxSplits: 1).dropFirst().first else { return false }
+            return query.split(separator: "&").contains {
+                $0.split(separator: "=", maxSplits: 1).last == Substring(value)
+            }
+        }
+        if carries(a, b) { return 0 }
+        if carries(b, a) { return 1 }
+        return nil
     }
 
     private func take(into notes: inout [Note]) {

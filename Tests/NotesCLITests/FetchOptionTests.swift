@@ -135,7 +135,7 @@ struct FetchOptionTests {
         #expect(plain.status == .success)
         #expect(
             plain.stderr.hasPrefix(
-                "rate limit spent, resuming in 30 s\nPagination: auto follows the body's next value, a cursor sent as ?cursor=\nrate limited (HTTP 429), resuming in 7 s\n12 notes, 3 pages"
+                "rate limit spent, resuming in 30 s\nPagination: auto follows the body's 'next_cursor', a cursor sent as ?cursor=\nrate limited (HTTP 429), resuming in 7 s\n12 notes, 3 pages"
             ), "\(plain.stderr)")
         calls.withLock { $0 = 0 }
         let drawn = try await InProcessRun(["--all", "--format", "none"], transport: transport, terminal: true)
@@ -148,7 +148,7 @@ struct FetchOptionTests {
         // A line of its own (auto's) clears the progress line first, and the line is drawn again after it.
         #expect(
             drawn.stderr.contains(
-                "\r\u{1B}[KPagination: auto follows the body's next value, a cursor sent as ?cursor=\n\r\u{1B}[Krate limit spent"
+                "\r\u{1B}[KPagination: auto follows the body's 'next_cursor', a cursor sent as ?cursor=\n\r\u{1B}[Krate limit spent"
             ), "\(drawn.stderr)")
         calls.withLock { $0 = 0 }
         let quiet = try await InProcessRun(["--all", "--format", "none", "--quiet"], transport: transport)

@@ -19,7 +19,7 @@ struct PaginationEndToEndTests {
         ),
         (
             "offset", ["--items-path", "results", "--next-path", "next"],
-            "Pagination: auto follows the body's next value, a URL, which walks offset pages (offset)"
+            "Pagination: auto follows the body's 'next', a URL, which walks offset pages (offset)"
         ),
         (
             "page", ["--paginate", "page", "--page-size", "100", "--items-path", "results", "--total-path", "count"],
@@ -27,7 +27,7 @@ struct PaginationEndToEndTests {
         ),
         (
             "page", ["--items-path", "results", "--next-path", "next"],
-            "Pagination: auto follows the body's next value, a URL, which walks page numbers (page)"
+            "Pagination: auto follows the body's 'next', a URL, which walks page numbers (page)"
         ),
         ("page", ["--paginate", "link", "--items-path", "results"], nil),
         ("keyset", ["--paginate", "keyset", "--page-size", "100", "--items-path", "data"], nil),

@@ -272,7 +272,7 @@ struct PaginationTests {
             transport: SchemeAPI(count: 25).transport(style: "offset"), endpoint: SchemeAPI.endpoint + "?limit=10")
         #expect(
             offset.stderr.hasPrefix(
-                "Pagination: auto follows the body's next value, a URL, which walks offset pages (offset, limit)\n25 notes"
+                "Pagination: auto follows the body's 'next', a URL, which walks offset pages (offset, limit)\n25 notes"
             ),
             "\(offset.stderr)")
         let page = try await InProcessRun(
@@ -283,7 +283,8 @@ struct PaginationTests {
             "\(page.stderr)")
         let cursor = try await InProcessRun(
             ["--all", "-o", "/dev/null"], transport: FakeAPI(pages: 2, size: 1).transport())
-        #expect(cursor.stderr.hasPrefix("Pagination: auto follows the body's next value, a cursor sent as ?cursor=\n"))
+        #expect(
+            cursor.stderr.hasPrefix("Pagination: auto follows the body's 'next_cursor', a cursor sent as ?cursor=\n"))
         let quiet = try await InProcessRun(
             ["--all", "--quiet", "-o", "/dev/null"], transport: FakeAPI(pages: 2, size: 1).transport())
         #expect(quiet.stderr == "")

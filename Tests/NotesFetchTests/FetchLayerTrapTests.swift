@@ -122,7 +122,7 @@ struct FetchLayerTrapTests {
             #expect(AutoPagination().addressed(after: page, endpoint: Self.endpoint) == nil, "\(here)")
             #expect(
                 AutoPagination().recognition(after: page, endpoint: Self.endpoint)
-                    == "Pagination: auto follows the body's next value, a URL")
+                    == "Pagination: auto follows the body's 'next_cursor', a URL")
         }
     }
 

@@ -84,11 +84,11 @@ struct ConnectionTests {
         #expect(error.code == .missingItems)
     }
 
-    @Test("An object or array at a field path is kept as compact JSON up to 4 KiB; a longer one is not")
+    @Test("An object or array at a field path is kept as compact JSON up to 16 KiB; a longer one is not")
     func fieldJSON() throws {
         let body =
             #"{"errors": [ {"message": "a \"quoted\" word", "path": ["notes", 2], "locations": [{"line": 1}]} ], "n": 3, "big": ["#
-            + Array(repeating: #""0123456789""#, count: 400).joined(separator: ",") + "]}"
+            + Array(repeating: #""0123456789""#, count: 1600).joined(separator: ",") + "]}"
         let (_, summary) = try decode(body) {
             $0.fieldPaths = [FieldPath("errors"), FieldPath("n"), FieldPath("big"), FieldPath("absent")]
             $0.requiresItems = false

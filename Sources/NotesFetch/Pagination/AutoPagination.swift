@@ -6,8 +6,15 @@ public import NotesPage
     public import Foundation
 #endif
 
-/// Today's rules: the body's next value (a cursor or a URL), else a `Link` header with `rel="next"`.
-/// After the first page it says what it found, and whether next URLs walk offsets or page numbers.
+/// Every signal a page sends, read on the first page and on each after it (``PageSignals``): the body's
+/// next value (a cursor or a URL, `links[rel=next]`, a `next_page` number), else a `Link` header with
+/// `rel="next"`, else a next-page header (`Next-Page`), else `X-Pagination`'s next page, else the page the
+/// body says it is (`current_page` of `total_pages`) or its offset (`offset` before `total`), else a total
+/// above the page with nothing of how to go on (offsets tried, and checked). After the first page it says
+/// what it follows, and whether next URLs walk offsets or page numbers.
+///
+/// A page asked for by a number or an offset must say it is that one when it says which it is: a server
+/// that ignores the parameter is an error, never the same page again.
 public struct AutoPagination: Pagination {
     public var cursorParameter: String
 
@@ -17,43 +24,41 @@ public struct AutoPagination: Pagination {
 
     public var description: String { "auto" }
     public var fieldPaths: [FieldPath] { TotalPaths.common }
-    public func total(of page: PageFacts) -> Int? { page.total(path: nil, orCommon: true)?.value }
+    public func total(of page: PageFacts) -> Int? { PageSignals(page).total?.value }
 
     public func url(for location: PageLocation, endpoint: URL) -> String {
         PageLocator.url(for: location, endpoint: endpoint, cursorParameter: cursorParameter)
     }
 
     public func next(after page: PageFacts, endpoint: URL) throws(PaginationError) -> PageLocation? {
-        if let next = try NextValuePagination(cursorParameter: cursorParameter).next(after: page, endpoint: endpoint) {
-            return next
-        }
-        return try LinkPagination().next(after: page, endpoint: endpoint)
+        try follow(page)?.location
     }
 
-    /// Only a next value read from the body: a `Link` header counts only when the body has none.
+    /// Only a next value read from the body, when it is plainly a URL or a cursor: a `Link` header counts
+    /// only when the body has none, and a relative reference waits for the whole page (as does a page
+    /// number: the walk sends none early from a path of ``pageNumberKeys``).
     public func earlyNext(
         head: HTTPResponseHead, nextValue: String??, read: (FieldPath) -> FieldValue?, url: String, endpoint: URL
     ) -> PageLocation? {
-        NextValuePagination(cursorParameter: cursorParameter).earlyNext(
+        guard case .some(let value?) = nextValue else {
+            return NextValuePagination(cursorParameter: cursorParameter).earlyNext(
+                head: head, nextValue: nextValue, read: read, url: url, endpoint: endpoint)
+        }
+        let isURL = value.hasPrefix("/") || PageLocator.hasScheme(value)
+        if !isURL && (value.contains("?") || value.hasPrefix("{") || value.hasPrefix("[")) {
+            return nil
+        }
+        return NextValuePagination(cursorParameter: cursorParameter).earlyNext(
             head: head, nextValue: nextValue, read: read, url: url, endpoint: endpoint)
     }
 
     public func recognition(after page: PageFacts, endpoint: URL) -> String? {
-        let source: String
-        let next: PageLocation?
-        if let value = page.summary.nextCursor, !value.isEmpty {
-            next = try? NextValuePagination(cursorParameter: cursorParameter).next(after: page, endpoint: endpoint)
-            source = "the body's next value"
-        } else if let link = page.link("next") {
-            next = .url(link)
-            source = "Link rel=\"next\""
-        } else {
-            return nil
-        }
+        guard let (next, source) = try? follow(page) else { return nil }
         switch next {
-        case .cursor?:
+        case .cursor:
             return "Pagination: auto follows \(source), a cursor sent as ?\(cursorParameter)="
-        case .url(let url)?:
+        case .url(let url):
+            if source.contains(" sent as ?") { return "Pagination: auto follows \(source)" }
             let walk = URLAddressing(from: page.url, to: url, noteCount: page.summary.noteCount)
             return "Pagination: auto follows \(source), a URL\(walk.map { ", which walks \($0)" } ?? "")"
         default:
@@ -63,6 +68,106 @@ public struct AutoPagination: Pagination {
 
     public func addressed(after page: PageFacts, endpoint: URL) -> (any Pagination)? {
         addressedByURL(after: page, endpoint: endpoint)
+    }
+
+    /// Paths whose next value is a page number (Kaminari's `next_page: 2`), sent back as `page`.
+    static let pageNumberKeys: Set<String> = ["next_page", "nextPage"]
+
+    /// Whether the next value at `path` is a page number rather than a cursor (``pageNumberKeys``).
+    static func readsPageNumber(at path: FieldPath) -> Bool {
+        path.components.last.map { pageNumberKeys.contains(String(decoding: $0, as: UTF8.self)) } ?? false
+    }
+    /// Paths whose next value is a URL reference even without a scheme or a leading slash (Eve's
+    /// `notes?page=2`).
+    private static let urlKeys: Set<String> = ["href", "next_url", "next_page_url", "@odata.nextLink", "links"]
+
+    /// Where the page after `page` is, and what said so (for the `Pagination:` line); `nil` when nothing does.
+    /// - Throws: ``PaginationError`` when the page is not the one its URL asked for (the server ignores the
+    ///   parameter), or its next value is JSON (which only a POST body carries).
+    func follow(_ page: PageFacts) throws(PaginationError) -> (location: PageLocation, source: String)? {
+        let signals = PageSignals(page)
+        try checkEchoes(signals)
+        let summary = page.summary
+        let count = summary.noteCount
+        func numbered(_ parameter: String, _ value: Int) -> PageLocation {
+            .url(PageLocator.setting([(parameter, "\(value)")], on: page.url))
+        }
+        if let value = summary.nextCursor {
+            let shown = "the body's '\(summary.detectedNextShown ?? summary.nextPath?.description ?? "next")'"
+            let key = summary.nextPath?.components.last.map { String(decoding: $0, as: UTF8.self) } ?? ""
+            if summary.nextIsJSON {
+                throw PaginationError(
+                    "\(shown) is a JSON object or array: such a cursor goes in a POST body (--body-cursor)")
+            }
+            if Self.pageNumberKeys.contains(key), let number = Int(value) {
+                return (numbered("page", number), "\(shown), a page number sent as ?page=")
+            }
+            let isURL =
+                value.hasPrefix("/") || value.hasPrefix("?") || PageLocator.hasScheme(value)
+                || summary.nextIsLinkRelation || Self.urlKeys.contains(key)
+            if isURL { return (.url(PageLocator.resolve(value, against: page.url) ?? value), shown) }
+            return (.cursor(value), shown)
+        }
+        if summary.hasNextValue { return nil }
+        if let link = page.link("next") { return (.url(link), "Link rel=\"next\"") }
+        if let (name, value) = signals.nextHeader {
+            if value.hasPrefix("/") || value.hasPrefix("?") || PageLocator.hasScheme(value) {
+                return (.url(PageLocator.resolve(value, against: page.url) ?? value), "the \(name) header")
+            }
+            if let number = Int(value) {
+                return (numbered("page", number), "the \(name) header, a page number sent as ?page=")
+            }
+            return (.cursor(value), "the \(name) header")
+        }
+        if let pagination = signals.xPagination {
+            guard let next = pagination.next else { return nil }
+            return (numbered("page", next), "X-Pagination's next page, a page number sent as ?page=")
+        }
+        if let echo = signals.pageEcho {
+            if let pages = signals.pageCount {
+                guard echo.page < pages.count else { return nil }
+                return (
+                    numbered(echo.parameter, echo.page + 1),
+                    "'\(echo.path)' of '\(pages.path)' (\(pages.count)), page numbers sent as ?\(echo.parameter)="
+                )
+            }
+            guard count > 0 else { return nil }
+            return (
+                numbered(echo.parameter, echo.page + 1),
+                "'\(echo.path)', page numbers sent as ?\(echo.parameter)= up to an empty page"
+            )
+        }
+        let total = signals.total
+        if let echo = signals.offsetEcho {
+            guard count > 0, total.map({ echo.offset + count < $0.value }) ?? true else { return nil }
+            let until = total.map { "before \($0.source) (\($0.value))" } ?? "up to an empty page"
+            return (numbered("offset", echo.offset + count), "'\(echo.path)' \(until), offsets sent as ?offset=")
+        }
+        if let total, count > 0, !signals.requests("page") {
+            // A total above what came, and nothing of how to go on: offsets, checked by the ids and the total.
+            let offset = signals.requested("offset") ?? 0
+            guard offset + count < total.value else { return nil }
+            return (
+                numbered("offset", offset + count),
+                "the total at \(total.source) (\(total.value)) with no next reference, offsets sent as ?offset="
+            )
+        }
+        return nil
+    }
+
+    /// Throws when the page says it is another page than its URL asked for (`?current_page=2` answered
+    /// with `"current_page": 1`): the server does not take that parameter.
+    private func checkEchoes(_ signals: PageSignals) throws(PaginationError) {
+        if let echo = signals.pageEcho, let asked = signals.requested(echo.parameter), asked != echo.page {
+            throw PaginationError(
+                "the page asked for with ?\(echo.parameter)=\(asked) says its '\(echo.path)' is \(echo.page): the server does not page by '\(echo.parameter)'"
+            )
+        }
+        if let echo = signals.offsetEcho, let asked = signals.requested("offset"), asked != echo.offset {
+            throw PaginationError(
+                "the page asked for with ?offset=\(asked) says its '\(echo.path)' is \(echo.offset): the server does not page by 'offset'"
+            )
+        }
     }
 }
 
@@ -155,6 +260,7 @@ struct AddressedURLPagination: Pagination {
 
     var description: String { base.description }
     var readsNextValue: Bool { base.readsNextValue }
+    var nextValueSaysMore: Bool { base.nextValueSaysMore }
     var fieldPaths: [FieldPath] { base.fieldPaths }
 
     func url(for location: PageLocation, endpoint: URL) -> String {

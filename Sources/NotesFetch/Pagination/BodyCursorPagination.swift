@@ -47,6 +47,7 @@ public struct BodyCursorPagination: Pagination {
     public var description: String { "body (\(cursorPath.joined(separator: ".")))" }
 
     public var fieldPaths: [FieldPath] { hasMorePath.map { [$0] } ?? [] }
+    public var nextValueSaysMore: Bool { hasMorePath == nil }
 
     public func url(for location: PageLocation, endpoint: URL) -> String { endpoint.absoluteString }
 

@@ -57,6 +57,7 @@ public struct GraphQLPagination: Pagination {
     }
 
     public var readsNextValue: Bool { true }
+    public var nextValueSaysMore: Bool { false }
 
     public func adapt(_ page: inout PageConfiguration) {
         let records = Array(query.shape.rawValue.utf8)
@@ -120,7 +121,7 @@ public struct GraphQLPagination: Pagination {
     public func refusal(of page: PageFacts, now: Double) -> PageRefusal? {
         guard case .container? = page.value(at: Self.errorsPath) else { return nil }
         guard let json = page.json(at: Self.errorsPath) else {
-            return .failed("the server answered with errors (over 4 KiB: not shown)")
+            return .failed("the server answered with errors (over 16 KiB: not shown)")
         }
         guard let errors = try? JSONDecoder().decode([GraphQLError].self, from: Data(json.utf8)) else {
             return .failed("the server answered with errors that are not a list of objects: \(json.prefix(200))")

@@ -37,7 +37,7 @@ public struct PageFacts: Sendable {
         }
     }
 
-    /// The compact JSON of the object or array the page has at `path` (at most 4 KiB), if the scheme asked
+    /// The compact JSON of the object or array the page has at `path` (at most ``PageDecoder/maxFieldJSONBytes``), if the scheme asked
     /// for it and the page has one that fits.
     public func json(at path: FieldPath) -> String? {
         fieldPaths.firstIndex(of: path).flatMap {
@@ -69,6 +69,15 @@ public struct PageFacts: Sendable {
                 return (total, "'\(path)'")
             }
         }
+        // Spring Data's `page` object (its `number` and `size` beside it).
+        if orCommon, path == nil, case .container? = value(at: FieldPath("page")),
+            let json = json(at: FieldPath("page")),
+            case .object(let members)? = try? JSONTree.parse(Array(json.utf8)),
+            case .number(let text)? = members.first(where: { $0.key == "totalElements" })?.value,
+            let total = Int(text), total >= 0
+        {
+            return (total, "'page.totalElements'")
+        }
         return head.value(of: "X-Total-Count").flatMap { Int($0.trimming(" \t")) }.flatMap {
             $0 >= 0 ? ($0, "X-Total-Count") : nil
         }
@@ -91,9 +100,12 @@ public struct PageFacts: Sendable {
     public var foundPaths: String? {
         var parts: [String] = []
         if let items = summary.detectedItemsPath { parts.append("items at '\(items)'") }
-        if let next = summary.detectedNextPath { parts.append("next at '\(next)'") }
+        if let id = summary.detectedIDPath { parts.append("ids at '\(id)'") }
+        if let next = summary.detectedNextShown ?? summary.detectedNextPath?.description {
+            parts.append("next at '\(next)'")
+        }
         guard !parts.isEmpty else { return nil }
-        if let total = total(path: nil, orCommon: true) { parts.append("total at \(total.source) (\(total.value))") }
+        if let total = PageSignals(self).total { parts.append("total at \(total.source) (\(total.value))") }
         return "Pagination: found " + parts.joined(separator: ", ")
     }
 
@@ -114,6 +126,6 @@ enum TotalPaths {
     static let common: [FieldPath] = [
         "count", "total", "total_count", "totalCount", "total_results", "totalResults", "meta.total",
         "meta.count", "meta.total_count", "meta.totalCount", "meta.pagination.count", "meta.pagination.total",
-        "pagination.total", "pagination.count", "page.totalElements",
+        "pagination.total", "pagination.count", "numberMatched", "_meta.total", "totalItems", "total_items",
     ].map(FieldPath.init)
 }

@@ -53,6 +53,9 @@ public protocol Pagination: Sendable, CustomStringConvertible {
     func addressed(after page: PageFacts, endpoint: URL) -> (any Pagination)?
     /// Whether the scheme reads the body's next value (so that a next path found on the page matters).
     var readsNextValue: Bool { get }
+    /// Whether a next value left on the page a walk ends at says that more pages follow: `true` but for
+    /// schemes that end by a flag and keep the last cursor (GraphQL's `hasNextPage` with `endCursor`).
+    var nextValueSaysMore: Bool { get }
     /// Whether the scheme learns how the server pages from a walk's first page (``learned(from:)``): the walk
     /// then fetches that page on its own before any other.
     var learnsFromFirstPage: Bool { get }
@@ -102,6 +105,7 @@ extension Pagination {
     }
     public func addressed(after page: PageFacts, endpoint: URL) -> (any Pagination)? { nil }
     public var readsNextValue: Bool { true }
+    public var nextValueSaysMore: Bool { true }
     public var learnsFromFirstPage: Bool { false }
     public func learned(from first: PageFacts) -> (any Pagination)? { nil }
     public func adapt(_ page: inout PageConfiguration) {}

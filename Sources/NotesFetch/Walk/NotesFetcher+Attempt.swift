@@ -42,7 +42,9 @@ extension NotesFetcher {
                 if isFirst { meter.sent(hop.sendCount) }
             }
             let reception = PageReception(configuration: page, ids: ids, worker: worker)
-            if let visited = sendsNextEarly {
+            // A page number is not sent back as it is read (auto asks for it as ?page=): nothing goes early.
+            let nextIsNumber = AutoPagination.readsPageNumber(at: page.nextPath)
+            if let visited = sendsNextEarly, !nextIsNumber {
                 let pageURL = url
                 reception.makeNextRequest = { [self] head, value in
                     // Not while a rate is kept or a limit waited out, nor after a head that spent the limit.
@@ -62,7 +64,7 @@ extension NotesFetcher {
                         meter: nil)
                 }
             }
-            if let early {
+            if let early, !nextIsNumber {
                 let pagination = locator.pagination
                 let endpoint = locator.endpoint
                 let pageURL = url

@@ -39,12 +39,15 @@ extension NotesFetcher {
     func pageConfiguration(after first: PageFacts) -> PageConfiguration? {
         guard !page.detects.isEmpty else { return nil }
         let items = first.summary.detectedItemsPath
-        let next = first.summary.detectedNextPath
-        guard items != nil || next != nil else { return nil }
+        // A next value in an array of links is read so on every page: it has no path.
+        let next = first.summary.nextIsLinkRelation ? nil : first.summary.detectedNextPath
+        let id = first.summary.detectedIDPath
+        guard items != nil || next != nil || id != nil else { return nil }
         var rest = page
-        rest.detects = []
+        rest.detects = first.summary.nextIsLinkRelation ? [.next] : []
         if let items { rest.itemsPath = items }
         if let next { rest.nextPath = next }
+        if let id { rest.idPath = id }
         // A field path the paths found would hide is no longer read.
         let read = rest.fieldPaths
         rest.fieldPaths = []

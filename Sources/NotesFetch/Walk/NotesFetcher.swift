@@ -69,6 +69,8 @@ public final class NotesFetcher: Sendable {
         // A scheme's paths that the page's own would hide (an items path `count` hides a total there) are
         // left out: the decoder reads no path twice.
         for path in locator.pagination.fieldPaths where page.canRead(path) { page.fieldPaths.append(path) }
+        // Then what any page may say of more pages, for the walk to end only where none says so.
+        for path in PageSignals.fieldPaths where page.canRead(path) { page.fieldPaths.append(path) }
         self.page = page
         let endpoint = Array(locator.endpoint.absoluteString.utf8)
         origin = Origin(String(decoding: endpoint, as: UTF8.self))
@@ -208,8 +210,13 @@ public final class NotesFetcher: Sendable {
             gate.hold(until: environment.now() + wait)
         }
         let next: PageLocation?
-        do {
+        do throws(PaginationError) {
             next = try locator.next(after: facts)
+            if next == nil, let more = PageSignals(facts).unfollowedMore(scheme: locator.pagination) {
+                throw PaginationError(
+                    "the walk would end here, but the page says there is more: \(more). \(locator.pagination) found no next page to follow in it"
+                )
+            }
         } catch {
             ids.rollbackPage()
             throw FetchError(.pagination(error.message), page: number, location: location, attempts: attempts.attempts)
