@@ -25,6 +25,13 @@ deps:
 	@Tools/drf/install.sh || { [ "$${CI:-}" != true ] && echo 'deps: no Django REST framework: its tests are skipped'; }
 	@Tools/fastapi/install.sh || { [ "$${CI:-}" != true ] && echo 'deps: no FastAPI: its tests are skipped'; }
 	@Tools/datasette/install.sh || { [ "$${CI:-}" != true ] && echo 'deps: no Datasette: its tests are skipped'; }
+	@Tools/kinto/install.sh || { [ "$${CI:-}" != true ] && echo 'deps: no Kinto: its tests are skipped'; }
+	@Tools/smorest/install.sh || { [ "$${CI:-}" != true ] && echo 'deps: no flask-smorest: its tests are skipped'; }
+	@Tools/eve/install.sh || { [ "$${CI:-}" != true ] && echo 'deps: no Eve: its tests are skipped'; }
+	@Tools/django-apis/install.sh || { [ "$${CI:-}" != true ] && echo 'deps: no django-ninja, tastypie or Wagtail: its tests are skipped'; }
+	@Tools/litestar/install.sh || { [ "$${CI:-}" != true ] && echo 'deps: no Litestar: its tests are skipped'; }
+	@Tools/pygeoapi/install.sh || { [ "$${CI:-}" != true ] && echo 'deps: no pygeoapi: its tests are skipped'; }
+	@Tools/moto/install.sh || { [ "$${CI:-}" != true ] && echo 'deps: no moto: its tests are skipped'; }
 
 build: deps
 	$(SWIFT) build

@@ -91,7 +91,7 @@ final class FetchSession: @unchecked Sendable {
             return "\(committed) Resume with: \(words.map(shellQuote).joined(separator: " "))\n"
         }
         switch next {
-        case .cursor(let cursor), .after(let cursor):
+        case .cursor(let cursor), .after(let cursor), .json(let cursor):
             return "\(committed) Continue with: --cursor \(shellQuote(cursor))\n"
         case .offset(let number), .page(let number):
             if state.pages > 0 { return "\(committed) Continue with: --cursor \(number)\n" }

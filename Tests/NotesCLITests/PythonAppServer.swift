@@ -8,7 +8,8 @@ class PythonAppServer {
     /// Every module the apps import, asked of Python once.
     private static let allModules = [
         "django", "rest_framework", "rest_framework_json_api", "fastapi", "fastapi_pagination", "uvicorn", "sqlalchemy",
-        "sqlakeyset",
+        "sqlakeyset", "kinto", "flask_smorest", "eve", "mongomock", "ninja", "tastypie", "wagtail", "litestar",
+        "pygeoapi", "moto", "boto3",
     ]
 
     /// The Python interpreter itself and which of ``allModules`` it imports, asked once of `python3` on `PATH`.
@@ -20,8 +21,10 @@ class PythonAppServer {
         let path = ProcessInfo.processInfo.environment["PATH"] ?? ""
         guard let python3 = TestSupport.executable(named: "python3", searchPath: path) else { return nil }
         let names = allModules.map { "\"\($0)\"" }.joined(separator: ", ")
+        // django-ninja reads Django's settings as it is imported.
         let script = """
-            import sys
+            import os, sys
+            os.environ.setdefault("DJANGO_SETTINGS_MODULE", "django.conf.global_settings")
             print(sys.executable)
             for name in (\(names)):
                 try:

@@ -51,23 +51,52 @@ public struct BodyCursorPagination: Pagination {
 
     public func url(for location: PageLocation, endpoint: URL) -> String { endpoint.absoluteString }
 
+    /// The body with the cursor at ``cursorPath``: a string, or for a JSON cursor (``PageLocation/json(_:)``)
+    /// that value.
     public func body(for location: PageLocation) -> [UInt8]? {
-        guard case .cursor(let cursor) = location else { return template.bytes }
-        return (template.setting(.string(cursor), at: cursorPath[...]) ?? template).bytes
+        let value: JSONTree
+        switch location {
+        case .cursor(let cursor): value = .string(cursor)
+        case .json(let json):
+            // Compact JSON the page decoder wrote (or a resumed run read back): a bad one sends no cursor.
+            guard let tree = try? JSONTree.parse(Array(json.utf8)) else { return template.bytes }
+            value = tree
+        default: return template.bytes
+        }
+        return (template.setting(value, at: cursorPath[...]) ?? template).bytes
     }
 
     public func identity(of location: PageLocation, endpoint: URL) -> String {
-        guard case .cursor(let cursor) = location else { return endpoint.absoluteString }
+        let cursor: String
+        switch location {
+        case .cursor(let text): cursor = text
+        case .json(let json): cursor = json
+        default: return endpoint.absoluteString
+        }
         return endpoint.absoluteString + "#" + cursorPath.joined(separator: ".") + "="
             + PageLocator.percentEncode(cursor)
     }
 
+    /// The page `--cursor TEXT` names: a JSON cursor when the text is a JSON object or array.
+    public func location(cursor: String) -> PageLocation? {
+        switch try? JSONTree.parse(Array(cursor.utf8)) {
+        case let tree? where tree.isContainer: return .json(String(decoding: tree.bytes, as: UTF8.self))
+        default: return .cursor(cursor)
+        }
+    }
+
+    /// The next cursor: a string or number as its text, an object or array as its JSON.
+    private func cursor(of page: PageFacts) -> PageLocation? {
+        guard let value = page.summary.nextCursor else { return nil }
+        return page.summary.nextIsJSON ? .json(value) : .cursor(value)
+    }
+
     public func next(after page: PageFacts, endpoint: URL) throws(PaginationError) -> PageLocation? {
-        guard let hasMorePath else { return page.summary.nextCursor.map(PageLocation.cursor) }
+        guard let hasMorePath else { return cursor(of: page) }
         guard try page.flag(at: hasMorePath) else { return nil }
-        guard let cursor = page.summary.nextCursor else {
+        guard let cursor = cursor(of: page) else {
             throw PaginationError("'\(hasMorePath)' is true, but the next cursor is null or empty")
         }
-        return .cursor(cursor)
+        return cursor
     }
 }

@@ -6,7 +6,8 @@ public import NotesPage
     public import Foundation
 #endif
 
-/// A cursor in a response header (`X-Next-Cursor`), sent back as a query parameter.
+/// A cursor in a response header (`X-Next-Cursor`), sent back as a query parameter; a header that holds a
+/// URL (Kinto's `Next-Page`: a scheme, or a leading `/`) is followed as it is.
 public struct HeaderCursorPagination: Pagination {
     public var header: String
     public var cursorParameter: String
@@ -31,6 +32,9 @@ public struct HeaderCursorPagination: Pagination {
         head: HTTPResponseHead, nextValue: String??, read: (FieldPath) -> FieldValue?, url: String, endpoint: URL
     ) -> PageLocation? {
         guard let value = head.value(of: header)?.trimming(" \t"), !value.isEmpty else { return nil }
+        if value.hasPrefix("/") || PageLocator.hasScheme(value) {
+            return .url(PageLocator.resolve(value, against: url) ?? value)
+        }
         return .cursor(value)
     }
 }

@@ -7,6 +7,9 @@ public enum PageLocation: Sendable, Hashable, Codable, CustomStringConvertible {
     case offset(Int)
     case page(Int)
     case after(String)
+    /// A cursor that is a JSON object or array (DynamoDB's `LastEvaluatedKey`), as its compact JSON: it
+    /// goes into a POST body as that value (``BodyCursorPagination``).
+    case json(String)
 
     public var description: String {
         switch self {
@@ -16,6 +19,7 @@ public enum PageLocation: Sendable, Hashable, Codable, CustomStringConvertible {
         case .offset(let offset): return "offset \(offset)"
         case .page(let number): return "page number \(number)"
         case .after(let id): return "after id \(id)"
+        case .json(let json): return "cursor \(json)"
         }
     }
 }

@@ -46,7 +46,7 @@ public struct PageLocator: Sendable {
     static func url(for location: PageLocation, endpoint: URL, cursorParameter: String) -> String {
         switch location {
         case .url(let url): return url
-        case .cursor(let cursor): return setting([(cursorParameter, cursor)], on: endpoint)
+        case .cursor(let cursor), .json(let cursor): return setting([(cursorParameter, cursor)], on: endpoint)
         case .start, .offset, .page, .after: return endpoint.absoluteString
         }
     }

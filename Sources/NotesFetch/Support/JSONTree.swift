@@ -36,6 +36,14 @@ public indirect enum JSONTree: Sendable, Hashable {
         return tree
     }
 
+    /// Whether the value is an object or an array.
+    public var isContainer: Bool {
+        switch self {
+        case .object, .array: return true
+        default: return false
+        }
+    }
+
     /// The document as compact JSON text.
     public var bytes: [UInt8] {
         var bytes: [UInt8] = []

@@ -39,12 +39,14 @@ extension NotesFetcher {
     func pageConfiguration(after first: PageFacts) -> PageConfiguration? {
         guard !page.detects.isEmpty else { return nil }
         let items = first.summary.detectedItemsPath
-        // A next value in an array of links is read so on every page: it has no path.
-        let next = first.summary.nextIsLinkRelation ? nil : first.summary.detectedNextPath
+        // A next value in an array of links is read so on every page: it has no path. A scheme that reads
+        // no next value goes on finding it on each page (to end only where none is left), as it was.
+        let readsLinks = first.summary.nextIsLinkRelation || !locator.pagination.readsNextValue
+        let next = readsLinks ? nil : first.summary.detectedNextPath
         let id = first.summary.detectedIDPath
         guard items != nil || next != nil || id != nil else { return nil }
         var rest = page
-        rest.detects = first.summary.nextIsLinkRelation ? [.next] : []
+        rest.detects = readsLinks ? page.detects.intersection(.next) : []
         if let items { rest.itemsPath = items }
         if let next { rest.nextPath = next }
         if let id { rest.idPath = id }

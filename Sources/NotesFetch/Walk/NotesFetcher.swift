@@ -64,8 +64,8 @@ public final class NotesFetcher: Sendable {
         gate = RequestGate(rate: configuration.rate)
         var page = configuration.page
         locator.pagination.adapt(&page)
-        // A next path found on the page matters only to a scheme that reads the body's next value.
-        if !locator.pagination.readsNextValue { page.detects.remove(.next) }
+        // A next path is found on the page whatever the scheme: one that does not read it must still not end
+        // the walk where it says there is more (``PageSignals/unfollowedMore(scheme:)``).
         // A scheme's paths that the page's own would hide (an items path `count` hides a total there) are
         // left out: the decoder reads no path twice.
         for path in locator.pagination.fieldPaths where page.canRead(path) { page.fieldPaths.append(path) }
