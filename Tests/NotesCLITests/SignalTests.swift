@@ -154,6 +154,17 @@ struct SignalTests {
             ), "\(skipping.stderr)")
     }
 
+    @Test("Pages numbered from 0 that say their number and the count end at the count's last, not one short")
+    func zeroBasedPageCount() async throws {
+        let api = SignalAPI { query, _ in
+            let page = Int(query["page"] ?? "0")!
+            return (#"{"items":\#(SignalAPI.records(from: page * 100)),"page":\#(page),"total_pages":3}"#, [])
+        }
+        let run = try await Self.walk(
+            api, ["--paginate", "page", "--first-page", "0", "--page-size", "100", "--parallel", "1"])
+        #expect(run.status == .success && SignalAPI.ids(run.stdout) == Self.all, "\(run.stderr)")
+    }
+
     @Test("A body that says its offset, limit and total; a count with nothing else is walked by offsets")
     func offsets() async throws {
         let echo = SignalAPI { query, _ in

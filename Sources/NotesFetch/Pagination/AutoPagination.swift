@@ -261,6 +261,7 @@ struct AddressedURLPagination: Pagination {
     var description: String { base.description }
     var readsNextValue: Bool { base.readsNextValue }
     var nextValueSaysMore: Bool { base.nextValueSaysMore }
+    var firstPageNumber: Int { base.firstPageNumber }
     var fieldPaths: [FieldPath] { base.fieldPaths }
 
     func url(for location: PageLocation, endpoint: URL) -> String {

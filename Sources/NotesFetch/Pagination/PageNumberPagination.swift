@@ -33,6 +33,8 @@ public struct PageNumberPagination: Pagination {
         self.serverPageSize = serverPageSize
     }
 
+    public var firstPageNumber: Int { firstPage }
+
     public var description: String {
         "page (\(pageParameter) from \(firstPage)\(pageSize.map { ", \(pageSizeParameter)=\($0)" } ?? ""))"
     }

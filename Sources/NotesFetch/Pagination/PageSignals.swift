@@ -173,7 +173,7 @@ struct PageSignals {
         if let (name, value) = nextHeader { return "its \(name) header is \(Self.quoted(value))" }
         if let next = xPagination?.next { return "its X-Pagination header says the next page is \(next)" }
         if let (path, value) = flag, value { return "its '\(path)' is true" }
-        if let echo = pageEcho, let count = pageCount, echo.page < count.count {
+        if let echo = pageEcho, let count = pageCount, echo.page - scheme.firstPageNumber + 1 < count.count {
             return "its '\(echo.path)' is \(echo.page) of \(count.count) ('\(count.path)')"
         }
         if let (path, offset) = offsetEcho, let total = total, summary.noteCount > 0,

@@ -56,6 +56,9 @@ public protocol Pagination: Sendable, CustomStringConvertible {
     /// Whether a next value left on the page a walk ends at says that more pages follow: `true` but for
     /// schemes that end by a flag and keep the last cursor (GraphQL's `hasNextPage` with `endCursor`).
     var nextValueSaysMore: Bool { get }
+    /// The number of a walk's first page in the server's terms (`--first-page`): a page that says it is page
+    /// `n` of `count` is the last when `n - firstPageNumber + 1` is `count`.
+    var firstPageNumber: Int { get }
     /// Whether the scheme learns how the server pages from a walk's first page (``learned(from:)``): the walk
     /// then fetches that page on its own before any other.
     var learnsFromFirstPage: Bool { get }
@@ -106,6 +109,7 @@ extension Pagination {
     public func addressed(after page: PageFacts, endpoint: URL) -> (any Pagination)? { nil }
     public var readsNextValue: Bool { true }
     public var nextValueSaysMore: Bool { true }
+    public var firstPageNumber: Int { 1 }
     public var learnsFromFirstPage: Bool { false }
     public func learned(from first: PageFacts) -> (any Pagination)? { nil }
     public func adapt(_ page: inout PageConfiguration) {}
