@@ -425,6 +425,24 @@ describe('the GraphQL log, --id-kind int, --max-limit and --total-lie', () => {
     }
   });
 
+  test('--no-titles: Note has no title field, a query for it is a validation error; the notes are otherwise those of GET /notes', async () => {
+    const server = await startServer(['--count', '12', '--no-titles', '--quiet']);
+    try {
+      const fields = await graphql(server.base, '{ __type(name: "Note") { fields { name } } }');
+      assert.deepEqual(fields.json.data.__type.fields.map((field) => field.name),
+        ['id', 'created', 'updated', 'excerpt', 'tags', 'rank', 'score', 'pinned', 'archived', 'meta', 'big', 'naive']);
+      const asked = await graphql(server.base, '{ notes(first: 2) { nodes { id title } } }');
+      assert.equal(asked.status, 200);
+      assert.match(asked.json.errors[0].message, /Cannot query field "title" on type "Note"/);
+      const res = await graphql(server.base, '{ notes(first: 20) { nodes { id rank pinned } } }');
+      const rest = await restNotes(server.url);
+      assert.ok(rest.every((note) => !('title' in note)));
+      assert.deepEqual(res.json.data.notes.nodes, rest.map(({ id, rank, pinned }) => ({ id, rank, pinned })));
+    } finally {
+      assert.equal((await server.stop()).code, 0);
+    }
+  });
+
   test('--max-limit cuts first silently; --total-lie changes totalCount only', async () => {
     const server = await startServer(['--count', '25', '--max-limit', '4', '--page-size', '2', '--total-lie', '5', '--quiet']);
     try {

@@ -1,8 +1,10 @@
 // The pure parts of notes-server: argument parsing, the fault grammar and planner, cursor derivation
 // and generated pages with string or integer ids, the notes-gen manifest, envelope wrapping, Django REST
-// framework's links and djangorestframework-jsonapi's checks, the paging of the GraphQL connections and
-// of the Notion-style query (requests, cursors, limits), content-coding negotiation, the bomb's body,
-// rate limit headers, the note scanner behind the content faults, a page cache and log redaction.
+// framework's links and djangorestframework-jsonapi's checks, the parameters, tokens, links, headers
+// and errors of the styles of real servers (Kinto, pygeoapi, flask-smorest, Litestar, Eve, DynamoDB),
+// the paging of the GraphQL connections and of the Notion-style query (requests, cursors, limits),
+// content-coding negotiation, the bomb's body, rate limit headers, the note scanner behind the content
+// faults, a page cache and log redaction.
 // Nothing here touches the network, the file system or the clock (callers pass the time in), so all of
 // it is unit-tested in notes-server-lib.test.mjs.
 
@@ -15,12 +17,18 @@ export class UsageError extends Error {}
 /** A notes-gen directory whose manifest or pages break Fixtures/README.md. */
 export class ManifestError extends Error {}
 
-export const STYLES = ['contract', 'drf', 'link', 'header', 'offset', 'page', 'keyset', 'jsonapi'];
+/**
+ * The styles that imitate one real server each (see wrapPage): Kinto's Next-Page header, OGC API
+ * Features as pygeoapi serves it, flask-smorest's X-Pagination header, Litestar's ClassicPagination and
+ * OffsetPagination, Python Eve, and DynamoDB's Scan as moto serves it.
+ */
+export const REAL_STYLES = ['next-page', 'ogc', 'x-pagination', 'page-echo', 'offset-echo', 'eve', 'dynamodb'];
+export const STYLES = ['contract', 'drf', 'link', 'header', 'offset', 'page', 'keyset', 'jsonapi', ...REAL_STYLES];
 /**
  * The styles that page through the list of generated notes by position rather than by cursor. With
  * `--id-kind int`, `drf` does too (see isListStyle).
  */
-export const LIST_STYLES = ['offset', 'page', 'keyset', 'jsonapi'];
+export const LIST_STYLES = ['offset', 'page', 'keyset', 'jsonapi', ...REAL_STYLES];
 
 /** The kinds of note id of generated notes: `n<i>` strings, or integers with gaps. */
 export const ID_KINDS = ['string', 'int'];
@@ -48,7 +56,7 @@ const COUNT_FLAGS = [
   ['--page-size', 'pageSize'], ['--seed', 'seed'], ['--max-limit', 'maxLimit'], ['--totals', 'totals'], ['--total-lie', 'totalLie'],
   ['--id-kind', 'idKind'],
 ];
-const BOOLEAN_FLAGS = new Set(['--quiet', '--help', '--http2', '--updates']);
+const BOOLEAN_FLAGS = { '--quiet': 'quiet', '--help': 'help', '--http2': 'http2', '--updates': 'updates', '--no-titles': 'noTitles' };
 
 /**
  * Parses the command line (without `node` and the script). Returns the options; throws UsageError.
@@ -59,16 +67,16 @@ export function parseArgs(argv) {
     dir: null, count: null, pageSize: null, seed: null, maxLimit: null, totals: null, totalLie: null, idKind: null,
     host: '127.0.0.1', port: 0, style: 'contract', faults: [],
     tokenFile: null, fixtures: null, cacheMiB: 256, quiet: false, help: false,
-    tlsCert: null, tlsKey: null, urlHost: null, compress: [], http2: false, updates: false,
+    tlsCert: null, tlsKey: null, urlHost: null, compress: [], http2: false, updates: false, noTitles: false,
   };
   const faultSpecs = [];
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     const eq = arg.startsWith('--') ? arg.indexOf('=') : -1;
     const flag = eq === -1 ? arg : arg.slice(0, eq);
-    if (BOOLEAN_FLAGS.has(flag)) {
+    if (Object.hasOwn(BOOLEAN_FLAGS, flag)) {
       if (eq !== -1) throw new UsageError(`${flag} takes no value`);
-      options[{ '--quiet': 'quiet', '--help': 'help', '--http2': 'http2', '--updates': 'updates' }[flag]] = true;
+      options[BOOLEAN_FLAGS[flag]] = true;
       continue;
     }
     if (!VALUE_FLAGS.has(flag)) throw new UsageError(`unknown argument '${arg}'`);
@@ -109,6 +117,7 @@ export function parseArgs(argv) {
     const given = COUNT_FLAGS.filter(([, name]) => options[name] !== null).map(([flag]) => flag);
     if (given.length) throw new UsageError(`${COUNT_FLAGS.map(([flag]) => flag).join(', ')} go with --count, not --dir (given: ${given.join(', ')})`);
     if (LIST_STYLES.includes(options.style)) throw new UsageError(listStyleNeedsCount(options.style));
+    if (options.noTitles) throw new UsageError('--no-titles goes with --count, not --dir: it changes generated notes');
   }
   if (options.count !== null) {
     options.pageSize ??= 100;
@@ -396,8 +405,8 @@ export function faultActsOn(fault, endpoint) {
 }
 
 /**
- * What keeps a fault from working in a style, or null: `cycle` in keyset style, `shift` outside the
- * list styles (see isListStyle; `idKind` is that of the generated notes), `next-ref` outside the
+ * What keeps a fault from working in a style, or null: `cycle` in the keyset, page-echo and offset-echo
+ * styles, `shift` outside the list styles (see isListStyle; `idKind` is that of the generated notes), `next-ref` outside the
  * cursor page styles (contract, drf, link, header) and, where the next reference is a cursor
  * (contract, header), a `next-ref` kind that is a URL's only (see NEXT_REF_CURSOR_KINDS).
  */
@@ -413,6 +422,9 @@ export function styleProblem(fault, style, idKind = 'string') {
   }
   if (fault.kind === 'cycle' && style === 'keyset') {
     return `fault '${fault.spec}' cannot work in keyset style: the next page starts after the last id served, so nothing can point back`;
+  }
+  if (fault.kind === 'cycle' && (style === 'page-echo' || style === 'offset-echo')) {
+    return `fault '${fault.spec}' cannot work in ${style} style: the client computes the next page from the totals, so nothing can point back`;
   }
   if (fault.kind === 'shift' && !isListStyle(style, idKind)) {
     return `fault '${fault.spec}' works in the ${LIST_STYLES.join(', ')} styles (and drf with --id-kind int) only, not ${style}`;
@@ -667,27 +679,32 @@ export function lastIntId(seed, count) {
   return count === 0 ? 0 : noteId(seed, count - 1, 'int');
 }
 
+/** The forms of a note: plain JSON, a JSON:API resource object, or Eve's (`_id` for `id`). */
+export const NOTE_FORMS = ['plain', 'jsonapi', 'eve'];
+
 /**
- * A note as JSON: `{"id":…,"title":"…","rank":…,"pinned":…}` (form 'plain'), or (form 'jsonapi') a
- * JSON:API resource object, `{"type":"notes","id":"<id as a string>","attributes":{"title":…,…}}`.
- * `title` is the contents of a JSON string, escapes already written. With `updatedAt` (ms since 1970,
- * --updates) the note ends with `"updated_at":"<RFC 3339>"`.
+ * A note as JSON: `{"id":…,"title":"…","rank":…,"pinned":…}` (form 'plain'), the same with `_id` for
+ * `id` (form 'eve': Python Eve's records have `_id`), or (form 'jsonapi') a JSON:API resource object,
+ * `{"type":"notes","id":"<id as a string>","attributes":{"title":…,…}}`. `title` is the contents of a
+ * JSON string, escapes already written; with `titles` false (--no-titles) the note has no title. With
+ * `updatedAt` (ms since 1970, --updates) the note ends with `"updated_at":"<RFC 3339>"`.
  */
-function formatNote(id, title, rank, pinned, form, updatedAt = null) {
+function formatNote(id, title, rank, pinned, form, updatedAt = null, titles = true) {
   const updated = updatedAt === null ? '' : `,"updated_at":"${rfc3339(updatedAt)}"`;
-  const attributes = `"title":"${title}","rank":${rank},"pinned":${pinned}${updated}`;
+  const attributes = `${titles ? `"title":"${title}",` : ''}"rank":${rank},"pinned":${pinned}${updated}`;
   if (form === 'jsonapi') return `{"type":"notes","id":${JSON.stringify(String(id))},"attributes":{${attributes}}}`;
-  return `{"id":${JSON.stringify(id)},${attributes}}`;
+  return `{"${form === 'eve' ? '_id' : 'id'}":${JSON.stringify(id)},${attributes}}`;
 }
 
 /**
  * Note `i` (0-based) of a generated run, compact: `{"id":"n<i>","title":…,"rank":…,"pinned":…}`, with
- * an integer id for idKind 'int' (see noteId), or in `form` 'jsonapi' (see formatNote). Its bytes
- * depend on the seed, `i`, the id kind and the form only, whatever page or style serves it.
+ * an integer id for idKind 'int' (see noteId), in `form` 'jsonapi' or 'eve', without its title for
+ * `titles` false (see formatNote). Its bytes depend on the seed, `i`, the id kind, the form and
+ * `titles` only, whatever page or style serves it.
  */
-export function renderNote(seed, i, idKind = 'string', form = 'plain') {
+export function renderNote(seed, i, idKind = 'string', form = 'plain', titles = true) {
   const { title, rank, pinned } = noteFields(seed, i);
-  return formatNote(noteId(seed, i, idKind), title, rank, pinned, form);
+  return formatNote(noteId(seed, i, idKind), title, rank, pinned, form, null, titles);
 }
 
 // The title (JSON string contents), rank and pinned flag of generated note `i`.
@@ -711,20 +728,20 @@ export function newNoteId(seed, j, idKind = 'string', count = 0) {
 }
 
 /** Note `j` of those that `shift` faults insert: `{"id":"new<j>","title":"New note <j>",…}` (ids: see newNoteId). */
-export function renderNewNote(seed, j, idKind = 'string', count = 0, form = 'plain') {
+export function renderNewNote(seed, j, idKind = 'string', count = 0, form = 'plain', titles = true) {
   const { title, rank, pinned } = newNoteFields(seed, j);
-  return formatNote(newNoteId(seed, j, idKind, count), title, rank, pinned, form);
+  return formatNote(newNoteId(seed, j, idKind, count), title, rank, pinned, form, null, titles);
 }
 
 /**
  * Page `pageIndex` (0-based) of a generated run, in the notes-gen page format: compact, `notes` first,
  * `next_cursor` last. Note ids are `n<index>` with the note's 0-based index in the run, or integers
- * (idKind 'int', see noteId).
+ * (idKind 'int', see noteId); with `titles` false the notes have no title.
  */
-export function renderGeneratedPage(count, pageSize, seed, pageIndex, idKind = 'string') {
+export function renderGeneratedPage(count, pageSize, seed, pageIndex, idKind = 'string', titles = true) {
   const pages = Math.max(1, Math.ceil(count / pageSize));
   const notes = [];
-  for (let i = pageIndex * pageSize; i < Math.min(count, (pageIndex + 1) * pageSize); i++) notes.push(renderNote(seed, i, idKind));
+  for (let i = pageIndex * pageSize; i < Math.min(count, (pageIndex + 1) * pageSize); i++) notes.push(renderNote(seed, i, idKind, 'plain', titles));
   const head = '{"notes":';
   const items = `[${notes.join(',')}]`;
   const next = pageIndex + 1 < pages ? deriveCursor(seed, pageIndex + 1) : null;
@@ -738,14 +755,16 @@ export function renderGeneratedPage(count, pageSize, seed, pageIndex, idKind = '
  * `shift` faults inserted at the front. `batches` are the shifts' sizes in the order they acted. Each
  * batch goes in front of the ones before it, and the batches' ids count on from each other: batches
  * [2, 3] give new2 new3 new4 new0 new1 n0 n1 …. One batch of N gives new0 … new<N-1> n0 …. With
- * idKind 'int' the ids are integers (noteId, newNoteId) of `seed`.
+ * idKind 'int' the ids are integers (noteId, newNoteId) of `seed`; with `titles` false (--no-titles)
+ * the notes have no title.
  */
 export class NoteList {
-  constructor(count, batches = [], idKind = 'string', seed = 42) {
+  constructor(count, batches = [], idKind = 'string', seed = 42, titles = true) {
     this.count = count;
     this.batches = batches;
     this.idKind = idKind;
     this.seed = seed;
+    this.titles = titles;
     this.inserted = batches.reduce((sum, size) => sum + size, 0);
     this.length = this.inserted + count;
     // The first id number of each batch, in the order they acted.
@@ -800,12 +819,14 @@ export class NoteList {
     return -1;
   }
 
-  /** The JSON array of the notes at positions [start, end), compact, in `form` 'plain' or 'jsonapi' (see formatNote). */
+  /** The JSON array of the notes at positions [start, end), compact, in `form` 'plain', 'jsonapi' or 'eve' (see formatNote). */
   render(seed, start, end, form = 'plain') {
     const notes = [];
     for (let p = start; p < Math.min(end, this.length); p++) {
       const note = this.at(p);
-      notes.push(note.fresh ? renderNewNote(seed, note.j, this.idKind, this.count, form) : renderNote(seed, note.i, this.idKind, form));
+      notes.push(note.fresh
+        ? renderNewNote(seed, note.j, this.idKind, this.count, form, this.titles)
+        : renderNote(seed, note.i, this.idKind, form, this.titles));
     }
     return Buffer.from(`[${notes.join(',')}]`);
   }
@@ -899,13 +920,15 @@ export function parseAdminQuery(action, query) {
  * The notes of a --updates server: the `count` generated notes (note i with updated_at
  * UPDATES_EPOCH_MS + i minutes, its bytes those of renderNote with `"updated_at"` last), in updated_at
  * order, which touch() and add() change while the server runs. Each edit or addition is a minute after
- * the newest note, so the order stays sorted and a note changed moves to the end.
+ * the newest note, so the order stays sorted and a note changed moves to the end. With `titles` false
+ * (--no-titles) the notes have no title.
  */
 export class UpdatingNotes {
-  constructor(count, seed, idKind = 'string') {
+  constructor(count, seed, idKind = 'string', titles = true) {
     this.count = count;
     this.seed = seed;
     this.idKind = idKind;
+    this.titles = titles;
     // A record: i (a generated note) or j (an added one), its edits, and updatedAt in ms.
     this.order = Array.from({ length: count }, (_, i) => ({ i, j: null, edits: 0, updatedAt: UPDATES_EPOCH_MS + i * UPDATES_STEP_MS }));
     this.newest = UPDATES_EPOCH_MS + (count - 1) * UPDATES_STEP_MS;
@@ -926,7 +949,7 @@ export class UpdatingNotes {
   render(record, form = 'plain') {
     const fields = record.j === null ? noteFields(this.seed, record.i) : newNoteFields(this.seed, record.j);
     const title = record.edits === 0 ? fields.title : `Edit ${record.edits}: ${fields.title}`;
-    return formatNote(this.idOf(record), title, fields.rank, fields.pinned, form, record.updatedAt);
+    return formatNote(this.idOf(record), title, fields.rank, fields.pinned, form, record.updatedAt, this.titles);
   }
 
   /** The position of the first note updated at or after `ms` (the length when there is none). */
@@ -1015,8 +1038,12 @@ export function updatesStyleProblem(style, idKind = 'string') {
     : null;
 }
 
-/** The parameter of the page size in each list style. */
-export const LIMIT_NAMES = { offset: 'limit', page: 'per_page', keyset: 'limit', drf: 'page_size', jsonapi: 'page[size]' };
+/** The parameter of the page size in each list style (dynamodb's is a member of the request body). */
+export const LIMIT_NAMES = {
+  offset: 'limit', page: 'per_page', keyset: 'limit', drf: 'page_size', jsonapi: 'page[size]',
+  'next-page': '_limit', ogc: 'limit', 'x-pagination': 'page_size', 'page-echo': 'page_size', 'offset-echo': 'limit', eve: 'max_results',
+  dynamodb: 'Limit',
+};
 
 /**
  * The paging parameters of a request in a list style (`query`: URLSearchParams), or a UsageError:
@@ -1030,8 +1057,12 @@ export const LIMIT_NAMES = { offset: 'limit', page: 'per_page', keyset: 'limit',
  * drf and jsonapi read their parameters as Django REST framework does: the last value of each, as
  * Python's int() reads it; a page size that is not a positive integer is the default, and `page` is
  * 'last', or null for a page number that is not an integer (see resolvePageNumber).
+ * The styles of real servers (REAL_STYLES but dynamodb, whose parameters are in its body: see
+ * parseDynamoScan) read theirs as those servers do (see parseRealListQuery), and refuse what they
+ * refuse with a StyleError; `request` ({method, target}) is what Litestar's errors name.
  */
-export function parseListQuery(style, query, { pageSize, maxLimit, totals }) {
+export function parseListQuery(style, query, { pageSize, maxLimit, totals }, request = {}) {
+  if (REAL_STYLES.includes(style)) return parseRealListQuery(style, query, { pageSize, maxLimit, totals }, request);
   const single = (name) => {
     const values = query.getAll(name);
     if (values.length > 1) throw new UsageError(`more than one ${name}`);
@@ -1115,7 +1146,7 @@ export function jsonApiErrorBody(status, code, detail) {
  * links): everything but letters, digits and `_.-~` percent-encoded in UTF-8, a space as `+`.
  */
 export function quotePlus(text) {
-  return encodeURIComponent(text).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`).replaceAll('%20', '+');
+  return pythonQuote(text).replaceAll('%20', '+');
 }
 
 /**
@@ -1151,6 +1182,391 @@ export function resolvePageNumber(page, length, limit) {
 
 function optionalTotals(text, fallback) {
   return text === null ? fallback : parseTotals(text, 'totals=');
+}
+
+// MARK: - The styles of real servers
+
+/**
+ * A request that the style of a real server refuses, answered as that server answers it: `status`,
+ * `body` (a JSON value) and `headers` (a Content-Type of the server's own, if it has one).
+ */
+export class StyleError extends Error {
+  constructor(status, body, headers = {}) {
+    super(typeof body?.message === 'string' ? body.message : JSON.stringify(body));
+    this.status = status;
+    this.body = body;
+    this.headers = headers;
+  }
+}
+
+const isPlainObject = (value) => value !== null && typeof value === 'object' && !Array.isArray(value);
+
+/**
+ * A value as Python's json.dumps writes it by default: `", "` and `": "` between items, non-ASCII
+ * characters as \u escapes (ensure_ascii). Objects, arrays, strings, numbers, booleans and null.
+ */
+export function pythonJson(value) {
+  if (Array.isArray(value)) return `[${value.map(pythonJson).join(', ')}]`;
+  if (isPlainObject(value)) return `{${Object.entries(value).map(([name, member]) => `${pythonJson(name)}: ${pythonJson(member)}`).join(', ')}}`;
+  if (typeof value === 'string') return JSON.stringify(value).replace(/[\u0080-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  return JSON.stringify(value);
+}
+
+/**
+ * Text as Python's urllib.parse.quote writes it with `safe`: everything but letters, digits, `_.-~`
+ * and the characters of `safe` percent-encoded in UTF-8 (a space as %20).
+ */
+export function pythonQuote(text, safe = '') {
+  let quoted = encodeURIComponent(text).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+  for (const c of new Set(safe)) quoted = quoted.replaceAll(encodeURIComponent(c).replace(/[!'()*]/g, (x) => `%${x.charCodeAt(0).toString(16).toUpperCase()}`), c);
+  return quoted;
+}
+
+// A number as Python's int(float(text)) reads a string (Eve's max_results), or NaN (also for inf).
+function pythonFloatToInteger(text) {
+  const trimmed = text.trim();
+  if (!/^[+-]?(?:\d[\d_]*)?(?:\.[\d_]*)?(?:[eE][+-]?\d[\d_]*)?$/.test(trimmed) || !/\d/.test(trimmed) || /__|_(?!\d)|(?<!\d)_/.test(trimmed)) return NaN;
+  const value = Number(trimmed.replaceAll('_', ''));
+  return Number.isFinite(value) ? Math.trunc(value) : NaN;
+}
+
+/** A version 4 UUID drawn from a text, for the nonces and ids that real servers make at random. */
+function uuidFrom(text) {
+  const hex = createHash('sha256').update(text).digest('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-4${hex.slice(13, 16)}-${'89ab'[parseInt(hex[16], 16) % 4]}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
+}
+
+/**
+ * The paging parameters of a request in one of REAL_STYLES but dynamodb, read as the real server reads
+ * them; `limit` is cut to `maxLimit` silently except in x-pagination style, which refuses a larger
+ * page_size as flask-smorest refuses one over its max_page_size. Returns, with `limit` and `totals`:
+ *   next-page     {startingAfter, tokenOffset, filtered}  (Kinto: _limit, _token; other names filter)
+ *   ogc           {offset, format}                        (pygeoapi: offset, limit, f)
+ *   x-pagination  {page}                                  (flask-smorest: page, page_size)
+ *   page-echo     {page}                                  (Litestar: current_page, page_size)
+ *   offset-echo   {offset}                                (Litestar: offset, limit)
+ *   eve           {page}                                  (Eve: page, max_results; never refuses)
+ * Throws StyleError in the server's own form, or UsageError for the server's own `totals=`.
+ */
+export function parseRealListQuery(style, query, { pageSize, maxLimit, totals }, { method = 'GET', target = '/notes' } = {}) {
+  const totalsValues = query.getAll('totals');
+  if (totalsValues.length > 1) throw new UsageError('more than one totals');
+  const requestTotals = optionalTotals(totalsValues[0] ?? null, totals);
+  const defaultLimit = Math.min(pageSize, maxLimit);
+  switch (style) {
+    case 'next-page': {
+      // Kinto validates _limit (colander's Integer, Range(min=1)) before anything else, reads it as
+      // Python's int(), and serves at most its paginate_by.
+      const text = query.getAll('_limit').at(-1) ?? '';
+      let limit = defaultLimit;
+      if (text !== '') {
+        const value = pythonInteger(text);
+        if (Number.isNaN(value)) throw new StyleError(400, kintoErrorBody('_limit', `"${text}" is not a number`));
+        if (value < 1) throw new StyleError(400, kintoErrorBody('_limit', `${value} is less than minimum value 1`));
+        limit = Math.min(value, maxLimit);
+      }
+      const token = query.getAll('_token').at(-1) ?? '';
+      const position = token === '' ? { lastId: null, offset: 0 } : parseKintoToken(token);
+      return { startingAfter: position.lastId, tokenOffset: position.offset, limit, filtered: kintoFilters(query).length > 0, totals: requestTotals };
+    }
+    case 'ogc': {
+      const invalid = (description) => new StyleError(400, { code: 'InvalidParameterValue', type: 'InvalidParameterValue', description });
+      const offsetText = query.get('offset');
+      let offset = 0;
+      if (offsetText !== null) {
+        offset = pythonInteger(offsetText);
+        if (Number.isNaN(offset)) throw invalid('offset value should be an integer');
+        if (offset < 0) throw invalid('offset value should be positive or zero');
+      }
+      const limitText = query.get('limit');
+      let limit = defaultLimit;
+      if (limitText !== null) {
+        const value = pygeoapiInteger(limitText);
+        if (value === null) throw invalid('limit value should be an integer');
+        if (value <= 0) throw invalid('limit value should be strictly positive');
+        limit = Math.min(value, maxLimit);
+      }
+      return { offset, limit, format: (query.get('f') ?? '').trim() || null, totals: requestTotals };
+    }
+    case 'x-pagination': {
+      // webargs and marshmallow: the first value, an Integer with a Range; 422 listing every error.
+      const errors = {};
+      const field = (name, fallback, max) => {
+        const text = query.get(name);
+        if (text === null) return fallback;
+        const value = pythonInteger(text);
+        if (Number.isNaN(value)) errors[name] = ['Not a valid integer.'];
+        else if (value < 1 || value > max) {
+          errors[name] = [max === Infinity ? 'Must be greater than or equal to 1.' : `Must be greater than or equal to 1 and less than or equal to ${max}.`];
+        }
+        return value;
+      };
+      const page = field('page', 1, Infinity);
+      const limit = field('page_size', defaultLimit, maxLimit);
+      if (Object.keys(errors).length) throw new StyleError(422, { code: 422, errors: { query: errors }, status: 'Unprocessable Entity' });
+      return { page, limit, totals: requestTotals };
+    }
+    case 'page-echo': case 'offset-echo': {
+      // Litestar: a handler with (page_size, current_page) or (limit, offset), ints with ge=1 (offset ge=0);
+      // msgspec's messages, every error listed.
+      const extra = [];
+      const field = (name, min, fallback) => {
+        const values = query.getAll(name);
+        if (values.length === 0) return fallback;
+        const message = values.length > 1 ? 'Expected `int`, got `array`'
+          : !/^-?\d+$/.test(values[0]) ? 'Expected `int`, got `str`'
+            : Number(values[0]) < min ? `Expected \`int\` >= ${min}` : null;
+        if (message) extra.push({ message, key: name, source: 'query' });
+        return Number(values[0]);
+      };
+      const result = style === 'page-echo'
+        ? { limit: field('page_size', 1, defaultLimit), page: field('current_page', 1, 1) }
+        : { limit: field('limit', 1, defaultLimit), offset: field('offset', 0, 0) };
+      if (extra.length) throw new StyleError(400, { status_code: 400, detail: `Validation failed for ${method} ${target}`, extra });
+      return { ...result, limit: Math.min(result.limit, maxLimit), totals: requestTotals };
+    }
+    case 'eve': {
+      // Eve never refuses: a max_results that is not a positive number is the default, one above
+      // PAGINATION_LIMIT is that limit, and a page that is not an integer is 1 (abs(int(page)) or 1).
+      const maxResults = pythonFloatToInteger(query.get('max_results') ?? '');
+      const page = pythonInteger(query.get('page') ?? '');
+      return {
+        page: Number.isNaN(page) ? 1 : Math.abs(page) || 1,
+        limit: Math.min(maxResults > 0 ? maxResults : pageSize, maxLimit),
+        totals: requestTotals,
+      };
+    }
+    default:
+      throw new Error(`not a style of query parameters: ${style}`);
+  }
+}
+
+// A limit as pygeoapi's get_typed_value reads it, as an integer, or null for one that is not an int
+// (a float, a string such as '05'); 'true' and 'false' are Python's bools, which are ints.
+function pygeoapiInteger(text) {
+  if (text.includes('.') || (text.length > 1 && text.startsWith('0'))) return null;
+  if (['true', 'false'].includes(text.toLowerCase())) return text.toLowerCase() === 'true' ? 1 : 0;
+  const value = pythonInteger(text);
+  return Number.isNaN(value) ? null : value;
+}
+
+/** The query parameters of Kinto's own that this style reads or ignores; any other name filters. */
+export const KINTO_PARAMETERS = ['_limit', '_token', '_sort'];
+// Kinto's filters on last_modified, which start with `_` but filter all the same.
+const KINTO_TIMESTAMP_FILTERS = ['_since', '_to', '_before'];
+
+/**
+ * The query parameters that Kinto takes as filters on a field: every name but its own (`_limit`,
+ * `_token`, `_sort`, and any other that starts with `_`, but `_since`, `_to` and `_before`) and the
+ * server's (SERVER_PARAMETERS). Records keep unknown fields, so every field is known and no name is
+ * refused: `?cursor=abc` asks for the records whose `cursor` is "abc", and no note has one.
+ */
+export function kintoFilters(query) {
+  return [...new Set(query.keys())].filter((name) => {
+    if (SERVER_PARAMETERS.includes(name)) return false;
+    const field = name.trim();
+    return !KINTO_PARAMETERS.includes(field) && (!field.startsWith('_') || KINTO_TIMESTAMP_FILTERS.includes(field));
+  });
+}
+
+/**
+ * Kinto's answer to a bad query parameter (400, errno 107), as its json_error_handler writes it:
+ * `{"code":400,"errno":107,"error":"Invalid parameters","message":…,"details":[{location, name, description}]}`.
+ */
+export function kintoErrorBody(name, description) {
+  const message = name === null ? `querystring: ${description}` : description.includes(name) ? description : `${name} in querystring: ${description}`;
+  return { code: 400, errno: 107, error: 'Invalid parameters', message, details: [{ location: 'querystring', name, description }] };
+}
+
+/**
+ * A Kinto pagination token: standard base64 of json.dumps of `{"last_object": {"id": ID}, "offset":
+ * OFFSET, "nonce": "pagination-token-UUID"}`, the id of the last note served (Kinto keeps the values of
+ * the sort fields; the notes are in id order) and Kinto's running offset, the nonce drawn from both.
+ */
+export function kintoToken(lastId, offset) {
+  const nonce = `pagination-token-${uuidFrom(`notes-server kinto ${JSON.stringify(lastId)} ${offset}`)}`;
+  return Buffer.from(pythonJson({ last_object: { id: lastId }, offset, nonce })).toString('base64');
+}
+
+/**
+ * What a Kinto token says: `{lastId, offset}`, the id written as a string. As Kinto, the token is
+ * base64 (characters outside its alphabet dropped, as Python's b64decode does) of a JSON object with
+ * `last_object` (an object), `offset` and `nonce`; anything else, and a last_object without an id,
+ * is Kinto's 400 `_token has invalid content` (StyleError).
+ */
+export function parseKintoToken(token) {
+  const invalid = () => new StyleError(400, kintoErrorBody(null, '_token has invalid content'));
+  const cleaned = token.replace(/[^A-Za-z0-9+/=]/g, '');
+  if (!/^[A-Za-z0-9+/]*={0,2}$/.test(cleaned) || cleaned.length % 4 !== 0) throw invalid();
+  let info;
+  try {
+    info = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(Buffer.from(cleaned, 'base64')));
+  } catch {
+    throw invalid();
+  }
+  if (!isPlainObject(info) || !isPlainObject(info.last_object) || !Object.hasOwn(info, 'offset') || !Object.hasOwn(info, 'nonce')) throw invalid();
+  const id = info.last_object.id;
+  if (typeof id !== 'string' && !Number.isSafeInteger(id)) throw invalid();
+  return { lastId: String(id), offset: Number.isSafeInteger(info.offset) ? info.offset : 0 };
+}
+
+/**
+ * Kinto's Next-Page: the absolute URL of /notes with the request's query (`pairs`, decoded; one value a
+ * name, the last, where the name first came, as a dict of WebOb's GET), `_limit` and `_token` set, as
+ * Pyramid's route_url encodes a query (quote_plus).
+ */
+export function kintoNextUrl(base, pairs, limit, token) {
+  const params = new Map(pairs);
+  params.set('_limit', String(limit));
+  params.set('_token', token);
+  return `${base}/notes?${[...params].map(([name, value]) => `${quotePlus(name)}=${quotePlus(value)}`).join('&')}`;
+}
+
+/**
+ * The links of an OGC API Features items page as pygeoapi writes them: this document as GeoJSON
+ * (rel self, or alternate when the request's `f` names another format), as JSON-LD and as HTML
+ * (alternate), `prev` (with `prevOffset`) and `next` (with `nextOffset`), each null for none, and the
+ * collection. Every href repeats the request's query but `f` and `offset` (the first value of each
+ * name, names and values quoted as Python's quote, `,` kept), after `f=FORMAT&` (next and prev: only
+ * when the request had an `f`) and the offset.
+ */
+export function ogcLinks(base, pairs, { format = null, prevOffset = null, nextOffset = null }) {
+  const uri = `${base}/notes`;
+  const firsts = new Map();
+  for (const [name, value] of pairs) if (name !== 'f' && name !== 'offset' && !firsts.has(name)) firsts.set(name, value);
+  const query = [...firsts].map(([name, value]) => `&${pythonQuote(name)}=${pythonQuote(value, ',')}`).join('');
+  const rel = (f) => (f === format || (f === 'json' && !format) ? 'self' : 'alternate');
+  const at = (offset) => `${uri}?${format === null ? '' : `f=${format}&`}offset=${offset}${query}`;
+  const links = [
+    { type: 'application/geo+json', rel: rel('json'), title: 'This document as GeoJSON', href: `${uri}?f=json${query}` },
+    { rel: rel('jsonld'), type: 'application/ld+json', title: 'This document as RDF (JSON-LD)', href: `${uri}?f=jsonld${query}` },
+    { type: 'text/html', rel: rel('html'), title: 'This document as HTML', href: `${uri}?f=html${query}` },
+  ];
+  if (prevOffset !== null) links.push({ type: 'application/geo+json', rel: 'prev', title: 'Items (prev)', href: at(prevOffset) });
+  if (nextOffset !== null) links.push({ rel: 'next', type: 'application/geo+json', title: 'Items (next)', href: at(nextOffset) });
+  links.push({ type: 'application/json', title: 'notes', rel: 'collection', href: base });
+  return links;
+}
+
+/**
+ * flask-smorest's pagination metadata (_make_pagination_metadata) of page `page` in pages of `pageSize`
+ * among `itemCount` items, its keys in this order: total, total_pages, then (unless there are no items)
+ * first_page, last_page and, for a page that exists, page, previous_page (after page 1), next_page
+ * (before the last). The X-Pagination header is its pythonJson.
+ */
+export function flaskSmorestPagination(page, pageSize, itemCount) {
+  const meta = { total: itemCount };
+  if (itemCount === 0) {
+    meta.total_pages = 0;
+    return meta;
+  }
+  const pageCount = Math.floor((itemCount - 1) / pageSize) + 1;
+  Object.assign(meta, { total_pages: pageCount, first_page: 1, last_page: pageCount });
+  if (page <= pageCount) {
+    meta.page = page;
+    if (page > 1) meta.previous_page = page - 1;
+    if (page < pageCount) meta.next_page = page + 1;
+  }
+  return meta;
+}
+
+// The query parameters of Eve's own; the others are repeated in its links as they are.
+const EVE_PARAMETERS = ['where', 'sort', 'page', 'max_results', 'embedded', 'projection', 'version'];
+
+/**
+ * The query string of an Eve link (eve.utils.querydef), `?…` or '' for none: `max_results=L` unless it
+ * is the default, the request's `where` and `sort`, `page=P` after page 1, then every other parameter
+ * of the request (`pairs`, decoded) as `&name=value`, written raw, not encoded, as Eve writes them.
+ */
+export function eveQuery(pairs, { page, maxResults, defaultMaxResults }) {
+  const first = (name) => pairs.find(([n]) => n === name)?.[1] ?? '';
+  const others = new Map();
+  for (const [name, value] of pairs) if (!EVE_PARAMETERS.includes(name)) others.set(name, [...(others.get(name) ?? []), value]);
+  const text = [
+    maxResults === defaultMaxResults ? '' : `max_results=${maxResults}`,
+    first('where') && `&where=${first('where')}`,
+    first('sort') && `&sort=${first('sort')}`,
+    page > 1 ? `&page=${page}` : '',
+    ...[...others].flatMap(([name, values]) => values.map((value) => `&${name}=${value}`)),
+  ].join('').replace(/^&+/, '');
+  return `?${text}`.replace(/\?+$/, '');
+}
+
+/**
+ * Eve's `_links` of a page (_pagination_links): parent `/`, self `notes` (with the query of this page
+ * when there are notes), next while `page * maxResults < count` (on every page when `count` is null:
+ * OPTIMIZE_PAGINATION_FOR_SPEED, which counts nothing), last with next when counted (and `last`), prev
+ * after page 1. Hrefs are relative, without a leading slash, as Eve writes them. `nextPage` makes next
+ * name that page instead (the cycle fault), also where there is none.
+ */
+export function eveLinks(pairs, { page, maxResults, defaultMaxResults, count, last = true, nextPage = null }) {
+  const href = (p) => `notes${eveQuery(pairs, { page: p, maxResults, defaultMaxResults })}`;
+  const links = { parent: { title: 'home', href: '/' }, self: { title: 'notes', href: count ? href(page) : 'notes' } };
+  if (count === null || page * maxResults < count || nextPage !== null) {
+    links.next = { title: 'next page', href: href(nextPage ?? page + 1) };
+    if (count && last) links.last = { title: 'last page', href: href(Math.ceil(count / maxResults)) };
+  }
+  if (page > 1) links.prev = { title: 'previous page', href: href(page - 1) };
+  return links;
+}
+
+/** DynamoDB's media type, of its requests and answers. */
+export const DYNAMODB_TYPE = 'application/x-amz-json-1.0';
+export const DYNAMODB_VALIDATION = 'com.amazon.coral.validation#ValidationException';
+export const DYNAMODB_SERIALIZATION = 'com.amazon.coral.service#SerializationException';
+export const DYNAMODB_UNKNOWN_OPERATION = 'com.amazon.coral.service#UnknownOperationException';
+export const DYNAMODB_NOT_FOUND = 'com.amazonaws.dynamodb.v20120810#ResourceNotFoundException';
+/** The X-Amz-Target of a Scan. */
+export const DYNAMODB_SCAN_TARGET = 'DynamoDB_20120810.Scan';
+/** The table the dynamodb style serves. */
+export const DYNAMODB_TABLE = 'notes';
+
+/** A DynamoDB error, as DynamoDB (and moto) answers: 400, its media type, `{"__type":…,"message":…}`. */
+export function dynamoError(type, message) {
+  return new StyleError(400, { __type: type, message }, { 'Content-Type': DYNAMODB_TYPE });
+}
+
+/** The key of a note in DynamoDB's typed JSON: `{"id":{"S":"n41"}}`, or `{"id":{"N":"41"}}` for an integer id. */
+export function dynamoKey(id) {
+  return { id: typeof id === 'number' ? { N: String(id) } : { S: id } };
+}
+
+/**
+ * Reads the body of a DynamoDB Scan: a JSON object with `TableName` ("notes"), `Limit` (an integer of
+ * at least 1; default `pageSize`, as DynamoDB's 1 MB; cut to `maxLimit` silently) and
+ * `ExclusiveStartKey` (a dynamoKey of the id kind, absent on the first page); other members are
+ * ignored. Returns `{body, limit, startingAfter}` (the id as written, or null); throws a StyleError in
+ * DynamoDB's form: SerializationException for a body that is not a JSON object or a Limit that is not a
+ * number, ValidationException for a missing table name, a Limit below 1 or a key of another shape,
+ * ResourceNotFoundException for another table.
+ */
+export function parseDynamoScan(text, { pageSize, maxLimit, idKind = 'string' }) {
+  let body;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    throw dynamoError(DYNAMODB_SERIALIZATION, 'the body is not JSON');
+  }
+  if (!isPlainObject(body)) throw dynamoError(DYNAMODB_SERIALIZATION, 'the body is not a JSON object');
+  const { TableName: table = null, Limit: limit = null, ExclusiveStartKey: startKey = null } = body;
+  if (table === null) {
+    throw dynamoError(DYNAMODB_VALIDATION, "1 validation error detected: Value null at 'tableName' failed to satisfy constraint: Member must not be null");
+  }
+  if (typeof table !== 'string') throw dynamoError(DYNAMODB_SERIALIZATION, 'TableName must be a string');
+  if (table !== DYNAMODB_TABLE) throw dynamoError(DYNAMODB_NOT_FOUND, 'Requested resource not found');
+  if (limit !== null && !Number.isInteger(limit)) throw dynamoError(DYNAMODB_SERIALIZATION, 'Limit must be an integer');
+  if (limit !== null && limit < 1) {
+    throw dynamoError(DYNAMODB_VALIDATION, `1 validation error detected: Value '${limit}' at 'limit' failed to satisfy constraint: Member must have value greater than or equal to 1`);
+  }
+  let startingAfter = null;
+  if (startKey !== null) {
+    const type = idKind === 'int' ? 'N' : 'S';
+    const value = isPlainObject(startKey) && Object.keys(startKey).length === 1 && isPlainObject(startKey.id) && Object.keys(startKey.id).length === 1
+      ? startKey.id[type] : undefined;
+    if (typeof value !== 'string') throw dynamoError(DYNAMODB_VALIDATION, 'The provided starting key is invalid: The provided key element does not match the schema');
+    startingAfter = value;
+  }
+  return { body, limit: Math.min(limit ?? pageSize, maxLimit), startingAfter };
 }
 
 /**
@@ -1249,6 +1665,16 @@ export function formatLinkHeader(links) {
  *             with `Content-Type: application/vnd.api+json` (djangorestframework-jsonapi)
  * And, for the Notion-style POST query, with `nextCursor` and `hasMore`:
  *   notion    {"object":"list","results":[…],"next_cursor":"…"|null,"has_more":bool,"type":"page_database"}
+ * The styles of real servers (REAL_STYLES), each with the members of `nav` it names (null: left out):
+ *   next-page     {"data":[…]} with `Next-Page: nextUrl` and `Total-Records: totalHeader`         (Kinto)
+ *   ogc           {"type":"FeatureCollection","features":[…],"numberMatched":numberMatched,
+ *                 "numberReturned":returned,"links":links} as application/geo+json           (pygeoapi)
+ *   x-pagination  […] with `X-Pagination: pagination`                                  (flask-smorest)
+ *   page-echo     {"items":[…],"page_size":limit,"current_page":page,"total_pages":totalPages} (Litestar)
+ *   offset-echo   {"items":[…],"limit":limit,"offset":offset,"total":total}                  (Litestar)
+ *   eve           {"_items":[…],"_links":links,"_meta":meta} with `X-Total-Count: totalHeader`   (Eve)
+ *   dynamodb      {"Count":count,"Items":[…],"ScannedCount":count,"LastEvaluatedKey":lastEvaluatedKey}
+ *                 as application/x-amz-json-1.0                                         (DynamoDB, moto)
  * Returns the extra headers and the body parts.
  */
 export function wrapPage(style, items, nav) {
@@ -1314,6 +1740,45 @@ export function wrapPage(style, items, nav) {
           Buffer.from(`,"next_cursor":${JSON.stringify(nav.nextCursor)},"has_more":${nav.hasMore},"type":"page_database"}`),
         ],
       };
+    case 'next-page': {
+      const headers = {};
+      if (nav.nextUrl !== null) headers['Next-Page'] = nav.nextUrl;
+      if (nav.totalHeader !== null) headers['Total-Records'] = String(nav.totalHeader);
+      return { headers, parts: [Buffer.from('{"data":'), ...items, Buffer.from('}')] };
+    }
+    case 'ogc': {
+      const matched = nav.numberMatched === null ? '' : `"numberMatched":${nav.numberMatched},`;
+      return {
+        headers: { 'Content-Type': 'application/geo+json' },
+        parts: [
+          Buffer.from('{"type":"FeatureCollection","features":'),
+          ...items,
+          Buffer.from(`,${matched}"numberReturned":${nav.returned},"links":${JSON.stringify(nav.links)}}`),
+        ],
+      };
+    }
+    case 'x-pagination':
+      return { headers: nav.pagination === null ? {} : { 'X-Pagination': nav.pagination }, parts: items };
+    case 'page-echo': {
+      const pages = nav.totalPages === null ? '' : `,"total_pages":${nav.totalPages}`;
+      return { headers: {}, parts: [Buffer.from('{"items":'), ...items, Buffer.from(`,"page_size":${nav.limit},"current_page":${nav.page}${pages}}`)] };
+    }
+    case 'offset-echo': {
+      const total = nav.total === null ? '' : `,"total":${nav.total}`;
+      return { headers: {}, parts: [Buffer.from('{"items":'), ...items, Buffer.from(`,"limit":${nav.limit},"offset":${nav.offset}${total}}`)] };
+    }
+    case 'eve':
+      return {
+        headers: nav.totalHeader === null ? {} : { 'X-Total-Count': String(nav.totalHeader) },
+        parts: [Buffer.from('{"_items":'), ...items, Buffer.from(`,"_links":${JSON.stringify(nav.links)},"_meta":${JSON.stringify(nav.meta)}}`)],
+      };
+    case 'dynamodb': {
+      const last = nav.lastEvaluatedKey === null ? '' : `,"LastEvaluatedKey":${JSON.stringify(nav.lastEvaluatedKey)}`;
+      return {
+        headers: { 'Content-Type': DYNAMODB_TYPE },
+        parts: [Buffer.from(`{"Count":${nav.count},"Items":`), ...items, Buffer.from(`,"ScannedCount":${nav.count}${last}}`)],
+      };
+    }
     default:
       throw new Error(`unknown style ${style}`);
   }
@@ -1676,11 +2141,12 @@ const ATTRIBUTES_KEY = Buffer.from('"attributes"');
  * Finds the notes of a JSON array (the bytes of a page's `items` range) without decoding them:
  * per element, its byte range, whether it is an object with members, and the ranges of the values
  * of its `"id"` and `"title"` members (keys written without escapes), or null; a title may also be a
- * member of an `"attributes"` object member, as in a JSON:API resource object. Works on bytes, since
- * every JSON delimiter is ASCII and UTF-8 never repeats an ASCII byte inside a multi-byte character.
- * Throws on input that is not a well-formed array.
+ * member of an `"attributes"` object member, as in a JSON:API resource object. The id member is
+ * `idKey` (`_id` in Eve's notes). Works on bytes, since every JSON delimiter is ASCII and UTF-8 never
+ * repeats an ASCII byte inside a multi-byte character. Throws on input that is not a well-formed array.
  */
-export function scanNotes(items) {
+export function scanNotes(items, idKey = 'id') {
+  const idKeyBytes = idKey === 'id' ? ID_KEY : Buffer.from(JSON.stringify(idKey));
   let at = 0;
   const fail = (what) => { throw new Error(`scanNotes: ${what} at byte ${at}`); };
   const space = () => { while (at < items.length && (items[at] === 0x20 || items[at] === 0x0a || items[at] === 0x0d || items[at] === 0x09)) at++; };
@@ -1757,7 +2223,7 @@ export function scanNotes(items) {
           return;
         }
         skipValue();
-        if (key.equals(ID_KEY)) note.id = [valueStart, at];
+        if (key.equals(idKeyBytes)) note.id = [valueStart, at];
         else if (key.equals(TITLE_KEY)) note.title = [valueStart, at];
       });
     } else {
@@ -1771,9 +2237,9 @@ export function scanNotes(items) {
   }
 }
 
-/** The raw JSON token of the first note's id in a notes array (e.g. `"n0"`), or null. */
-export function firstNoteId(items) {
-  const first = scanNotes(items)[0];
+/** The raw JSON token of the first note's id (member `idKey`) in a notes array (e.g. `"n0"`), or null. */
+export function firstNoteId(items, idKey = 'id') {
+  const first = scanNotes(items, idKey)[0];
   return first?.id ? items.subarray(...first.id) : null;
 }
 
@@ -1783,10 +2249,11 @@ export function firstNoteId(items) {
  *   huge-title    the first note's title becomes `bytes` bytes of ASCII text;
  *   deep          the first note gains a leading member "deep" of `depth` nested arrays.
  * (`cycle` changes the next cursor, not the notes.) A fault with nothing to act on leaves the notes
- * as they are: no notes, a first note without a title or that is not an object, no `firstId`.
+ * as they are: no notes, a first note without a title or that is not an object, no `firstId`. The id
+ * member is `idKey` (`_id` in Eve's notes).
  */
-export function applyContentFaults(items, faults, firstId) {
-  const notes = scanNotes(items);
+export function applyContentFaults(items, faults, firstId, idKey = 'id') {
+  const notes = scanNotes(items, idKey);
   const first = notes[0];
   const last = notes.at(-1);
   const edits = [];

@@ -227,7 +227,7 @@ describe('fault grammar', () => {
     for (const style of ['contract', 'drf', 'link', 'header', 'offset', 'page', 'jsonapi']) assert.equal(problem('cycle@2', style), null);
     for (const style of ['offset', 'page', 'keyset', 'jsonapi']) assert.equal(problem('shift:3@2', style), null);
     for (const style of ['contract', 'drf', 'link', 'header']) {
-      assert.match(problem('shift:3@2', style), /offset, page, keyset, jsonapi styles \(and drf with --id-kind int\) only/);
+      assert.match(problem('shift:3@2', style), /offset, page, keyset, jsonapi, next-page, ogc, x-pagination, page-echo, offset-echo, eve, dynamodb styles \(and drf with --id-kind int\) only/);
     }
     assert.equal(problem('shift:3@2', 'drf', 'int'), null);
     assert.match(problem('shift:3@2', 'link', 'int'), /only, not link/);
@@ -611,7 +611,8 @@ describe('the list of the offset, page and keyset styles', () => {
       assert.deepEqual(parse('jsonapi', 'page%5Bnumber%5D=2&page%5bsize%5d=4'), { page: 2, limit: 4, totals: settings.totals });
       assert.deepEqual(parse('jsonapi', 'page%5Bsize%5D=500'), { page: 1, limit: 50, totals: settings.totals });
       assert.deepEqual(parse('jsonapi', ''), { page: 1, limit: 10, totals: settings.totals });
-      assert.deepEqual(Object.keys(lib.LIMIT_NAMES).sort(), ['drf', 'jsonapi', 'keyset', 'offset', 'page']);
+      assert.deepEqual(Object.keys(lib.LIMIT_NAMES).sort(),
+        ['drf', 'dynamodb', 'eve', 'jsonapi', 'keyset', 'next-page', 'offset', 'offset-echo', 'ogc', 'page', 'page-echo', 'x-pagination']);
     });
 
     test('drf and jsonapi read values as Django REST framework does: the last one, by int(); a bad size is the default', () => {
@@ -1341,5 +1342,376 @@ describe('notes that change (--updates)', () => {
     assert.deepEqual(JSON.parse(notes.renderPage(12, 10, 1).body), { notes: JSON.parse(notes.array(22, 25)), next_cursor: null });
     assert.equal(notes.renderPage(12, 10, 2).body.toString(), '{"notes":[],"next_cursor":null}');
     assert.equal(notes.renderPage(25, 10, 0).body.toString(), '{"notes":[],"next_cursor":null}');
+  });
+});
+
+describe('notes without titles (--no-titles)', () => {
+  test('parseArgs: --no-titles goes with --count; it takes no value', () => {
+    assert.equal(lib.parseArgs(['--count', '1']).noTitles, false);
+    assert.equal(lib.parseArgs(['--count', '1', '--no-titles']).noTitles, true);
+    assert.throws(() => lib.parseArgs(['--dir', 'd', '--no-titles']), /--no-titles goes with --count, not --dir/);
+    assert.throws(() => lib.parseArgs(['--count', '1', '--no-titles=yes']), /--no-titles takes no value/);
+  });
+
+  test('every form of every note, without its title member and otherwise byte for byte the same', () => {
+    for (const idKind of ['string', 'int']) {
+      for (const form of lib.NOTE_FORMS) {
+        for (let i = 0; i < 12; i++) {
+          const full = lib.renderNote(7, i, idKind, form);
+          const bare = lib.renderNote(7, i, idKind, form, false);
+          const title = `"title":${JSON.stringify(JSON.parse(lib.renderNote(7, i)).title)},`;
+          assert.ok(!bare.includes('"title"'), bare);
+          // The title's bytes as written (escapes kept), cut out.
+          const written = /"title":"(?:[^"\\]|\\.)*",/.exec(full)[0];
+          assert.equal(JSON.parse(`{${written.slice(0, -1)}}`).title, JSON.parse(`{${title.slice(0, -1)}}`).title);
+          assert.equal(bare, full.replace(written, ''), `${idKind} ${form} ${i}`);
+        }
+      }
+    }
+    assert.equal(lib.renderNewNote(7, 0, 'string', 0, 'plain', false), lib.renderNewNote(7, 0).replace('"title":"New note 0",', ''));
+    const { body } = lib.renderGeneratedPage(5, 5, 7, 0, 'string', false);
+    assert.deepEqual(JSON.parse(body).notes.map((n) => Object.keys(n)), Array(5).fill(['id', 'rank', 'pinned']));
+    const list = new lib.NoteList(3, [1], 'int', 7, false);
+    assert.deepEqual(JSON.parse(list.render(7, 0, 4)).map((n) => Object.keys(n)), Array(4).fill(['id', 'rank', 'pinned']));
+    assert.deepEqual(JSON.parse(list.render(7, 0, 1, 'eve')).map((n) => Object.keys(n)), [['_id', 'rank', 'pinned']]);
+    const updating = new lib.UpdatingNotes(3, 7, 'string', false);
+    assert.deepEqual(Object.keys(JSON.parse(updating.array(0, 3))[0]), ['id', 'rank', 'pinned', 'updated_at']);
+    assert.deepEqual(Object.keys(JSON.parse(updating.touch(1)[0])), ['id', 'rank', 'pinned', 'updated_at']);
+  });
+
+  test('huge-title has nothing to act on', () => {
+    const items = new lib.NoteList(2, [], 'string', 7, false).render(7, 0, 2);
+    assert.equal(bytes(lib.applyContentFaults(items, parseFaults('huge-title:5'), null)).toString(), items.toString());
+  });
+});
+
+describe('the styles of real servers', () => {
+  const settings = { pageSize: 10, maxLimit: 50, totals: { count: true, header: true, link: true, pages: true } };
+  const parse = (style, query, request) => lib.parseListQuery(style, new URLSearchParams(query), settings, request);
+  /** The StyleError that parsing throws: its status and body. */
+  const refusal = (style, query, request) => {
+    try {
+      parse(style, query, request);
+    } catch (error) {
+      assert.ok(error instanceof lib.StyleError, `${style} ${query}: ${error}`);
+      return { status: error.status, body: error.body, headers: error.headers };
+    }
+    assert.fail(`${style} ${query} was not refused`);
+  };
+  const items = [Buffer.from('[{"id":"a"},{"id":"b"}]')];
+
+  test('list styles that need --count; every fault but next-ref works in them, cycle not in page-echo and offset-echo', () => {
+    assert.deepEqual(lib.REAL_STYLES, ['next-page', 'ogc', 'x-pagination', 'page-echo', 'offset-echo', 'eve', 'dynamodb']);
+    for (const style of lib.REAL_STYLES) {
+      assert.ok(lib.STYLES.includes(style) && lib.isListStyle(style), style);
+      assert.equal(lib.parseStyle(style), style);
+      assert.throws(() => lib.parseArgs(['--dir', 'd', '--style', style]), new RegExp(`style '${style}' pages through generated notes`));
+      assert.equal(lib.parseArgs(['--count', '3', '--style', style]).style, style);
+      assert.match(lib.updatesStyleProblem(style), /--updates serves the cursor styles/);
+      const problem = (spec) => lib.styleProblem(lib.parseFault(spec, 'request'), style);
+      assert.equal(problem('shift:2@2'), null, style);
+      assert.match(problem('next-ref:space'), /works in the contract, header, drf, link styles only/);
+      if (style === 'page-echo' || style === 'offset-echo') {
+        assert.equal(problem('cycle@2'), `fault 'cycle@2' cannot work in ${style} style: the client computes the next page from the totals, so nothing can point back`);
+      } else {
+        assert.equal(problem('cycle@2'), null, style);
+      }
+    }
+  });
+
+  test('pythonJson writes as json.dumps; pythonQuote as urllib.parse.quote', () => {
+    assert.equal(lib.pythonJson({ a: 1, b: [true, null, 'é'], c: { d: 'x"y' } }), '{"a": 1, "b": [true, null, "\\u00e9"], "c": {"d": "x\\"y"}}');
+    assert.equal(lib.pythonJson({}), '{}');
+    assert.equal(lib.pythonQuote("a b/c,d:e@f!'()*~._-é"), 'a%20b%2Fc%2Cd%3Ae%40f%21%27%28%29%2A~._-%C3%A9');
+    assert.equal(lib.pythonQuote('a,b c', ','), 'a,b%20c');
+    assert.equal(lib.quotePlus('a b+c'), 'a+b%2Bc');
+  });
+
+  describe('next-page (Kinto)', () => {
+    test('_limit (default --page-size, capped at --max-limit; empty is the default; the last value), _token, filters', () => {
+      assert.deepEqual(parse('next-page', ''), { startingAfter: null, tokenOffset: 0, limit: 10, filtered: false, totals: settings.totals });
+      assert.equal(parse('next-page', '_limit=7').limit, 7);
+      assert.equal(parse('next-page', '_limit=99').limit, 50);
+      assert.equal(parse('next-page', '_limit=').limit, 10);
+      assert.equal(parse('next-page', '_limit=3&_limit=+4').limit, 4);
+      assert.equal(parse('next-page', 'totals=none').totals.header, false);
+      const token = lib.kintoToken('n41', 43);
+      assert.deepEqual(parse('next-page', `_token=${encodeURIComponent(token)}&_limit=5`), { startingAfter: 'n41', tokenOffset: 43, limit: 5, filtered: false, totals: settings.totals });
+      assert.equal(parse('next-page', `_token=${encodeURIComponent(lib.kintoToken(12, 3))}`).startingAfter, '12');
+      for (const query of ['cursor=abc', 'title=x', 'in_id=n1', '_since=0', '_before=9', 'style=next-page&has_rank=true']) {
+        assert.equal(parse('next-page', query).filtered, true, query);
+      }
+      for (const query of ['style=next-page&fault=503@9&totals=count&compress=gzip', '_sort=-id', '_fields=id', '_expected=1', '_limit=2']) {
+        assert.equal(parse('next-page', query).filtered, false, query);
+      }
+      assert.deepEqual(lib.kintoFilters(new URLSearchParams('a=1&a=2&_x=1&_to=3&style=eve')), ['a', '_to']);
+    });
+
+    test('the token: base64 of json.dumps of last_object, offset and a nonce, as Kinto makes it', () => {
+      const token = lib.kintoToken('n41', 43);
+      assert.match(token, /^[A-Za-z0-9+/]+={0,2}$/);
+      const text = Buffer.from(token, 'base64').toString();
+      assert.match(text, /^\{"last_object": \{"id": "n41"\}, "offset": 43, "nonce": "pagination-token-[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}"\}$/);
+      assert.equal(lib.kintoToken('n41', 43), token);
+      assert.notEqual(lib.kintoToken('n41', 44), token);
+      assert.deepEqual(lib.parseKintoToken(token), { lastId: 'n41', offset: 43 });
+      // Characters outside base64's alphabet are dropped, as Python's b64decode drops them.
+      assert.deepEqual(lib.parseKintoToken(`${token.slice(0, 5)} \n${token.slice(5)}`), { lastId: 'n41', offset: 43 });
+    });
+
+    test("Kinto's 400 for a bad _limit or _token", () => {
+      const invalid = (description, name = null) => ({
+        status: 400,
+        body: { code: 400, errno: 107, error: 'Invalid parameters', message: name === null ? `querystring: ${description}` : `${name} in querystring: ${description}`, details: [{ location: 'querystring', name, description }] },
+        headers: {},
+      });
+      assert.deepEqual(refusal('next-page', '_limit=abc'), invalid('"abc" is not a number', '_limit'));
+      assert.deepEqual(refusal('next-page', '_limit=2.5'), invalid('"2.5" is not a number', '_limit'));
+      assert.deepEqual(refusal('next-page', '_limit=0'), invalid('0 is less than minimum value 1', '_limit'));
+      assert.deepEqual(refusal('next-page', '_limit=-3'), invalid('-3 is less than minimum value 1', '_limit'));
+      const b64 = (text) => encodeURIComponent(Buffer.from(text).toString('base64'));
+      for (const token of ['abc', 'eyJ4IjoxfQ', b64('[1]'), b64('{"last_object":{"id":"n1"},"offset":1}'), b64('{"last_object":[],"offset":1,"nonce":"x"}'),
+        b64('{"last_object":{},"offset":1,"nonce":"x"}'), b64('{"last_object":{"id":null},"offset":1,"nonce":"x"}'), b64('not json'), '%FF%FE']) {
+        assert.deepEqual(refusal('next-page', `_token=${token}`), invalid('_token has invalid content'), token);
+      }
+      assert.deepEqual(lib.kintoErrorBody('_limit', '_limit is bad'), { ...invalid('_limit is bad', '_limit').body, message: '_limit is bad' });
+    });
+
+    test('Next-Page: the request\'s query, _limit and _token set where they were or last, as quote_plus writes them', () => {
+      const token = lib.kintoToken('n9', 11);
+      const quoted = token.replaceAll('+', '%2B').replaceAll('/', '%2F').replaceAll('=', '%3D');
+      assert.equal(lib.kintoNextUrl('http://h:1', [], 10, token), `http://h:1/notes?_limit=10&_token=${quoted}`);
+      assert.equal(lib.kintoNextUrl('http://h:1', [['style', 'next-page'], ['_token', 'old'], ['fault', 'delay:1'], ['fault', '503@2'], ['_limit', '99']], 50, token),
+        `http://h:1/notes?style=next-page&_token=${quoted}&fault=503%402&_limit=50`);
+    });
+
+    test('the envelope: {"data":[…]} with Next-Page and Total-Records', () => {
+      const page = lib.wrapPage('next-page', items, { nextUrl: 'http://h:1/notes?_limit=2&_token=T', totalHeader: 7 });
+      assert.deepEqual(page.headers, { 'Next-Page': 'http://h:1/notes?_limit=2&_token=T', 'Total-Records': '7' });
+      assert.equal(bytes(page.parts).toString(), '{"data":[{"id":"a"},{"id":"b"}]}');
+      assert.deepEqual(lib.wrapPage('next-page', items, { nextUrl: null, totalHeader: null }).headers, {});
+    });
+  });
+
+  describe('ogc (pygeoapi)', () => {
+    test('offset and limit as pygeoapi reads them; limit capped silently (on_exceed throttle); f', () => {
+      assert.deepEqual(parse('ogc', ''), { offset: 0, limit: 10, format: null, totals: settings.totals });
+      assert.deepEqual(parse('ogc', 'offset=30&limit=7&f=json&page=3'), { offset: 30, limit: 7, format: 'json', totals: settings.totals });
+      assert.equal(parse('ogc', 'limit=500').limit, 50);
+      assert.equal(parse('ogc', 'offset=+3&offset=9').offset, 3);
+      assert.equal(parse('ogc', 'limit=true').limit, 1);
+      const invalid = (description) => ({ status: 400, body: { code: 'InvalidParameterValue', type: 'InvalidParameterValue', description }, headers: {} });
+      assert.deepEqual(refusal('ogc', 'offset=x'), invalid('offset value should be an integer'));
+      assert.deepEqual(refusal('ogc', 'offset='), invalid('offset value should be an integer'));
+      assert.deepEqual(refusal('ogc', 'offset=-1'), invalid('offset value should be positive or zero'));
+      for (const limit of ['x', '05', '2.5', '', '1e3']) assert.deepEqual(refusal('ogc', `limit=${limit}`), invalid('limit value should be an integer'), limit);
+      for (const limit of ['0', '-4', 'false']) assert.deepEqual(refusal('ogc', `limit=${limit}`), invalid('limit value should be strictly positive'), limit);
+    });
+
+    test('links as pygeoapi writes them: self, alternates, prev, next, collection; the query repeated, quoted', () => {
+      const pairs = [['style', 'ogc'], ['limit', '2'], ['offset', '4'], ['fault', 'delay:1'], ['fault', 'x'], ['q', 'a b,c']];
+      const query = '&style=ogc&limit=2&fault=delay%3A1&q=a%20b,c';
+      const base = 'http://h:1';
+      assert.deepEqual(lib.ogcLinks(base, pairs, { prevOffset: 2, nextOffset: 6 }), [
+        { type: 'application/geo+json', rel: 'self', title: 'This document as GeoJSON', href: `${base}/notes?f=json${query}` },
+        { rel: 'alternate', type: 'application/ld+json', title: 'This document as RDF (JSON-LD)', href: `${base}/notes?f=jsonld${query}` },
+        { type: 'text/html', rel: 'alternate', title: 'This document as HTML', href: `${base}/notes?f=html${query}` },
+        { type: 'application/geo+json', rel: 'prev', title: 'Items (prev)', href: `${base}/notes?offset=2${query}` },
+        { rel: 'next', type: 'application/geo+json', title: 'Items (next)', href: `${base}/notes?offset=6${query}` },
+        { type: 'application/json', title: 'notes', rel: 'collection', href: base },
+      ]);
+      const withFormat = lib.ogcLinks(base, [['f', 'jsonld']], { format: 'jsonld', nextOffset: 10 });
+      assert.deepEqual(withFormat.map((link) => link.rel), ['alternate', 'self', 'alternate', 'next', 'collection']);
+      assert.equal(withFormat[3].href, `${base}/notes?f=jsonld&offset=10`);
+      assert.deepEqual(lib.ogcLinks(base, [], {}).map((link) => link.rel), ['self', 'alternate', 'alternate', 'collection']);
+    });
+
+    test('the envelope: a FeatureCollection as application/geo+json; numberMatched left out when off', () => {
+      const links = [{ rel: 'next', href: 'u' }];
+      const page = lib.wrapPage('ogc', items, { links, numberMatched: 7, returned: 2 });
+      assert.deepEqual(page.headers, { 'Content-Type': 'application/geo+json' });
+      assert.equal(bytes(page.parts).toString(), '{"type":"FeatureCollection","features":[{"id":"a"},{"id":"b"}],"numberMatched":7,"numberReturned":2,"links":[{"rel":"next","href":"u"}]}');
+      assert.equal(bytes(lib.wrapPage('ogc', items, { links: [], numberMatched: null, returned: 2 }).parts).toString(),
+        '{"type":"FeatureCollection","features":[{"id":"a"},{"id":"b"}],"numberReturned":2,"links":[]}');
+    });
+  });
+
+  describe('x-pagination (flask-smorest)', () => {
+    test('page and page_size: the first value of each; 422 for what marshmallow refuses, every error listed', () => {
+      assert.deepEqual(parse('x-pagination', ''), { page: 1, limit: 10, totals: settings.totals });
+      assert.deepEqual(parse('x-pagination', 'page=3&page_size=50&page=9&per_page=2&foo=1'), { page: 3, limit: 50, totals: settings.totals });
+      assert.deepEqual(parse('x-pagination', 'page=%202%20&page_size=1_0'), { page: 2, limit: 10, totals: settings.totals });
+      const invalid = (errors) => ({ status: 422, body: { code: 422, errors: { query: errors }, status: 'Unprocessable Entity' }, headers: {} });
+      assert.deepEqual(refusal('x-pagination', 'page=0'), invalid({ page: ['Must be greater than or equal to 1.'] }));
+      assert.deepEqual(refusal('x-pagination', 'page=x'), invalid({ page: ['Not a valid integer.'] }));
+      assert.deepEqual(refusal('x-pagination', 'page_size=51'), invalid({ page_size: ['Must be greater than or equal to 1 and less than or equal to 50.'] }));
+      assert.deepEqual(refusal('x-pagination', 'page_size=2.0&page=-1'), invalid({ page: ['Must be greater than or equal to 1.'], page_size: ['Not a valid integer.'] }));
+      assert.deepEqual(refusal('x-pagination', 'page_size='), invalid({ page_size: ['Not a valid integer.'] }));
+    });
+
+    test('the metadata of _make_pagination_metadata: keys in its order, none past the end; the header as json.dumps writes it', () => {
+      assert.deepEqual(lib.flaskSmorestPagination(1, 10, 25), { total: 25, total_pages: 3, first_page: 1, last_page: 3, page: 1, next_page: 2 });
+      assert.deepEqual(lib.flaskSmorestPagination(2, 10, 25), { total: 25, total_pages: 3, first_page: 1, last_page: 3, page: 2, previous_page: 1, next_page: 3 });
+      assert.deepEqual(lib.flaskSmorestPagination(3, 10, 25), { total: 25, total_pages: 3, first_page: 1, last_page: 3, page: 3, previous_page: 2 });
+      assert.deepEqual(lib.flaskSmorestPagination(4, 10, 25), { total: 25, total_pages: 3, first_page: 1, last_page: 3 });
+      assert.deepEqual(lib.flaskSmorestPagination(1, 10, 0), { total: 0, total_pages: 0 });
+      assert.deepEqual(lib.flaskSmorestPagination(1, 10, 10), { total: 10, total_pages: 1, first_page: 1, last_page: 1, page: 1 });
+      assert.equal(lib.pythonJson(lib.flaskSmorestPagination(2, 10, 25)),
+        '{"total": 25, "total_pages": 3, "first_page": 1, "last_page": 3, "page": 2, "previous_page": 1, "next_page": 3}');
+      const page = lib.wrapPage('x-pagination', items, { pagination: '{"total": 0, "total_pages": 0}' });
+      assert.deepEqual(page.headers, { 'X-Pagination': '{"total": 0, "total_pages": 0}' });
+      assert.equal(bytes(page.parts).toString(), '[{"id":"a"},{"id":"b"}]');
+      assert.deepEqual(lib.wrapPage('x-pagination', items, { pagination: null }).headers, {});
+    });
+  });
+
+  describe('page-echo and offset-echo (Litestar)', () => {
+    test('current_page and page_size; offset and limit; sizes capped silently; unknown names ignored', () => {
+      assert.deepEqual(parse('page-echo', ''), { limit: 10, page: 1, totals: settings.totals });
+      assert.deepEqual(parse('page-echo', 'current_page=3&page_size=99&page=7'), { limit: 50, page: 3, totals: settings.totals });
+      assert.deepEqual(parse('offset-echo', ''), { limit: 10, offset: 0, totals: settings.totals });
+      assert.deepEqual(parse('offset-echo', 'offset=13&limit=4&page=2'), { limit: 4, offset: 13, totals: settings.totals });
+    });
+
+    test("Litestar's 400: Validation failed for METHOD TARGET, msgspec's messages for each parameter", () => {
+      const request = { method: 'GET', target: '/notes?current_page=0&page_size=x&page_size=2' };
+      assert.deepEqual(refusal('page-echo', 'current_page=0&page_size=x&page_size=2', request), {
+        status: 400,
+        body: {
+          status_code: 400,
+          detail: 'Validation failed for GET /notes?current_page=0&page_size=x&page_size=2',
+          extra: [{ message: 'Expected `int`, got `array`', key: 'page_size', source: 'query' }, { message: 'Expected `int` >= 1', key: 'current_page', source: 'query' }],
+        },
+        headers: {},
+      });
+      assert.deepEqual(refusal('offset-echo', 'offset=-1&limit=1.5').body.extra, [
+        { message: 'Expected `int`, got `str`', key: 'limit', source: 'query' },
+        { message: 'Expected `int` >= 0', key: 'offset', source: 'query' },
+      ]);
+      assert.equal(refusal('offset-echo', 'limit=0').body.detail, 'Validation failed for GET /notes');
+    });
+
+    test('the envelopes: items, then the page as served; totals left out when off', () => {
+      assert.equal(bytes(lib.wrapPage('page-echo', items, { limit: 2, page: 1, totalPages: 4 }).parts).toString(),
+        '{"items":[{"id":"a"},{"id":"b"}],"page_size":2,"current_page":1,"total_pages":4}');
+      assert.equal(bytes(lib.wrapPage('page-echo', items, { limit: 2, page: 1, totalPages: null }).parts).toString(), '{"items":[{"id":"a"},{"id":"b"}],"page_size":2,"current_page":1}');
+      assert.equal(bytes(lib.wrapPage('offset-echo', items, { limit: 2, offset: 4, total: 7 }).parts).toString(), '{"items":[{"id":"a"},{"id":"b"}],"limit":2,"offset":4,"total":7}');
+      assert.equal(bytes(lib.wrapPage('offset-echo', items, { limit: 2, offset: 4, total: null }).parts).toString(), '{"items":[{"id":"a"},{"id":"b"}],"limit":2,"offset":4}');
+      assert.deepEqual(lib.wrapPage('offset-echo', items, { limit: 2, offset: 4, total: 7 }).headers, {});
+    });
+  });
+
+  describe('eve (Python Eve)', () => {
+    test('page and max_results as Eve reads them: never refused', () => {
+      assert.deepEqual(parse('eve', ''), { page: 1, limit: 10, totals: settings.totals });
+      assert.deepEqual(parse('eve', 'page=3&max_results=7'), { page: 3, limit: 7, totals: settings.totals });
+      for (const [query, page, limit] of [['page=-2', 2, 10], ['page=0', 1, 10], ['page=x', 1, 10], ['page=2.5', 1, 10], ['page=+4', 4, 10],
+        ['max_results=2.9', 1, 2], ['max_results=0', 1, 10], ['max_results=-3', 1, 10], ['max_results=x', 1, 10], ['max_results=1e1', 1, 10],
+        ['max_results=99', 1, 50], ['max_results=inf', 1, 10], ['page=2&page=5&max_results=4&max_results=6', 2, 4]]) {
+        const parsed = parse('eve', query);
+        assert.deepEqual([parsed.page, parsed.limit], [page, limit], query);
+      }
+    });
+
+    test('querydef: max_results unless the default, where, sort, page after 1, then the other parameters raw', () => {
+      const q = (pairs, page, maxResults = 10) => lib.eveQuery(pairs, { page, maxResults, defaultMaxResults: 10 });
+      assert.equal(q([], 1), '');
+      assert.equal(q([], 2), '?page=2');
+      assert.equal(q([['max_results', '10']], 2), '?page=2');
+      assert.equal(q([['max_results', '3']], 1, 3), '?max_results=3');
+      assert.equal(q([['style', 'eve'], ['page', '2'], ['sort', '-id'], ['fault', 'delay:1'], ['where', '{"a":1}'], ['style', 'x'], ['q', 'a b']], 3, 4),
+        '?max_results=4&where={"a":1}&sort=-id&page=3&style=eve&style=x&fault=delay:1&q=a b');
+    });
+
+    test('_links: relative hrefs without a leading slash; next and last while more remain; prev after page 1', () => {
+      const links = (page, count, more = {}) => lib.eveLinks([['style', 'eve']], { page, maxResults: 10, defaultMaxResults: 10, count, ...more });
+      assert.deepEqual(links(1, 25), {
+        parent: { title: 'home', href: '/' },
+        self: { title: 'notes', href: 'notes?style=eve' },
+        next: { title: 'next page', href: 'notes?page=2&style=eve' },
+        last: { title: 'last page', href: 'notes?page=3&style=eve' },
+      });
+      assert.deepEqual(links(3, 25), {
+        parent: { title: 'home', href: '/' },
+        self: { title: 'notes', href: 'notes?page=3&style=eve' },
+        prev: { title: 'previous page', href: 'notes?page=2&style=eve' },
+      });
+      assert.deepEqual(Object.keys(links(2, 25)), ['parent', 'self', 'next', 'last', 'prev']);
+      assert.deepEqual(links(1, 0), { parent: { title: 'home', href: '/' }, self: { title: 'notes', href: 'notes' } });
+      // Without a count (OPTIMIZE_PAGINATION_FOR_SPEED), next on every page and no last.
+      assert.deepEqual(Object.keys(links(9, null)), ['parent', 'self', 'next', 'prev']);
+      assert.equal(links(9, null).self.href, 'notes');
+      assert.deepEqual(Object.keys(links(1, 25, { last: false })), ['parent', 'self', 'next']);
+      assert.equal(links(3, 25, { nextPage: 2 }).next.href, 'notes?page=2&style=eve');
+      assert.ok(Object.values(links(2, 25)).every((link) => !link.href.startsWith('/') || link.href === '/'));
+    });
+
+    test('the envelope: _items, _links, _meta; X-Total-Count', () => {
+      const page = lib.wrapPage('eve', [Buffer.from('[{"_id":"a"}]')], { links: { self: { href: 'notes' } }, meta: { page: 1, max_results: 10, total: 1 }, totalHeader: 1 });
+      assert.deepEqual(page.headers, { 'X-Total-Count': '1' });
+      assert.equal(bytes(page.parts).toString(), '{"_items":[{"_id":"a"}],"_links":{"self":{"href":"notes"}},"_meta":{"page":1,"max_results":10,"total":1}}');
+    });
+
+    test("notes with _id for id: the same bytes otherwise; content faults find the _id", () => {
+      for (const idKind of ['string', 'int']) {
+        const plain = lib.renderNote(7, 3, idKind);
+        assert.equal(lib.renderNote(7, 3, idKind, 'eve'), `{"_id"${plain.slice('{"id"'.length)}`);
+      }
+      const eveItems = Buffer.from(`[${lib.renderNote(7, 0, 'string', 'eve')},${lib.renderNote(7, 1, 'string', 'eve')}]`);
+      assert.equal(lib.firstNoteId(eveItems, '_id').toString(), '"n0"');
+      assert.equal(lib.firstNoteId(eveItems), null);
+      const duplicated = JSON.parse(bytes(lib.applyContentFaults(eveItems, parseFaults('duplicate-id'), Buffer.from('"n0"'), '_id')));
+      assert.deepEqual(duplicated.map((n) => n._id), ['n0', 'n0']);
+    });
+  });
+
+  describe('dynamodb (DynamoDB Scan, as moto serves it)', () => {
+    const scan = (body, idKind = 'string') => lib.parseDynamoScan(typeof body === 'string' ? body : JSON.stringify(body), { ...settings, idKind });
+    const refused = (body, idKind) => {
+      try {
+        scan(body, idKind);
+      } catch (error) {
+        assert.ok(error instanceof lib.StyleError);
+        assert.deepEqual(error.headers, { 'Content-Type': 'application/x-amz-json-1.0' });
+        assert.equal(error.status, 400);
+        return error.body;
+      }
+      assert.fail('not refused');
+    };
+
+    test('TableName, Limit (default --page-size, capped silently), ExclusiveStartKey of the id kind; other members ignored', () => {
+      assert.deepEqual(scan({ TableName: 'notes' }), { body: { TableName: 'notes' }, limit: 10, startingAfter: null });
+      assert.deepEqual(scan({ TableName: 'notes', Limit: 3, ExclusiveStartKey: { id: { S: 'n41' } }, Select: 'ALL_ATTRIBUTES' }).startingAfter, 'n41');
+      assert.equal(scan({ TableName: 'notes', Limit: 3 }).limit, 3);
+      assert.equal(scan({ TableName: 'notes', Limit: 500 }).limit, 50);
+      assert.equal(scan({ TableName: 'notes', ExclusiveStartKey: null }).startingAfter, null);
+      assert.equal(scan({ TableName: 'notes', ExclusiveStartKey: { id: { N: '12' } } }, 'int').startingAfter, '12');
+      assert.deepEqual(lib.dynamoKey('n41'), { id: { S: 'n41' } });
+      assert.deepEqual(lib.dynamoKey(12), { id: { N: '12' } });
+    });
+
+    test("DynamoDB's errors: SerializationException, ValidationException, ResourceNotFoundException", () => {
+      const error = (type, message) => ({ __type: type, message });
+      const badKey = error('com.amazon.coral.validation#ValidationException', 'The provided starting key is invalid: The provided key element does not match the schema');
+      assert.deepEqual(refused('{'), error('com.amazon.coral.service#SerializationException', 'the body is not JSON'));
+      assert.deepEqual(refused('[]'), error('com.amazon.coral.service#SerializationException', 'the body is not a JSON object'));
+      assert.deepEqual(refused({ Limit: 3 }),
+        error('com.amazon.coral.validation#ValidationException', "1 validation error detected: Value null at 'tableName' failed to satisfy constraint: Member must not be null"));
+      assert.deepEqual(refused({ TableName: 'other' }), error('com.amazonaws.dynamodb.v20120810#ResourceNotFoundException', 'Requested resource not found'));
+      assert.deepEqual(refused({ TableName: 'notes', Limit: 0 }),
+        error('com.amazon.coral.validation#ValidationException', "1 validation error detected: Value '0' at 'limit' failed to satisfy constraint: Member must have value greater than or equal to 1"));
+      assert.equal(refused({ TableName: 'notes', Limit: '3' }).__type, 'com.amazon.coral.service#SerializationException');
+      for (const key of [{}, { id: 'n1' }, { id: { S: 1 } }, { id: { N: '1' } }, { id: { S: 'n1', N: '1' } }, { id: { S: 'n1' }, rank: { N: '1' } }, [], 'n1']) {
+        assert.deepEqual(refused({ TableName: 'notes', ExclusiveStartKey: key }), badKey, JSON.stringify(key));
+      }
+      assert.deepEqual(refused({ TableName: 'notes', ExclusiveStartKey: { id: { S: '1' } } }, 'int'), badKey);
+    });
+
+    test('the envelope: Count, Items, ScannedCount, LastEvaluatedKey (left out on the last page), as application/x-amz-json-1.0', () => {
+      const page = lib.wrapPage('dynamodb', items, { count: 2, lastEvaluatedKey: { id: { S: 'b' } } });
+      assert.deepEqual(page.headers, { 'Content-Type': 'application/x-amz-json-1.0' });
+      assert.equal(bytes(page.parts).toString(), '{"Count":2,"Items":[{"id":"a"},{"id":"b"}],"ScannedCount":2,"LastEvaluatedKey":{"id":{"S":"b"}}}');
+      assert.equal(bytes(lib.wrapPage('dynamodb', items, { count: 2, lastEvaluatedKey: null }).parts).toString(), '{"Count":2,"Items":[{"id":"a"},{"id":"b"}],"ScannedCount":2}');
+    });
   });
 });

@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // notes-server: serves paginated notes over HTTP for client tests, from a notes-gen directory or
 // generated in memory, in the common pagination styles (cursor, offset, page number, keyset, cursor
-// header, JSON:API), as GraphQL connections (POST /graphql) and as a Notion-style database query (POST
+// header, JSON:API) and as real servers page (Kinto, pygeoapi, flask-smorest, Litestar, Eve, DynamoDB),
+// as GraphQL connections (POST /graphql) and as a Notion-style database query (POST
 // /v1/databases/notes/query), with faults injected by flag or per request. See Tools/README.md, or run
 // with --help. Built-in modules only, and for /graphql graphql-js from Debian's node-graphql, loaded
 // when the first GraphQL request comes (without it /graphql answers 501 and the rest works as ever).
@@ -64,11 +65,14 @@ Pages:
   --seed S           seed of generated titles, cursors and integer ids, 0-4294967295 (default 42)
   --id-kind K        string: ids n0, n1, ... (the default); int: JSON integers rising with gaps, as
                      after deletes (e.g. 1, 3, 5, 6, ...), fixed by the seed, in every style
-  --max-limit L      the largest page size served (limit, per_page, page_size, page[size]); a larger
-                     one is served as L, silently, as DRF's max_limit (default 1000, or P)
-  --totals LIST      what the offset, page, drf (int ids) and jsonapi styles announce of the total:
-                     some of count, header, link, pages (comma-separated; default all), or none
+  --max-limit L      the largest page size served (limit, per_page, page_size, page[size], _limit,
+                     max_results, Limit); a larger one is served as L, silently, as DRF's max_limit
+                     (x-pagination: 422, as flask-smorest's max_page_size) (default 1000, or P)
+  --totals LIST      what the list styles announce of the total: some of count, header, link,
+                     pages (comma-separated; default all), or none (see Styles below)
   --total-lie D      announce N+D notes instead of N (default 0); the notes served are the same
+  --no-titles        generated notes without their title member, in every style, in the Notion-style
+                     query and on /graphql (whose Note type then has no title field)
   --updates          notes that change while the server runs, for incremental syncs (--count, the
                      cursor styles only; see "With --updates" below)
 
@@ -83,8 +87,9 @@ Server:
                      The log marks each HTTP/2 request with h2
   --compress LIST    compress responses with some of gzip, deflate, br (comma-separated, in order
                      of preference) when the request's Accept-Encoding allows it (default none)
-  --style STYLE      contract, drf, link, header (cursor pages), or offset, page, keyset, jsonapi
-                     (--count only) (default contract)
+  --style STYLE      contract, drf, link, header (cursor pages), or offset, page, keyset, jsonapi,
+                     next-page, ogc, x-pagination, page-echo, offset-echo, eve, dynamodb (--count
+                     only) (default contract)
   --fault SPEC       inject a fault; repeatable, or several separated by commas
   --token-file FILE  bearer token for the auth fault (default: env NOTES_SERVER_TOKEN)
   --fixtures DIR     contract fixtures for fixture faults (default: Fixtures/contract)
@@ -113,14 +118,16 @@ Fault SPEC: KIND[:ARG][@PAGE][xN]   @PAGE: only on that 1-based page; xN: only t
   drip[:BYTES/MS]          the body BYTES at a time every MS ms (default 8/5; drip:64, drip:/20)
   delay[:MS]               wait MS ms before answering (default 1000)
   duplicate-id             the page's last note takes the id of page 1's first note
-  cycle                    the page's next cursor is page 2's cursor (offset, page: next is the
-                           previous page; keyset refuses it)
+  cycle                    the page's next cursor is page 2's cursor (offset, page, jsonapi, ogc,
+                           x-pagination, eve: next is the previous page; next-page and dynamodb: the
+                           token or key of page 2; keyset, page-echo, offset-echo refuse it)
   huge-title[:BYTES]       the first note's title is BYTES long (default 2 MiB), streamed
   deep[:DEPTH]             the first note gains DEPTH nested arrays (default 100000)
   redirect[:STATUS]        302 (or 301, 303, 307, 308) to the same path and query on a second port
   auth                     401 unless the request has Authorization: Bearer <token>
-  shift:N                  from this page on, N new notes new0... sit before n0 (offset, page,
-                           keyset, jsonapi, drf with int ids; int ids go on after the last)
+  shift:N                  from this page on, N new notes new0... sit before n0 (the list styles:
+                           offset, page, keyset, jsonapi, drf with int ids and the styles of real
+                           servers; int ids go on after the last)
   next-ref:KIND            the page's next reference (contract: next_cursor, header: X-Next-Cursor,
                            drf: next, link: Link rel="next") is a hostile one; the last page has none.
                            In drf and link a URL, which still names the next page where it can:
@@ -169,8 +176,52 @@ Styles (the first four take ?cursor=C):
             refuses (not page[...], sort, include, fields[...], filter[...] or the server's own)
   drf with --id-kind int: ?page=P&page_size=L, {"count":N,"next":URL,"previous":URL,"results":[...]},
             as DRF's PageNumberPagination (links as DRF writes them; page 2's previous has no page=)
-  @PAGE is the page in the style's terms: offset floor(K/L)+1, page, drf and jsonapi P, keyset the
-  first note's page.
+  The styles of real servers (--count only; their errors in the server's own form):
+  next-page ?_limit=L&_token=T, as Kinto: {"data":[...]} with Next-Page: URL (absent on the last
+            page; URL the request's own with _limit=L&_token=T, T standard base64 of
+            {"last_object": {"id": ID}, "offset": O, "nonce": ...}) and Total-Records: N (totals
+            header); HEAD answers Total-Objects: N and Total-Records: N. Any other query parameter
+            (but those starting with _, bar _since/_to/_before, and the server's own) is a filter on
+            a field that no note has: {"data":[]}, no Next-Page (?cursor=abc). Bad _limit or _token:
+            400 {"code":400,"errno":107,"error":"Invalid parameters","message":...,"details":[...]}
+  ogc       ?offset=K&limit=L (&f=F), as pygeoapi (OGC API Features): {"type":"FeatureCollection",
+            "features":[...],"numberMatched":N,"numberReturned":n,"links":[self, alternate (JSON-LD,
+            HTML), prev, next, collection]} as application/geo+json; next while numberMatched > K+L
+            or the page is full (so a full last page links an empty one); numberMatched: totals
+            count; 400 {"code":"InvalidParameterValue",...} for a bad offset or limit
+  x-pagination ?page=P&page_size=L, as flask-smorest: [...] with X-Pagination: {"total": N,
+            "total_pages": T, "first_page": 1, "last_page": T, "page": P, "previous_page": P-1,
+            "next_page": P+1} (json.dumps; previous_page after page 1, next_page before T, no page
+            past T, {"total": 0, "total_pages": 0} for none; totals header); 422 {"code":422,
+            "errors":{"query":{...}},"status":"Unprocessable Entity"} for page < 1, page_size
+            outside 1..L of --max-limit, or no integer. Other parameters ignored
+  page-echo ?current_page=P&page_size=L, as Litestar's ClassicPagination: {"items":[...],
+            "page_size":L,"current_page":P,"total_pages":T} (T: totals pages; 0 for none); other
+            parameters ignored (page=2 is page 1); 400 {"status_code":400,"detail":"Validation failed
+            for GET /notes?...","extra":[...]} for values below 1 or no integer
+  offset-echo ?offset=K&limit=L, as Litestar's OffsetPagination: {"items":[...],"limit":L,
+            "offset":K,"total":N} (N: totals count); 400 as page-echo
+  eve       ?page=P&max_results=L, as Python Eve: {"_items":[{"_id":ID,...}],"_links":{"parent":
+            {"title":"home","href":"/"},"self":{"title":"notes","href":"notes?..."},"next":{"title":
+            "next page","href":"notes?page=P+1"},"last":{...},"prev":{...}},"_meta":{"page":P,
+            "max_results":L,"total":N}}, X-Total-Count: N; hrefs relative without a leading slash,
+            max_results in them unless it is --page-size, the request's other parameters raw; notes
+            with _id for id; without totals count no total and a next link on every page (Eve's
+            OPTIMIZE_PAGINATION_FOR_SPEED). Never an error: bad values are the defaults
+  dynamodb  POST /notes with Content-Type: application/x-amz-json-1.0 (and, if sent, X-Amz-Target:
+            DynamoDB_20120810.Scan), body {"TableName":"notes","Limit":L,"ExclusiveStartKey":
+            {"id":{"S":ID}}} (N for --id-kind int; absent on the first page), as DynamoDB (moto):
+            {"Count":n,"Items":[...],"ScannedCount":n,"LastEvaluatedKey":{"id":{"S":ID}}}, the key
+            absent on the last page; items are the plain notes, not typed. GET is 400; errors are
+            400 {"__type":"com.amazon.coral.validation#ValidationException","message":...} (or
+            SerializationException, UnknownOperationException, ResourceNotFoundException)
+  Their totals: next-page header (Total-Records); ogc count (numberMatched); x-pagination header
+  (X-Pagination, which is then absent: flask-smorest without a PAGINATION_HEADER_NAME); page-echo
+  pages; offset-echo count; eve count (_meta.total), header (X-Total-Count), link (_links.last).
+  Where the real server derives its next page from its count (ogc, x-pagination, eve), --total-lie
+  moves it too; next-page and dynamodb follow the notes.
+  @PAGE is the page in the style's terms: offset, ogc and offset-echo floor(K/L)+1; page, drf,
+  jsonapi, x-pagination, page-echo and eve P; keyset, next-page and dynamodb the first note's page.
 
 With --updates (GitHub's issues semantics for since):
   Each note ends with "updated_at": an RFC 3339 date-time in UTC, note n<i> 2026-11-30T08:00:00Z plus
@@ -292,7 +343,7 @@ async function main() {
     connectionCount: 0,
     connections: new Map(), // connectionKey(socket) -> {number, socket}, while open: the TCP socket
     // --updates: the notes as they change, and the cursors of their pages (cursor -> index) made so far.
-    updates: options.updates ? new lib.UpdatingNotes(options.count, options.seed, options.idKind) : null,
+    updates: options.updates ? new lib.UpdatingNotes(options.count, options.seed, options.idKind, !options.noTitles) : null,
     updateCursors: new Map(),
   };
   const createServer = (isTarget) => {
@@ -419,15 +470,17 @@ async function openDirectory(dir) {
   };
 }
 
-function generatedSource({ count, pageSize, seed, maxLimit, totals, totalLie, idKind, updates }) {
+function generatedSource({ count, pageSize, seed, maxLimit, totals, totalLie, idKind, updates, noTitles }) {
   const pages = lib.generatedPages(count, pageSize, seed);
+  const titles = !noTitles;
   return {
-    description: `${count} generated notes (page size ${pageSize}, seed ${seed}${idKind === 'int' ? ', integer ids' : ''}${updates ? ', with updates' : ''})`,
-    // What the list styles (offset, page, keyset, jsonapi) need; a directory has none of it.
-    generated: { count, pageSize, seed, maxLimit, totals, totalLie, idKind },
+    description: `${count} generated notes (page size ${pageSize}, seed ${seed}${idKind === 'int' ? ', integer ids' : ''}`
+      + `${titles ? '' : ', no titles'}${updates ? ', with updates' : ''})`,
+    // What the list styles (offset, page, keyset, jsonapi, ...) need; a directory has none of it.
+    generated: { count, pageSize, seed, maxLimit, totals, totalLie, idKind, titles },
     pages,
     byCursor: lib.indexPages(pages),
-    load: async (index) => lib.renderGeneratedPage(count, pageSize, seed, index, idKind),
+    load: async (index) => lib.renderGeneratedPage(count, pageSize, seed, index, idKind, titles),
   };
 }
 
@@ -522,21 +575,36 @@ async function respond(req, state, isTarget, record, signal) {
   if (pathname !== '/notes' && !lib.isNextRefPath(pathname)) {
     return jsonError(404, 'not-found', `no such path; pages are at /notes, GraphQL at ${GRAPHQL_PATH}, the Notion-style query at ${NOTION_PATH}`);
   }
-  if (req.method !== 'GET') return jsonError(405, 'method-not-allowed', 'only GET', { Allow: 'GET' });
+  let style;
+  try {
+    style = lib.parseStyle(query.get('style') ?? req.headers['x-notes-style'] ?? state.style);
+  } catch (error) {
+    if (!(error instanceof lib.UsageError)) throw error;
+    return jsonError(400, 'bad-request', error.message);
+  }
+  const methods = STYLE_METHODS[style] ?? ['GET'];
+  if (!methods.includes(req.method)) {
+    // DynamoDB answers a request without a JSON body to deserialize as it answers a bad one.
+    if (style === 'dynamodb' && req.method === 'GET') {
+      return styleError(lib.dynamoError(lib.DYNAMODB_SERIALIZATION, `a Scan is a POST of a JSON body with Content-Type: ${lib.DYNAMODB_TYPE}`));
+    }
+    return jsonError(405, 'method-not-allowed', `only ${methods.join(' and ')}`, { Allow: methods.join(', ') });
+  }
 
-  let style, faults, listQuery;
+  let faults, listQuery;
   const idKind = state.generated?.idKind ?? 'string';
   try {
     requestedEncodings(query, state);
-    style = lib.parseStyle(query.get('style') ?? req.headers['x-notes-style'] ?? state.style);
     faults = isTarget ? [] : requestFaults(query, req);
     const updatesProblem = state.updates && lib.updatesStyleProblem(style, idKind);
     if (updatesProblem) throw new lib.UsageError(updatesProblem);
     if (lib.isListStyle(style, idKind)) {
       if (!state.generated) throw new lib.UsageError(lib.listStyleNeedsCount(style));
-      if (style !== 'jsonapi') listQuery = lib.parseListQuery(style, query, state.generated);
+      if (style !== 'jsonapi' && style !== 'dynamodb') listQuery = lib.parseListQuery(style, query, state.generated, { method: req.method, target: req.url });
+      if (style === 'next-page') listQuery.head = req.method === 'HEAD';
     }
   } catch (error) {
+    if (error instanceof lib.StyleError) return styleError(error);
     if (!(error instanceof lib.UsageError)) throw error;
     return jsonError(400, 'bad-request', error.message);
   }
@@ -552,6 +620,14 @@ async function respond(req, state, isTarget, record, signal) {
     } catch (error) {
       if (!(error instanceof lib.UsageError)) throw error;
       return jsonApiError(400, 'invalid', error.message);
+    }
+  }
+  if (style === 'dynamodb') {
+    try {
+      listQuery = await dynamoScan(req, state, record);
+    } catch (error) {
+      if (!(error instanceof lib.StyleError)) throw error;
+      return styleError(error);
     }
   }
   for (const fault of faults) {
@@ -580,7 +656,7 @@ async function respond(req, state, isTarget, record, signal) {
       listQuery = { ...listQuery, page: number };
     }
     const start = listStart(style, listQuery, list);
-    if (start === null) return jsonError(400, 'unknown-cursor', 'no note has this id');
+    if (start === null) return unknownStart(style);
     page = listQuery.page ?? Math.floor(start / listQuery.limit) + 1;
   } else {
     const cursors = query.getAll('cursor');
@@ -683,20 +759,61 @@ function targetShifts(query, req, state) {
 function listView(state, faults) {
   const keys = new Set(faults.filter((fault) => fault.kind === 'shift').map((fault) => fault.key));
   const batches = state.shifted.filter((shift) => keys.has(shift.key)).map((shift) => shift.notes);
-  return new lib.NoteList(state.generated.count, batches, state.generated.idKind, state.generated.seed);
+  return new lib.NoteList(state.generated.count, batches, state.generated.idKind, state.generated.seed, state.generated.titles);
 }
 
-/** The position of the first note a list request asks for, or null for a keyset id that no note has. */
+/**
+ * The position of the first note a list request asks for, or null for a keyset id (keyset's
+ * starting_after, the last id of a Kinto token, DynamoDB's ExclusiveStartKey) that no note has.
+ */
 function listStart(style, listQuery, list) {
   switch (style) {
-    case 'offset': return listQuery.offset;
-    case 'keyset': {
+    case 'offset': case 'ogc': case 'offset-echo': return listQuery.offset;
+    case 'keyset': case 'next-page': case 'dynamodb': {
       if (listQuery.startingAfter === null) return 0;
       const position = list.positionOf(listQuery.startingAfter);
       return position === -1 ? null : position + 1;
     }
     default: return (listQuery.page - 1) * listQuery.limit;
   }
+}
+
+/** What a list style answers a keyset id that no note has (see listStart), in the real server's form where it has one. */
+function unknownStart(style) {
+  switch (style) {
+    case 'next-page': return styleError(new lib.StyleError(400, lib.kintoErrorBody(null, '_token has invalid content')));
+    case 'dynamodb':
+      return styleError(lib.dynamoError(lib.DYNAMODB_VALIDATION, 'The provided starting key is invalid: The provided key element does not match the schema'));
+    default: return jsonError(400, 'unknown-cursor', 'no note has this id');
+  }
+}
+
+/** The methods of GET /notes in each style, where they are not GET alone: Kinto counts with HEAD; DynamoDB takes POSTs. */
+const STYLE_METHODS = { 'next-page': ['GET', 'HEAD'], dynamodb: ['POST'] };
+
+/**
+ * Reads the body of a DynamoDB Scan (POST /notes in dynamodb style): Content-Type
+ * application/x-amz-json-1.0 and, if the request has one, X-Amz-Target DynamoDB_20120810.Scan, then
+ * lib.parseDynamoScan. Returns the list query; throws StyleError in DynamoDB's form (413 for a body over
+ * MAX_BODY_BYTES). The body goes to the log as the Notion query's does.
+ */
+async function dynamoScan(req, state, record) {
+  if (mediaType(req.headers['content-type']) !== lib.DYNAMODB_TYPE) {
+    throw lib.dynamoError(lib.DYNAMODB_SERIALIZATION, `a Scan is a POST of a JSON body with Content-Type: ${lib.DYNAMODB_TYPE}`);
+  }
+  const target = req.headers['x-amz-target'];
+  if (target !== undefined && target !== lib.DYNAMODB_SCAN_TARGET) {
+    throw lib.dynamoError(lib.DYNAMODB_UNKNOWN_OPERATION, `this endpoint answers X-Amz-Target: ${lib.DYNAMODB_SCAN_TARGET} only`);
+  }
+  const body = await readBody(req);
+  if (body === null) throw new lib.StyleError(413, { __type: lib.DYNAMODB_VALIDATION, message: `the body is over ${MAX_BODY_BYTES} bytes` }, { 'Content-Type': lib.DYNAMODB_TYPE });
+  const text = body.toString('utf8');
+  try {
+    record.detail = `body=${lib.logValue(JSON.parse(text), secretsOf(state))}`;
+  } catch {
+    // Not JSON: parseDynamoScan says so.
+  }
+  return lib.parseDynamoScan(text, state.generated);
 }
 
 function bearerMatches(authorization, token) {
@@ -790,25 +907,29 @@ const CARRIED = ['style', 'totals', 'fault', 'compress'];
 const UPDATES_CARRIED = [...CARRIED, 'since'];
 
 /**
- * A page of the list styles (offset, page, keyset, jsonapi, and drf with integer ids): the notes from
- * the requested place, up to the limit, with the content faults applied; `cycle` points `next` at the
- * previous page (keyset refuses it earlier). Totals are announced as --totals or `totals=` say, off by
- * --total-lie; `next` and `has_more` follow the notes, not the announcement.
+ * A page of the list styles (offset, page, keyset, jsonapi, drf with integer ids, and the styles of
+ * real servers): the notes from the requested place, up to the limit, with the content faults applied;
+ * `cycle` points `next` at the previous page (keyset, page-echo and offset-echo refuse it earlier).
+ * Totals are announced as --totals or `totals=` say, off by --total-lie; `next` and `has_more` follow
+ * the notes, not the announcement (but see realListResponse). A Kinto filter matches no note.
  */
 async function listResponse(style, list, listQuery, contentFaults, query, state) {
   const { seed, totalLie } = state.generated;
   const limit = listQuery.limit;
   const start = listStart(style, listQuery, list);
-  const end = Math.min(list.length, start + limit);
-  const form = style === 'jsonapi' ? 'jsonapi' : 'plain';
+  const end = listQuery.filtered ? start : Math.min(list.length, start + limit);
+  const form = style === 'jsonapi' ? 'jsonapi' : style === 'eve' ? 'eve' : 'plain';
+  const idKey = form === 'eve' ? '_id' : 'id';
   const items = start >= end
     ? Buffer.from('[]')
     : (await state.cache.get(`notes ${form} ${list.signature} ${start} ${end}`, async () => ({ body: list.render(seed, start, end, form) }))).body;
   let itemParts = [items];
   if (contentFaults.some((fault) => fault.kind !== 'cycle')) {
     const firstId = list.length === 0 ? null : Buffer.from(JSON.stringify(form === 'jsonapi' ? String(list.idAt(0)) : list.idAt(0)));
-    itemParts = lib.applyContentFaults(items, contentFaults, firstId);
+    itemParts = lib.applyContentFaults(items, contentFaults, firstId, idKey);
   }
+  const cycles = contentFaults.some((fault) => fault.kind === 'cycle');
+  if (lib.REAL_STYLES.includes(style)) return realListResponse(style, list, listQuery, { start, end, itemParts, cycles }, query, state);
   const headers = { ...COMMON_HEADERS, 'Content-Type': lib.JSON_TYPE };
   if (style === 'keyset') {
     const wrapped = lib.wrapPage(style, itemParts, { hasMore: end < list.length });
@@ -817,7 +938,6 @@ async function listResponse(style, list, listQuery, contentFaults, query, state)
   const total = Math.max(0, list.length + totalLie);
   const { totals } = listQuery;
   const lastPage = Math.max(1, Math.ceil(total / limit));
-  const cycles = contentFaults.some((fault) => fault.kind === 'cycle');
   if (style === 'drf' || style === 'jsonapi') {
     // Page numbers, with links made as Django REST framework makes them: the request's query with the
     // page number replaced (or, for DRF's page 1, removed), sorted and form-encoded.
@@ -863,6 +983,86 @@ async function listResponse(style, list, listQuery, contentFaults, query, state)
     lastUrl: style === 'page' && totals.link ? url(lastPage) : null,
   });
   return { status: 200, headers: { ...headers, ...wrapped.headers }, parts: wrapped.parts };
+}
+
+/**
+ * A page of a real server's style (lib.REAL_STYLES), the notes [start, end) already made (`itemParts`).
+ * Where the real server derives its next page from the count it announces (ogc's next, x-pagination's
+ * next_page, eve's next and last), it follows the announced total, --total-lie included, as a server
+ * with a wrong count would; where it derives it from the notes (next-page, dynamodb), it follows them.
+ * `cycle` points the next page back: at page 2 in next-page and dynamodb style (their next page starts
+ * after a note), at the previous page in the others, from any page but the first.
+ */
+function realListResponse(style, list, listQuery, { start, end, itemParts, cycles }, query, state) {
+  const { totalLie, pageSize } = state.generated;
+  const { limit, totals } = listQuery;
+  const matched = listQuery.filtered ? 0 : list.length;
+  const total = Math.max(0, matched + totalLie);
+  const served = Math.max(0, end - start);
+  const more = end < matched;
+  const pairs = [...query];
+  // The note that page 2 starts after, for a cycle in the styles whose next page starts after a note.
+  const pageTwoAfter = cycles && start > 0 && list.length > limit ? list.idAt(limit - 1) : null;
+  let nav;
+  switch (style) {
+    case 'next-page': {
+      if (listQuery.head) {
+        // Kinto since 12.0 counts on HEAD only: Total-Objects, and Total-Records for older clients.
+        const counts = { 'Total-Objects': String(total), 'Total-Records': String(total) };
+        return { status: 200, headers: { ...COMMON_HEADERS, 'Content-Type': lib.JSON_TYPE, ...counts }, parts: [Buffer.from('{"data":[]}')] };
+      }
+      // Kinto reads one note more than it serves to know whether a next page follows, and its token's
+      // offset counts the notes read.
+      const token = pageTwoAfter !== null ? lib.kintoToken(pageTwoAfter, limit + 1)
+        : more ? lib.kintoToken(list.idAt(end - 1), listQuery.tokenOffset + served + 1) : null;
+      nav = { nextUrl: token && lib.kintoNextUrl(state.base, pairs, limit, token), totalHeader: totals.header ? total : null };
+      break;
+    }
+    case 'ogc': {
+      const prevOffset = start > 0 ? Math.max(0, start - limit) : null;
+      // pygeoapi: next while numberMatched says more remain, or whenever the page is full.
+      let nextOffset = (totals.count && total > start + limit) || served === limit ? start + limit : null;
+      if (cycles && prevOffset !== null) nextOffset = prevOffset;
+      nav = {
+        links: lib.ogcLinks(state.base, pairs, { format: listQuery.format, prevOffset, nextOffset }),
+        numberMatched: totals.count ? total : null,
+        returned: served,
+      };
+      break;
+    }
+    case 'x-pagination': {
+      const meta = lib.flaskSmorestPagination(listQuery.page, limit, total);
+      if (cycles && listQuery.page > 1) meta.next_page = listQuery.page - 1;
+      nav = { pagination: totals.header ? lib.pythonJson(meta) : null };
+      break;
+    }
+    case 'page-echo':
+      nav = { limit, page: listQuery.page, totalPages: totals.pages ? Math.ceil(total / limit) : null };
+      break;
+    case 'offset-echo':
+      nav = { limit, offset: start, total: totals.count ? total : null };
+      break;
+    case 'eve': {
+      // Without a count, Eve is as with OPTIMIZE_PAGINATION_FOR_SPEED: no total, a next link on every page.
+      const count = totals.count ? total : null;
+      const { page } = listQuery;
+      nav = {
+        links: lib.eveLinks(pairs, {
+          page, maxResults: limit, defaultMaxResults: pageSize, count, last: totals.link, nextPage: cycles && page > 1 ? page - 1 : null,
+        }),
+        meta: count === null ? { page, max_results: limit } : { page, max_results: limit, total: count },
+        totalHeader: totals.header && count !== null ? count : null,
+      };
+      break;
+    }
+    case 'dynamodb': {
+      const after = pageTwoAfter ?? (more ? list.idAt(end - 1) : null);
+      nav = { count: served, lastEvaluatedKey: after === null ? null : lib.dynamoKey(after) };
+      break;
+    }
+  }
+  const wrapped = lib.wrapPage(style, itemParts, nav);
+  return { status: 200, headers: { ...COMMON_HEADERS, 'Content-Type': lib.JSON_TYPE, ...wrapped.headers }, parts: wrapped.parts };
 }
 
 // MARK: - Changing the notes (--updates)
@@ -938,6 +1138,11 @@ function jsonError(status, error, message, headers) {
 /** What the redirect target answers a request that carries an Authorization header, on every path. */
 function credentialsForwarded() {
   return jsonError(400, 'credentials-forwarded', 'this origin must not receive the Authorization header of another');
+}
+
+/** The answer of a real server's style to a request it refuses (lib.StyleError). */
+function styleError(error) {
+  return jsonBody(error.status, error.body, error.headers);
 }
 
 /** An error of the jsonapi style, as djangorestframework-jsonapi answers: a JSON:API error document. */
@@ -1039,10 +1244,12 @@ let graphqlEngine = null;
 /**
  * graphql-js and the schema built with it, loaded once, at the first request to /graphql, so that the
  * other endpoints start as fast as ever and work without node-graphql; null when it is not installed.
+ * Without `titles` (--no-titles) a Note has no title field.
  */
-function loadGraphQL() {
+function loadGraphQL(titles = true) {
+  const sdl = titles ? GRAPHQL_SCHEMA : GRAPHQL_SCHEMA.replace('\n  title: String!\n', '\n');
   graphqlEngine ??= import(pathToFileURL(GRAPHQL_MODULE).href).then(
-    (graphql) => ({ graphql, schema: graphql.buildSchema(GRAPHQL_SCHEMA) }),
+    (graphql) => ({ graphql, schema: graphql.buildSchema(sdl) }),
     (error) => {
       if (error.code === 'ERR_MODULE_NOT_FOUND') return null;
       throw error;
@@ -1071,7 +1278,7 @@ async function graphqlResponse(req, query, state, isTarget, record, signal) {
   if (mediaType(req.headers['content-type']) !== 'application/json') {
     return graphqlError(415, 'a GraphQL request has Content-Type: application/json');
   }
-  const engine = await loadGraphQL();
+  const engine = await loadGraphQL(state.generated?.titles ?? true);
   if (engine === null) return graphqlError(501, GRAPHQL_MISSING);
   const body = await readBody(req);
   if (body === null) return graphqlError(413, `the body is over ${MAX_BODY_BYTES} bytes`);
@@ -1247,8 +1454,8 @@ function updatingNotes(updates) {
   };
 }
 
-function generatedNotes({ count, seed, idKind }) {
-  const list = new lib.NoteList(count, [], idKind, seed);
+function generatedNotes({ count, seed, idKind, titles }) {
+  const list = new lib.NoteList(count, [], idKind, seed, titles);
   return {
     length: async () => count,
     array: async (start, end) => list.render(seed, start, end),
@@ -1414,7 +1621,7 @@ async function send(res, { status, headers, parts, stream = null, truncate = nul
   res.writeHead(status, { ...headers, 'Content-Length': total });
   if (!truncate && !stall && !drip && parts.every(Buffer.isBuffer)) {
     res.end(parts.length === 1 ? parts[0] : Buffer.concat(parts));
-    record.bytes = total;
+    record.bytes = res.req?.method === 'HEAD' ? 0 : total; // Node sends no body after a HEAD
     return;
   }
   const most = Math.max(total - 1, 0);

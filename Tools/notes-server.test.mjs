@@ -69,9 +69,10 @@ function runServer(args) {
 /**
  * One HTTP or HTTPS request; resolves with status, headers and the whole body, and rejects when the
  * connection fails or the body ends short. A new connection each time unless an agent is given. `ca`
- * is the certificate authority an HTTPS request trusts; `family: 4` resolves `localhost` to 127.0.0.1.
+ * is the certificate authority an HTTPS request trusts; `family: 4` resolves `localhost` to 127.0.0.1;
+ * `body` is sent as the request's body.
  */
-function request(url, { method = 'GET', headers = {}, agent = false, ca, family } = {}) {
+function request(url, { method = 'GET', headers = {}, agent = false, ca, family, body } = {}) {
   const client = String(url).startsWith('https:') ? https : http;
   return new Promise((resolve, reject) => {
     const req = client.request(url, { method, headers, agent, ca, family }, (res) => {
@@ -81,7 +82,7 @@ function request(url, { method = 'GET', headers = {}, agent = false, ca, family 
       res.on('end', () => resolve({ status: res.statusCode, headers: res.headers, body: Buffer.concat(chunks), reused: req.reusedSocket }));
     });
     req.on('error', reject);
-    req.end();
+    req.end(body);
   });
 }
 
@@ -1138,9 +1139,9 @@ describe('offset, page, keyset and header styles (--count)', () => {
       ['style=keyset&starting_after=new0', 'unknown-cursor', 'no note has this id'],
       ['style=header&cursor=nope', 'unknown-cursor', 'no page has this cursor'],
       ['style=keyset&fault=cycle', 'bad-request', "fault 'cycle' cannot work in keyset style: the next page starts after the last id served, so nothing can point back"],
-      ['style=header&fault=shift:2@2', 'bad-request', "fault 'shift:2@2' works in the offset, page, keyset, jsonapi styles (and drf with --id-kind int) only, not header"],
-      ['fault=shift:2@2', 'bad-request', "fault 'shift:2@2' works in the offset, page, keyset, jsonapi styles (and drf with --id-kind int) only, not contract"],
-      ['style=drf&fault=shift:2@2', 'bad-request', "fault 'shift:2@2' works in the offset, page, keyset, jsonapi styles (and drf with --id-kind int) only, not drf"],
+      ['style=header&fault=shift:2@2', 'bad-request', "fault 'shift:2@2' works in the offset, page, keyset, jsonapi, next-page, ogc, x-pagination, page-echo, offset-echo, eve, dynamodb styles (and drf with --id-kind int) only, not header"],
+      ['fault=shift:2@2', 'bad-request', "fault 'shift:2@2' works in the offset, page, keyset, jsonapi, next-page, ogc, x-pagination, page-echo, offset-echo, eve, dynamodb styles (and drf with --id-kind int) only, not contract"],
+      ['style=drf&fault=shift:2@2', 'bad-request', "fault 'shift:2@2' works in the offset, page, keyset, jsonapi, next-page, ogc, x-pagination, page-echo, offset-echo, eve, dynamodb styles (and drf with --id-kind int) only, not drf"],
       ['style=offset&fault=shift:2@2x1', 'bad-request', "fault 'shift' acts once and takes no xN ('shift:2@2x1')"],
       ['style=offset&fault=shift', 'bad-request', "fault 'shift' needs the number of notes to insert, as in shift:5@2 ('shift')"],
     ]) {
@@ -2516,5 +2517,536 @@ describe('notes that change (--updates)', () => {
     } finally {
       assert.equal((await server.stop()).code, 0);
     }
+  });
+});
+
+// MARK: - The styles of real servers
+
+/** A DynamoDB Scan of `body` (an object, or raw text) POSTed to `url`, with the headers the AWS SDKs send. */
+function scan(url, body, headers = {}) {
+  return request(url, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/x-amz-json-1.0', 'X-Amz-Target': 'DynamoDB_20120810.Scan', ...headers },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  });
+}
+
+/**
+ * Walks a real server's style from `url` by the style's own signal, as its clients do, and returns each
+ * response with its body, notes and ids (Eve's `_id`):
+ *   next-page     the Next-Page header (Kinto)
+ *   ogc           the href of the link with rel "next" (pygeoapi)
+ *   x-pagination  X-Pagination's next_page, set as page= (flask-smorest)
+ *   page-echo     current_page + 1 while below total_pages (Litestar)
+ *   offset-echo   offset + limit while below total (Litestar)
+ *   eve           _links.next.href, relative to the API root (Eve)
+ *   dynamodb      the same POST with ExclusiveStartKey = LastEvaluatedKey while there is one, Limit `limit`
+ */
+async function walkReal(url, style, { limit = null, maxPages = 60, headers = {} } = {}) {
+  const pages = [];
+  let next = url;
+  let startKey = null;
+  while (next !== null) {
+    assert.ok(pages.length < maxPages, 'the walk does not end');
+    const res = style === 'dynamodb'
+      ? await scan(next, { TableName: 'notes', ...(limit === null ? {} : { Limit: limit }), ...(startKey === null ? {} : { ExclusiveStartKey: startKey }) }, headers)
+      : await request(next, { headers });
+    assert.equal(res.status, 200, `${next}: ${res.body}`);
+    const body = json(res);
+    const at = new URL(next);
+    let notes;
+    switch (style) {
+      case 'next-page':
+        notes = body.data;
+        next = res.headers['next-page'] ?? null;
+        break;
+      case 'ogc':
+        notes = body.features;
+        next = body.links.find((link) => link.rel === 'next')?.href ?? null;
+        break;
+      case 'x-pagination': {
+        notes = body;
+        const meta = JSON.parse(res.headers['x-pagination']);
+        at.searchParams.set('page', String(meta.next_page));
+        next = meta.next_page === undefined ? null : at.href;
+        break;
+      }
+      case 'page-echo':
+        notes = body.items;
+        at.searchParams.set('current_page', String(body.current_page + 1));
+        next = body.current_page < body.total_pages ? at.href : null;
+        break;
+      case 'offset-echo':
+        notes = body.items;
+        at.searchParams.set('offset', String(body.offset + body.limit));
+        next = body.offset + body.limit < body.total ? at.href : null;
+        break;
+      case 'eve':
+        notes = body._items;
+        next = body._links.next ? new URL(body._links.next.href, `${at.origin}/`).href : null;
+        break;
+      case 'dynamodb':
+        notes = body.Items;
+        startKey = body.LastEvaluatedKey ?? null;
+        if (startKey === null) next = null;
+        break;
+      default:
+        throw new Error(`not a real server's style: ${style}`);
+    }
+    pages.push({ res, body, notes, ids: notes.map((note) => (style === 'eve' ? note._id : note.id)) });
+  }
+  return pages;
+}
+
+const REAL_STYLES = ['next-page', 'ogc', 'x-pagination', 'page-echo', 'offset-echo', 'eve', 'dynamodb'];
+
+describe('the styles of real servers (--count)', () => {
+  const N = 25;
+  const allIds = Array.from({ length: N }, (_, i) => `n${i}`);
+  let server;
+  let base;
+  const rawNotes = new Map(); // id -> the note's bytes, from the contract pages
+  // Where each style's notes are in its body (null: the body is the array), and its page size parameter.
+  const KEYS = { 'next-page': 'data', ogc: 'features', 'x-pagination': null, 'page-echo': 'items', 'offset-echo': 'items', eve: '_items', dynamodb: 'Items' };
+  const LIMITS = { 'next-page': '_limit', ogc: 'limit', 'x-pagination': 'page_size', 'page-echo': 'page_size', 'offset-echo': 'limit', eve: 'max_results' };
+  const get = (query, headers) => request(`${base}?${query}`, { headers });
+
+  /** The notes array of a response body under `key` (the whole body for null), as its notes' bytes. */
+  function notesBytes(body, key) {
+    const start = key === null ? 0 : body.indexOf(`"${key}":[`) + key.length + 3;
+    const items = body.subarray(...arrayAt(body, start));
+    return scanNotes(items, key === '_items' ? '_id' : 'id').map((note) => items.subarray(note.start, note.end).toString());
+  }
+  /** The bytes of note `id` in a style: as in contract style, with `_id` for `id` in Eve's. */
+  const noteIn = (style, id) => (style === 'eve' ? rawNotes.get(id).replace('{"id":', '{"_id":') : rawNotes.get(id));
+
+  before(async () => {
+    server = await startServer(['--count', String(N), '--page-size', '10', '--seed', '7', '--quiet']);
+    base = server.url;
+    for (const page of await walk(base, 'contract')) for (const note of page.notes) rawNotes.set(note.id, JSON.stringify(note));
+    // The contract bytes, not re-serialized: the notes as the server wrote them.
+    for (const page of await walk(base, 'contract')) {
+      for (const note of notesBytes(page.res.body, 'notes')) rawNotes.set(JSON.parse(note).id, note);
+    }
+    assert.deepEqual([...rawNotes.keys()], allIds);
+  });
+  after(async () => {
+    assert.equal((await server.stop()).code, 0);
+  });
+
+  for (const style of REAL_STYLES) {
+    test(`${style}: following its own signal yields n0..n${N - 1} once, in order, each note the same bytes as in contract style`, async () => {
+      for (const limit of [null, 1, 7, 10, 24, 25, 1000]) {
+        const start = style === 'dynamodb' || limit === null ? `${base}?style=${style}` : `${base}?style=${style}&${LIMITS[style]}=${limit}`;
+        const pages = await walkReal(start, style, { limit: style === 'dynamodb' ? limit : null });
+        const size = limit ?? 10;
+        const sizes = Array.from({ length: Math.ceil(N / size) }, (_, i) => Math.min(size, N - i * size));
+        // pygeoapi links a next page from every full page, so a last page that is full is followed by an empty one.
+        if (style === 'ogc' && N % size === 0) sizes.push(0);
+        assert.deepEqual(pages.map((p) => p.ids.length), sizes, `${style} limit ${limit}`);
+        assert.deepEqual(pages.flatMap((p) => p.ids), allIds, `${style} limit ${limit}`);
+        for (const page of pages) assert.deepEqual(notesBytes(page.res.body, KEYS[style]), page.ids.map((id) => noteIn(style, id)), `${style} limit ${limit}`);
+      }
+    });
+  }
+
+  test('--count 0: an empty list in every style, with no next page', async () => {
+    const empty = await startServer(['--count', '0', '--quiet']);
+    try {
+      const at = (style) => request(`${empty.url}?style=${style}`);
+      const kinto = await at('next-page');
+      assert.equal(kinto.body.toString(), '{"data":[]}');
+      assert.equal(kinto.headers['next-page'], undefined);
+      assert.equal(kinto.headers['total-records'], '0');
+      const ogc = json(await at('ogc'));
+      assert.deepEqual([ogc.features, ogc.numberMatched, ogc.numberReturned], [[], 0, 0]);
+      assert.deepEqual(ogc.links.map((link) => link.rel), ['self', 'alternate', 'alternate', 'collection']);
+      const smorest = await at('x-pagination');
+      assert.equal(smorest.body.toString(), '[]');
+      assert.equal(smorest.headers['x-pagination'], '{"total": 0, "total_pages": 0}');
+      assert.equal((await at('page-echo')).body.toString(), '{"items":[],"page_size":100,"current_page":1,"total_pages":0}');
+      assert.equal((await at('offset-echo')).body.toString(), '{"items":[],"limit":100,"offset":0,"total":0}');
+      const eve = await at('eve');
+      assert.equal(eve.body.toString(), '{"_items":[],"_links":{"parent":{"title":"home","href":"/"},"self":{"title":"notes","href":"notes"}},"_meta":{"page":1,"max_results":100,"total":0}}');
+      assert.equal(eve.headers['x-total-count'], '0');
+      assert.equal((await scan(`${empty.url}?style=dynamodb`, { TableName: 'notes' })).body.toString(), '{"Count":0,"Items":[],"ScannedCount":0}');
+      for (const style of REAL_STYLES) assert.deepEqual((await walkReal(`${empty.url}?style=${style}`, style)).map((p) => p.ids.length), [0], style);
+    } finally {
+      assert.equal((await empty.stop()).code, 0);
+    }
+  });
+
+  test('next-page: {"data":[…]}, Next-Page with _limit and an opaque _token (base64 of JSON), Total-Records; none of it past the last page', async () => {
+    const first = await get('style=next-page');
+    assert.equal(first.headers['content-type'], JSON_TYPE);
+    assert.deepEqual(Object.keys(json(first)), ['data']);
+    assert.equal(first.headers['total-records'], String(N));
+    const next = new URL(first.headers['next-page']);
+    assert.equal(`${next.origin}${next.pathname}`, base);
+    assert.deepEqual([...next.searchParams.keys()], ['style', '_limit', '_token']);
+    assert.equal(next.searchParams.get('_limit'), '10');
+    const token = next.searchParams.get('_token');
+    // The token is standard base64, percent-encoded in the URL as Python's quote_plus encodes it.
+    assert.equal(first.headers['next-page'], `${base}?style=next-page&_limit=10&_token=${encodeURIComponent(token)}`);
+    const info = JSON.parse(Buffer.from(token, 'base64'));
+    assert.deepEqual(Object.keys(info), ['last_object', 'offset', 'nonce']);
+    assert.deepEqual(info.last_object, { id: 'n9' });
+    assert.equal(info.offset, 11);
+    assert.match(info.nonce, /^pagination-token-[0-9a-f-]{36}$/);
+    assert.match(Buffer.from(token, 'base64').toString(), /^\{"last_object": \{"id": "n9"\}, "offset": 11, /);
+    const pages = await walkReal(`${base}?style=next-page`, 'next-page');
+    assert.deepEqual(pages.map((p) => p.res.headers['next-page'] === undefined), [false, false, true]);
+    assert.deepEqual(pages.map((p) => p.res.headers['total-records']), [String(N), String(N), String(N)]);
+    // The query the request had stays in Next-Page, _limit and _token where they were; the limit served.
+    const kept = await get('style=next-page&_sort=-id&_limit=3&fault=delay:1');
+    assert.match(kept.headers['next-page'], new RegExp(`^${base}\\?style=next-page&_sort=-id&_limit=3&fault=delay%3A1&_token=`));
+    assert.equal(json(kept).data.length, 3);
+    // A larger _limit is served as --max-limit (Kinto's paginate_by), silently.
+    const capped = await get('style=next-page&_limit=2000');
+    assert.deepEqual([json(capped).data.length, capped.headers['next-page']], [N, undefined]);
+    // The totals: Total-Records with the header total, --total-lie too; HEAD counts as Kinto 12 does.
+    assert.equal((await get('style=next-page&totals=count,link,pages')).headers['total-records'], undefined);
+    const head = await request(`${base}?style=next-page`, { method: 'HEAD' });
+    assert.equal(head.status, 200);
+    assert.equal(head.body.length, 0);
+    assert.deepEqual([head.headers['total-objects'], head.headers['total-records'], head.headers['next-page']], [String(N), String(N), undefined]);
+    assert.equal((await request(`${base}?style=next-page`, { method: 'DELETE' })).headers.allow, 'GET, HEAD');
+  });
+
+  test('next-page: any other query parameter is a filter on a field that no note has, as in Kinto: an empty page, no Next-Page', async () => {
+    for (const query of ['cursor=abc', 'page=2', 'limit=5', 'offset=10', 'title=x', 'in_id=n1,n2', '_since=0']) {
+      const res = await get(`style=next-page&${query}`);
+      assert.equal(res.status, 200, query);
+      assert.equal(res.body.toString(), '{"data":[]}', query);
+      assert.equal(res.headers['next-page'], undefined, query);
+      assert.equal(res.headers['total-records'], '0', query);
+    }
+    // Even on a later page: the token names where to go on, the filter what to keep.
+    const second = (await get('style=next-page')).headers['next-page'];
+    assert.equal((await request(`${second}&cursor=abc`)).body.toString(), '{"data":[]}');
+    // Kinto's own names (those that start with `_`) and the server's are not filters.
+    for (const query of ['_fields=id', '_expected=1', '_sort=title', 'fault=delay:1&totals=header&compress=none']) {
+      assert.equal(json(await get(`style=next-page&${query}`)).data.length, 10, query);
+    }
+  });
+
+  test("next-page: Kinto's 400 for a bad _token or _limit, and for a token whose note is gone", async () => {
+    const invalid = async (query, message, name) => {
+      const res = await get(`style=next-page&${query}`);
+      assert.equal(res.status, 400, query);
+      assert.equal(res.headers['content-type'], JSON_TYPE);
+      assert.deepEqual(json(res), { code: 400, errno: 107, error: 'Invalid parameters', message, details: [{ location: 'querystring', name, description: message.replace(/^.* in querystring: |^querystring: /, '') }] }, query);
+    };
+    await invalid('_token=abc', 'querystring: _token has invalid content', null);
+    await invalid(`_token=${encodeURIComponent(Buffer.from('{"last_object":{"id":"n99"},"offset":1,"nonce":"x"}').toString('base64'))}`, 'querystring: _token has invalid content', null);
+    await invalid('_limit=ten', '_limit in querystring: "ten" is not a number', '_limit');
+    await invalid('_limit=0', '_limit in querystring: 0 is less than minimum value 1', '_limit');
+    // A token made by hand, as Kinto reads it: its last_object names where the page starts.
+    const token = Buffer.from('{"last_object": {"id": "n20"}, "offset": 21, "nonce": "x"}').toString('base64');
+    assert.deepEqual(json(await get(`style=next-page&_token=${encodeURIComponent(token)}`)).data.map((n) => n.id), allIds.slice(21));
+  });
+
+  test('ogc: a FeatureCollection as application/geo+json, numberMatched and numberReturned, pygeoapi\'s links', async () => {
+    const first = await get('style=ogc');
+    assert.equal(first.headers['content-type'], 'application/geo+json');
+    const body = json(first);
+    assert.deepEqual(Object.keys(body), ['type', 'features', 'numberMatched', 'numberReturned', 'links']);
+    assert.deepEqual([body.type, body.numberMatched, body.numberReturned], ['FeatureCollection', N, 10]);
+    assert.deepEqual(body.links, [
+      { type: 'application/geo+json', rel: 'self', title: 'This document as GeoJSON', href: `${base}?f=json&style=ogc` },
+      { rel: 'alternate', type: 'application/ld+json', title: 'This document as RDF (JSON-LD)', href: `${base}?f=jsonld&style=ogc` },
+      { type: 'text/html', rel: 'alternate', title: 'This document as HTML', href: `${base}?f=html&style=ogc` },
+      { rel: 'next', type: 'application/geo+json', title: 'Items (next)', href: `${base}?offset=10&style=ogc` },
+      { type: 'application/json', title: 'notes', rel: 'collection', href: base.replace(/\/notes$/, '') },
+    ]);
+    const third = json(await get('style=ogc&offset=20&limit=10&fault=delay:1'));
+    assert.deepEqual(third.links.filter((link) => link.rel === 'prev' || link.rel === 'next'), [
+      { type: 'application/geo+json', rel: 'prev', title: 'Items (prev)', href: `${base}?offset=10&style=ogc&limit=10&fault=delay%3A1` },
+    ]);
+    assert.equal(third.numberReturned, 5);
+    // With f=json, next and prev name the format first, as pygeoapi does.
+    assert.equal(json(await get('f=json&style=ogc&offset=3')).links.find((link) => link.rel === 'next').href, `${base}?f=json&offset=13&style=ogc`);
+    // Without numberMatched (totals=none), only a full page has a next link: the walk ends on a short or empty page.
+    const counted = await walkReal(`${base}?style=ogc&limit=5&totals=none`, 'ogc');
+    assert.deepEqual(counted.map((p) => p.ids.length), [5, 5, 5, 5, 5, 0]);
+    assert.ok(counted.every((p) => !('numberMatched' in p.body)));
+    const invalid = (description) => ({ code: 'InvalidParameterValue', type: 'InvalidParameterValue', description });
+    for (const [query, description] of [['offset=x', 'offset value should be an integer'], ['offset=-5', 'offset value should be positive or zero'],
+      ['limit=2.5', 'limit value should be an integer'], ['limit=0', 'limit value should be strictly positive']]) {
+      const res = await get(`style=ogc&${query}`);
+      assert.equal(res.status, 400, query);
+      assert.deepEqual(json(res), invalid(description), query);
+    }
+    assert.equal(json(await get('style=ogc&limit=5000')).features.length, N);
+  });
+
+  test('x-pagination: a bare array, X-Pagination as flask-smorest writes it; unknown parameters ignored; 422', async () => {
+    const header = async (query) => (await get(`style=x-pagination&${query}`)).headers['x-pagination'];
+    assert.equal(await header(''), '{"total": 25, "total_pages": 3, "first_page": 1, "last_page": 3, "page": 1, "next_page": 2}');
+    assert.equal(await header('page=2'), '{"total": 25, "total_pages": 3, "first_page": 1, "last_page": 3, "page": 2, "previous_page": 1, "next_page": 3}');
+    assert.equal(await header('page=3'), '{"total": 25, "total_pages": 3, "first_page": 1, "last_page": 3, "page": 3, "previous_page": 2}');
+    assert.equal(await header('page=4'), '{"total": 25, "total_pages": 3, "first_page": 1, "last_page": 3}');
+    assert.equal(await header('page=2&page_size=24'), '{"total": 25, "total_pages": 2, "first_page": 1, "last_page": 2, "page": 2, "previous_page": 1}');
+    assert.equal((await get('style=x-pagination&page=4')).body.toString(), '[]');
+    assert.deepEqual(json(await get('style=x-pagination&page=2&cursor=x&per_page=3&offset=1')).map((n) => n.id), allIds.slice(10, 20));
+    assert.equal(await header('totals=count'), undefined);
+    const refused = await get('style=x-pagination&page=0&page_size=1001');
+    assert.equal(refused.status, 422);
+    assert.deepEqual(json(refused), {
+      code: 422,
+      errors: { query: { page: ['Must be greater than or equal to 1.'], page_size: ['Must be greater than or equal to 1 and less than or equal to 1000.'] } },
+      status: 'Unprocessable Entity',
+    });
+    assert.deepEqual(json(await get('style=x-pagination&page_size=ten')).errors, { query: { page_size: ['Not a valid integer.'] } });
+  });
+
+  test('page-echo and offset-echo: the page as served echoed; unknown parameters ignored (page=2 is page 1); Litestar\'s 400', async () => {
+    const paged = json(await get('style=page-echo&current_page=2&page_size=4'));
+    assert.deepEqual(Object.keys(paged), ['items', 'page_size', 'current_page', 'total_pages']);
+    assert.deepEqual([paged.page_size, paged.current_page, paged.total_pages], [4, 2, 7]);
+    assert.deepEqual(paged.items.map((n) => n.id), allIds.slice(4, 8));
+    const ignored = json(await get('style=page-echo&page=2&per_page=3&limit=2'));
+    assert.deepEqual([ignored.current_page, ignored.page_size, ignored.items[0].id], [1, 10, 'n0']);
+    assert.deepEqual(json(await get('style=page-echo&current_page=9')).items, []);
+    assert.equal(json(await get('style=page-echo&page_size=5000')).page_size, 1000);
+    const offset = json(await get('style=offset-echo&offset=20&limit=10&page=4'));
+    assert.deepEqual(Object.keys(offset), ['items', 'limit', 'offset', 'total']);
+    assert.deepEqual([offset.limit, offset.offset, offset.total, offset.items.length], [10, 20, N, 5]);
+    assert.deepEqual(json(await get('style=offset-echo&offset=30')).items, []);
+    assert.equal(json(await get('style=offset-echo&totals=none')).total, undefined);
+    assert.equal(json(await get('style=page-echo&totals=count')).total_pages, undefined);
+    const refused = await get('style=page-echo&current_page=0&page_size=x');
+    assert.equal(refused.status, 400);
+    assert.deepEqual(json(refused), {
+      status_code: 400,
+      detail: 'Validation failed for GET /notes?style=page-echo&current_page=0&page_size=x',
+      extra: [{ message: 'Expected `int`, got `str`', key: 'page_size', source: 'query' }, { message: 'Expected `int` >= 1', key: 'current_page', source: 'query' }],
+    });
+    assert.deepEqual(json(await get('style=offset-echo&offset=-1')).extra, [{ message: 'Expected `int` >= 0', key: 'offset', source: 'query' }]);
+  });
+
+  test('eve: _items with _id, _links with relative hrefs without a leading slash, _meta, X-Total-Count', async () => {
+    const first = await get('style=eve');
+    assert.equal(first.headers['x-total-count'], String(N));
+    const body = json(first);
+    assert.deepEqual(Object.keys(body), ['_items', '_links', '_meta']);
+    assert.deepEqual(body._items.map((n) => Object.keys(n)[0]), Array(10).fill('_id'));
+    assert.ok(body._items.every((n) => !('id' in n)));
+    assert.deepEqual(body._links, {
+      parent: { title: 'home', href: '/' },
+      self: { title: 'notes', href: 'notes?style=eve' },
+      next: { title: 'next page', href: 'notes?page=2&style=eve' },
+      last: { title: 'last page', href: 'notes?page=3&style=eve' },
+    });
+    assert.deepEqual(body._meta, { page: 1, max_results: 10, total: N });
+    // max_results appears when it is not the default (--page-size), before the page; the other parameters raw.
+    const sized = json(await get('style=eve&page=2&max_results=5&fault=delay:1'));
+    assert.deepEqual(sized._links, {
+      parent: { title: 'home', href: '/' },
+      self: { title: 'notes', href: 'notes?max_results=5&page=2&style=eve&fault=delay:1' },
+      next: { title: 'next page', href: 'notes?max_results=5&page=3&style=eve&fault=delay:1' },
+      last: { title: 'last page', href: 'notes?max_results=5&page=5&style=eve&fault=delay:1' },
+      prev: { title: 'previous page', href: 'notes?max_results=5&style=eve&fault=delay:1' },
+    });
+    assert.equal(json(await get('style=eve&max_results=10'))._links.next.href, 'notes?page=2&style=eve');
+    for (const page of await walkReal(`${base}?style=eve&max_results=4`, 'eve')) {
+      for (const link of Object.values(page.body._links)) assert.ok(link.href === '/' || /^notes(\?|$)/.test(link.href), link.href);
+    }
+    const beyond = json(await get('style=eve&page=9'));
+    assert.deepEqual([beyond._items, Object.keys(beyond._links), beyond._meta], [[], ['parent', 'self', 'prev'], { page: 9, max_results: 10, total: N }]);
+    // Without the count, Eve (OPTIMIZE_PAGINATION_FOR_SPEED) has no total and a next link on every page: a client stops at an empty page.
+    const uncounted = json(await get('style=eve&page=9&totals=none'));
+    assert.deepEqual([uncounted._items, uncounted._meta, uncounted._links.next.href, uncounted._links.self.href], [[], { page: 9, max_results: 10 }, 'notes?page=10&style=eve&totals=none', 'notes']);
+    assert.equal((await get('style=eve&totals=none')).headers['x-total-count'], undefined);
+    await assert.rejects(walkReal(`${base}?style=eve&totals=none`, 'eve', { maxPages: 6 }), /does not end/);
+  });
+
+  test('dynamodb: POST a Scan; Count, Items, ScannedCount and LastEvaluatedKey, which the last page lacks', async () => {
+    const dynamo = `${base}?style=dynamodb`;
+    const first = await scan(dynamo, { TableName: 'notes', Limit: 10, ReturnConsumedCapacity: 'NONE' });
+    assert.equal(first.status, 200);
+    assert.equal(first.headers['content-type'], 'application/x-amz-json-1.0');
+    const body = json(first);
+    assert.deepEqual(Object.keys(body), ['Count', 'Items', 'ScannedCount', 'LastEvaluatedKey']);
+    assert.deepEqual([body.Count, body.ScannedCount, body.LastEvaluatedKey], [10, 10, { id: { S: 'n9' } }]);
+    assert.match(first.body.toString(), /,"ScannedCount":10,"LastEvaluatedKey":\{"id":\{"S":"n9"\}\}\}$/);
+    const last = json(await scan(dynamo, { TableName: 'notes', Limit: 10, ExclusiveStartKey: { id: { S: 'n19' } } }));
+    assert.deepEqual(Object.keys(last), ['Count', 'Items', 'ScannedCount']);
+    assert.deepEqual(last.Items.map((n) => n.id), allIds.slice(20));
+    // As moto: a last page that is full has no LastEvaluatedKey either.
+    const full = json(await scan(dynamo, { TableName: 'notes', Limit: 5, ExclusiveStartKey: { id: { S: 'n19' } } }));
+    assert.deepEqual([full.Count, full.LastEvaluatedKey], [5, undefined]);
+    // Without Limit, --page-size notes; Limit above --max-limit is cut to it.
+    assert.equal(json(await scan(dynamo, { TableName: 'notes' })).Count, 10);
+    assert.equal(json(await scan(dynamo, { TableName: 'notes', Limit: 5000 })).Count, N);
+    // The request's own headers: without X-Amz-Target is fine, another operation or media type is not.
+    const untargeted = await request(dynamo, { method: 'POST', headers: { 'Content-Type': 'application/x-amz-json-1.0' }, body: '{"TableName":"notes"}' });
+    assert.equal(untargeted.status, 200);
+    const error = (type, message) => ({ __type: type, message });
+    const refusals = [
+      [{ TableName: 'notes', ExclusiveStartKey: { id: { S: 'n99' } } }, {}, error('com.amazon.coral.validation#ValidationException', 'The provided starting key is invalid: The provided key element does not match the schema')],
+      [{ TableName: 'notes', ExclusiveStartKey: { id: 'n9' } }, {}, error('com.amazon.coral.validation#ValidationException', 'The provided starting key is invalid: The provided key element does not match the schema')],
+      [{ TableName: 'notes', ExclusiveStartKey: { id: { N: '9' } } }, {}, error('com.amazon.coral.validation#ValidationException', 'The provided starting key is invalid: The provided key element does not match the schema')],
+      [{ TableName: 'notes', Limit: 0 }, {}, error('com.amazon.coral.validation#ValidationException', "1 validation error detected: Value '0' at 'limit' failed to satisfy constraint: Member must have value greater than or equal to 1")],
+      [{ TableName: 'others' }, {}, error('com.amazonaws.dynamodb.v20120810#ResourceNotFoundException', 'Requested resource not found')],
+      ['{"TableName":', {}, error('com.amazon.coral.service#SerializationException', 'the body is not JSON')],
+      [{ TableName: 'notes' }, { 'X-Amz-Target': 'DynamoDB_20120810.Query' }, error('com.amazon.coral.service#UnknownOperationException', 'this endpoint answers X-Amz-Target: DynamoDB_20120810.Scan only')],
+      [{ TableName: 'notes' }, { 'Content-Type': 'application/json' }, error('com.amazon.coral.service#SerializationException', 'a Scan is a POST of a JSON body with Content-Type: application/x-amz-json-1.0')],
+    ];
+    for (const [request, headers, expected] of refusals) {
+      const res = await scan(dynamo, request, headers);
+      assert.equal(res.status, 400, JSON.stringify(request));
+      assert.equal(res.headers['content-type'], 'application/x-amz-json-1.0');
+      assert.deepEqual(json(res), expected, JSON.stringify(request));
+    }
+    // GET is a 400 as well; other methods a 405.
+    const got = await get('style=dynamodb');
+    assert.equal(got.status, 400);
+    assert.deepEqual(json(got), error('com.amazon.coral.service#SerializationException', 'a Scan is a POST of a JSON body with Content-Type: application/x-amz-json-1.0'));
+    const put = await request(`${base}?style=dynamodb`, { method: 'PUT' });
+    assert.deepEqual([put.status, put.headers.allow], [405, 'POST']);
+  });
+
+  // The second page of each style in its own terms (10 notes a page), and a request for it.
+  const kintoSecond = async () => (await get('style=next-page')).headers['next-page'].slice(base.length + 1);
+  const SECOND = {
+    ogc: 'style=ogc&offset=10', 'x-pagination': 'style=x-pagination&page=2', 'page-echo': 'style=page-echo&current_page=2',
+    'offset-echo': 'style=offset-echo&offset=15', eve: 'style=eve&page=2',
+  };
+  const secondPage = async (style, fault) => {
+    if (style === 'dynamodb') return scan(`${base}?style=dynamodb&fault=${fault}`, { TableName: 'notes', ExclusiveStartKey: { id: { S: 'n9' } } });
+    return get(`${style === 'next-page' ? await kintoSecond() : SECOND[style]}&fault=${fault}`);
+  };
+
+  test('503@2 and duplicate-id@2 act on the second page in each style\'s terms; Eve\'s _id too', async () => {
+    for (const style of REAL_STYLES) {
+      const res = await secondPage(style, '503@2');
+      assert.equal(res.status, 503, style);
+      assert.deepEqual(json(res), { error: 'injected', status: 503 });
+      assert.equal((await secondPage(style, '503@3')).status, 200, style);
+      const duplicated = json(await secondPage(style, 'duplicate-id@2'));
+      const notes = KEYS[style] === null ? duplicated : duplicated[KEYS[style]];
+      assert.equal(style === 'eve' ? notes.at(-1)._id : notes.at(-1).id, 'n0', style);
+    }
+  });
+
+  test('cycle: the next page points back (page 2, or the previous page); page-echo and offset-echo refuse it', async () => {
+    for (const style of ['next-page', 'ogc', 'x-pagination', 'eve', 'dynamodb']) {
+      await assert.rejects(walkReal(`${base}?style=${style}&fault=cycle@3`, style, { maxPages: 8 }), /does not end/, style);
+    }
+    assert.equal(json(await get('style=ogc&offset=20&fault=cycle')).links.find((link) => link.rel === 'next').href, `${base}?offset=10&style=ogc&fault=cycle`);
+    assert.equal(json(await get('style=eve&page=3&fault=cycle'))._links.next.href, 'notes?page=2&style=eve&fault=cycle');
+    assert.match((await get('style=x-pagination&page=3&fault=cycle')).headers['x-pagination'], /"page": 3, "previous_page": 2, "next_page": 2\}$/);
+    assert.deepEqual(json(await scan(`${base}?style=dynamodb&fault=cycle`, { TableName: 'notes', ExclusiveStartKey: { id: { S: 'n19' } } })).LastEvaluatedKey, { id: { S: 'n9' } });
+    for (const style of ['page-echo', 'offset-echo']) {
+      const res = await get(`style=${style}&fault=cycle@2`);
+      assert.equal(res.status, 400);
+      assert.equal(json(res).message, `fault 'cycle@2' cannot work in ${style} style: the client computes the next page from the totals, so nothing can point back`);
+    }
+  });
+
+  test('shift:K@2: the offset and page styles serve the end of page 1 again; next-page and dynamodb go on after the last id', async () => {
+    // Requests with the same spec share its notes once it has acted: each walk has a spec of its own.
+    for (const [k, style] of ['ogc', 'x-pagination', 'page-echo', 'offset-echo', 'eve'].entries()) {
+      const pages = await walkReal(`${base}?style=${style}&fault=shift:${k + 1}@2`, style);
+      assert.deepEqual(pages.map((p) => p.ids[0]), ['n0', `n${9 - k}`, `n${19 - k}`], style);
+      assert.equal(pages.flatMap((p) => p.ids).length, N + k + 1, style);
+    }
+    assert.deepEqual(json(await get('style=offset-echo&limit=4&fault=shift:3@2')).items.map((n) => n.id), ['new0', 'new1', 'new2', 'n0']);
+    for (const [k, style] of ['next-page', 'dynamodb'].entries()) {
+      const pages = await walkReal(`${base}?style=${style}&fault=shift:${k + 6}@2`, style);
+      assert.deepEqual(pages.flatMap((p) => p.ids), allIds, style);
+    }
+  });
+
+  test('--total-lie and --totals: the announced total is off; where the real server derives its next page from it, so does the style', async () => {
+    const lying = await startServer(['--count', String(N), '--page-size', '10', '--seed', '7', '--total-lie', '10', '--quiet']);
+    const silent = await startServer(['--count', String(N), '--page-size', '10', '--seed', '7', '--totals', 'none', '--quiet']);
+    try {
+      const at = (server, query) => request(`${server.url}?${query}`);
+      assert.equal((await at(lying, 'style=next-page')).headers['total-records'], '35');
+      assert.deepEqual((await walkReal(`${lying.url}?style=next-page`, 'next-page')).map((p) => p.ids.length), [10, 10, 5]);
+      assert.equal((await at(lying, 'style=x-pagination&page=3')).headers['x-pagination'],
+        '{"total": 35, "total_pages": 4, "first_page": 1, "last_page": 4, "page": 3, "previous_page": 2, "next_page": 4}');
+      assert.deepEqual((await walkReal(`${lying.url}?style=x-pagination`, 'x-pagination')).map((p) => p.ids.length), [10, 10, 5, 0]);
+      assert.deepEqual((await walkReal(`${lying.url}?style=eve`, 'eve')).map((p) => p.ids.length), [10, 10, 5, 0]);
+      assert.deepEqual((await walkReal(`${lying.url}?style=ogc`, 'ogc')).map((p) => p.ids.length), [10, 10, 5, 0]);
+      assert.deepEqual((await walkReal(`${lying.url}?style=page-echo`, 'page-echo')).map((p) => p.ids.length), [10, 10, 5, 0]);
+      assert.equal(json(await at(lying, 'style=offset-echo')).total, 35);
+      assert.equal(json(await at(lying, 'style=ogc')).numberMatched, 35);
+      assert.equal((await at(silent, 'style=next-page')).headers['total-records'], undefined);
+      assert.equal((await at(silent, 'style=x-pagination')).headers['x-pagination'], undefined);
+      assert.equal(json(await at(silent, 'style=ogc')).numberMatched, undefined);
+      assert.equal(json(await at(silent, 'style=offset-echo')).total, undefined);
+      assert.equal(json(await at(silent, 'style=page-echo')).total_pages, undefined);
+      assert.equal(json(await at(silent, 'style=eve'))._meta.total, undefined);
+      assert.equal(json(await at(lying, 'style=eve&totals=count,header'))._links.last, undefined);
+    } finally {
+      assert.equal((await lying.stop()).code, 0);
+      assert.equal((await silent.stop()).code, 0);
+    }
+  });
+
+  test('integer ids: DynamoDB keys of type N, Kinto tokens with numbers, Eve\'s _id a number', async () => {
+    const ints = await startServer(['--count', String(N), '--page-size', '10', '--seed', '7', '--id-kind', 'int', '--quiet']);
+    try {
+      const ids = (await walk(`${ints.url}?style=contract`, 'contract')).flatMap((p) => p.ids);
+      for (const style of REAL_STYLES) assert.deepEqual((await walkReal(`${ints.url}?style=${style}`, style)).flatMap((p) => p.ids), ids, style);
+      const first = json(await scan(`${ints.url}?style=dynamodb`, { TableName: 'notes' }));
+      assert.deepEqual(first.LastEvaluatedKey, { id: { N: String(ids[9]) } });
+      const token = new URL((await request(`${ints.url}?style=next-page`)).headers['next-page']).searchParams.get('_token');
+      assert.deepEqual(JSON.parse(Buffer.from(token, 'base64')).last_object, { id: ids[9] });
+    } finally {
+      assert.equal((await ints.stop()).code, 0);
+    }
+  });
+
+  test('the style by flag: --style dynamodb takes POST /notes, --style next-page HEAD; a directory refuses them', async () => {
+    const flagged = await startServer(['--count', '5', '--style', 'dynamodb', '--quiet']);
+    try {
+      assert.equal(json(await scan(flagged.url, { TableName: 'notes', Limit: 2 })).Count, 2);
+      assert.equal((await request(flagged.url)).status, 400);
+      assert.equal((await request(flagged.url, { headers: { 'X-Notes-Style': 'next-page' }, method: 'HEAD' })).headers['total-objects'], '5');
+    } finally {
+      assert.equal((await flagged.stop()).code, 0);
+    }
+    const { code, stderr } = await runServer(['--dir', '/nonexistent', '--style', 'eve']);
+    assert.equal(code, 64);
+    assert.match(stderr, /style 'eve' pages through generated notes: it needs --count, not --dir/);
+  });
+});
+
+describe('notes without titles (--no-titles)', () => {
+  test('every style serves the notes without their title member, otherwise byte for byte the same', async () => {
+    const args = ['--count', '12', '--page-size', '5', '--seed', '7', '--quiet'];
+    const [titled, bare] = await Promise.all([startServer(args), startServer([...args, '--no-titles'])]);
+    try {
+      const strip = (text) => text.replace(/"title":"(?:[^"\\]|\\.)*",/g, '');
+      for (const style of ['contract', 'drf', 'link', 'header', 'offset', 'page', 'keyset', 'jsonapi']) {
+        const [with_, without] = await Promise.all([walk(`${titled.url}?style=${style}`, style), walk(`${bare.url}?style=${style}`, style)]);
+        assert.deepEqual(without.flatMap((p) => p.ids), with_.flatMap((p) => p.ids), style);
+        assert.ok(without.every((p) => p.notes.every((note) => !('title' in note) && !('title' in (note.attributes ?? {})))), style);
+        // The same bytes but the titles (and the URLs, which name each server's port).
+        const ports = (text, server) => text.replaceAll(new URL(server.url).host, 'HOST');
+        assert.deepEqual(without.map((p) => ports(p.res.body.toString(), bare)), with_.map((p) => ports(strip(p.res.body.toString()), titled)), style);
+      }
+      for (const style of REAL_STYLES) {
+        const pages = await walkReal(`${bare.url}?style=${style}`, style);
+        assert.equal(pages.flatMap((p) => p.ids).length, 12, style);
+        assert.ok(pages.every((p) => p.notes.every((note) => !('title' in note))), style);
+      }
+      const notion = await request(`${bare.url.replace(/\/notes$/, '')}/v1/databases/notes/query`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{}' });
+      assert.ok(json(notion).results.every((note) => Object.keys(note).join() === 'id,rank,pinned'));
+      // huge-title finds nothing to change.
+      assert.equal((await request(`${bare.url}?fault=huge-title:50`)).body.toString(), (await request(bare.url)).body.toString());
+    } finally {
+      assert.equal((await titled.stop()).code, 0);
+      assert.equal((await bare.stop()).code, 0);
+    }
+    const { code, stderr } = await runServer(['--dir', '/nonexistent', '--no-titles']);
+    assert.equal(code, 64);
+    assert.match(stderr, /--no-titles goes with --count, not --dir/);
+    const help = await runServer(['--help']);
+    for (const word of ['--no-titles', ...REAL_STYLES]) assert.ok(help.stdout.includes(word), word);
   });
 });
