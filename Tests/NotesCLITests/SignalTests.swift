@@ -272,6 +272,31 @@ struct SignalTests {
             "\(run.stderr)")
     }
 
+    @Test("Eve without a total: a next link on every page, an empty one too, and the walk ends at the empty page")
+    func eveWithoutTotal() async throws {
+        let api = SignalAPI { query, _ in
+            let page = Int(query["page"] ?? "1")!
+            let links = #""_links":{"next":{"href":"items?page=\#(page + 1)"}}"#
+            let records = SignalAPI.records(from: (page - 1) * 100, id: "_id")
+            return (#"{"_items":\#(records),\#(links),"_meta":{"page":\#(page),"max_results":100}}"#, [])
+        }
+        let run = try await Self.walk(api, ["--parallel", "1"])
+        #expect(run.status == .success && SignalAPI.ids(run.stdout) == Self.all, "\(run.stderr)")
+        // Three pages and the empty one after them.
+        #expect(api.urls.count == 4, "\(api.urls)")
+        // The same with its last page silent on the next link: the page number it says, with no count, is
+        // followed up to the empty page after it.
+        let silent = SignalAPI { query, _ in
+            let page = Int(query["page"] ?? "1")!
+            let links = page < 3 ? #","_links":{"next":{"href":"items?page=\#(page + 1)"}}"# : ""
+            let records = SignalAPI.records(from: (page - 1) * 100, id: "_id")
+            return (#"{"_items":\#(records),"_meta":{"page":\#(page),"max_results":100}\#(links)}"#, [])
+        }
+        let quiet = try await Self.walk(silent, ["--parallel", "1"])
+        #expect(quiet.status == .success && SignalAPI.ids(quiet.stdout) == Self.all, "\(quiet.stderr)")
+        #expect(silent.urls.count == 4, "\(silent.urls)")
+    }
+
     @Test("A title is required only when asked for, or of the notes contract's notes; a title asked for is checked")
     func titles() async throws {
         let untitled = SignalAPI { _, _ in (#"{"results":[{"id":1,"title":{"rendered":"x"}},{"id":2}]}"#, []) }

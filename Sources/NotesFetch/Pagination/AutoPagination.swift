@@ -6,17 +6,24 @@ public import NotesPage
     public import Foundation
 #endif
 
-/// Every signal a page sends, read on the first page and on each after it (``PageSignals``): the body's
-/// next value (a cursor or a URL, `links[rel=next]`, a `next_page` number), else a `Link` header with
-/// `rel="next"`, else a next-page header (`Next-Page`), else `X-Pagination`'s next page, else the page the
-/// body says it is (`current_page` of `total_pages`) or its offset (`offset` before `total`), else a total
-/// above the page with nothing of how to go on (offsets tried, and checked). After the first page it says
-/// what it follows, and whether next URLs walk offsets or page numbers.
+/// Every signal a page sends (``PageSignals``), read on each page in this order: the body's next value (a
+/// cursor or a URL, `links[rel=next]`, a `next_page` number; `null` is the end), a `Link` header with
+/// `rel="next"`, a next-page header (`Next-Page`), `X-Pagination`'s next page, the page the body says it is
+/// (`current_page` of `total_pages`), its offset (`offset` before `total`), a total above the page with
+/// nothing of how to go on (offsets tried from the first page, and checked). The first that names a next
+/// page is followed. Those with no bound of their own (a page number without a count, an offset without a
+/// total) go on to an empty page, and an empty page whose next reference only numbers the page after it
+/// ends the walk.
 ///
 /// A page asked for by a number or an offset must say it is that one when it says which it is: a server
 /// that ignores the parameter is an error, never the same page again.
 public struct AutoPagination: Pagination {
     public var cursorParameter: String
+
+    /// The signals `auto` can follow, in the order it looks for them.
+    enum Signal: Sendable, Hashable, CaseIterable {
+        case nextValue, link, nextHeader, xPagination, pageEcho, offsetEcho, total
+    }
 
     public init(cursorParameter: String = "cursor") {
         self.cursorParameter = cursorParameter
@@ -34,9 +41,9 @@ public struct AutoPagination: Pagination {
         try follow(page)?.location
     }
 
-    /// Only a next value read from the body, when it is plainly a URL or a cursor: a `Link` header counts
-    /// only when the body has none, and a relative reference waits for the whole page (as does a page
-    /// number: the walk sends none early from a path of ``pageNumberKeys``).
+    /// A next value read from the body when it is plainly a URL or a cursor: a `Link` header counts only
+    /// when the body has none, and a relative reference waits for the whole page (as does a page number: the
+    /// walk sends none early from a path of ``pageNumberKeys``).
     public func earlyNext(
         head: HTTPResponseHead, nextValue: String??, read: (FieldPath) -> FieldValue?, url: String, endpoint: URL
     ) -> PageLocation? {
@@ -53,7 +60,7 @@ public struct AutoPagination: Pagination {
     }
 
     public func recognition(after page: PageFacts, endpoint: URL) -> String? {
-        guard let (next, source) = try? follow(page) else { return nil }
+        guard let (next, source, _) = try? follow(page) else { return nil }
         switch next {
         case .cursor:
             return "Pagination: auto follows \(source), a cursor sent as ?\(cursorParameter)="
@@ -77,22 +84,45 @@ public struct AutoPagination: Pagination {
     static func readsPageNumber(at path: FieldPath) -> Bool {
         path.components.last.map { pageNumberKeys.contains(String(decoding: $0, as: UTF8.self)) } ?? false
     }
+
     /// Paths whose next value is a URL reference even without a scheme or a leading slash (Eve's
     /// `notes?page=2`).
     private static let urlKeys: Set<String> = ["href", "next_url", "next_page_url", "@odata.nextLink", "links"]
 
-    /// Where the page after `page` is, and what said so (for the `Pagination:` line); `nil` when nothing does.
+    /// Where the page after `page` is, what said so (for the `Pagination:` line) and which signal that is;
+    /// `nil` when nothing does.
     /// - Throws: ``PaginationError`` when the page is not the one its URL asked for (the server ignores the
     ///   parameter), or its next value is JSON (which only a POST body carries).
-    func follow(_ page: PageFacts) throws(PaginationError) -> (location: PageLocation, source: String)? {
+    func follow(_ page: PageFacts) throws(PaginationError) -> (location: PageLocation, source: String, signal: Signal)?
+    {
         let signals = PageSignals(page)
         try checkEchoes(signals)
+        for candidate in Signal.allCases {
+            guard let (location, source) = try reference(candidate, page, signals) else {
+                // The body's next value, where the page has one, says the last word: null is the end.
+                if candidate == .nextValue && page.summary.hasNextValue { return nil }
+                continue
+            }
+            // Past the end of numbered pages, a server that links every page to the next (Eve without a
+            // total) would lead on forever: an empty page ends such a walk.
+            if case .url(let url) = location, signals.isPastTheEnd(url) { return nil }
+            return (location, source, candidate)
+        }
+        return nil
+    }
+
+    /// The page after `page` by `signal`, and what said so; `nil` when that signal names none.
+    private func reference(_ signal: Signal, _ page: PageFacts, _ signals: PageSignals) throws(PaginationError)
+        -> (location: PageLocation, source: String)?
+    {
         let summary = page.summary
         let count = summary.noteCount
         func numbered(_ parameter: String, _ value: Int) -> PageLocation {
             .url(PageLocator.setting([(parameter, "\(value)")], on: page.url))
         }
-        if let value = summary.nextCursor {
+        switch signal {
+        case .nextValue:
+            guard let value = summary.nextCursor else { return nil }
             let shown = "the body's '\(summary.detectedNextShown ?? summary.nextPath?.description ?? "next")'"
             let key = summary.nextPath?.components.last.map { String(decoding: $0, as: UTF8.self) } ?? ""
             if summary.nextIsJSON {
@@ -107,10 +137,10 @@ public struct AutoPagination: Pagination {
                 || summary.nextIsLinkRelation || Self.urlKeys.contains(key)
             if isURL { return (.url(PageLocator.resolve(value, against: page.url) ?? value), shown) }
             return (.cursor(value), shown)
-        }
-        if summary.hasNextValue { return nil }
-        if let link = page.link("next") { return (.url(link), "Link rel=\"next\"") }
-        if let (name, value) = signals.nextHeader {
+        case .link:
+            return page.link("next").map { (.url($0), "Link rel=\"next\"") }
+        case .nextHeader:
+            guard let (name, value) = signals.nextHeader else { return nil }
             if value.hasPrefix("/") || value.hasPrefix("?") || PageLocator.hasScheme(value) {
                 return (.url(PageLocator.resolve(value, against: page.url) ?? value), "the \(name) header")
             }
@@ -118,33 +148,34 @@ public struct AutoPagination: Pagination {
                 return (numbered("page", number), "the \(name) header, a page number sent as ?page=")
             }
             return (.cursor(value), "the \(name) header")
-        }
-        if let pagination = signals.xPagination {
-            guard let next = pagination.next else { return nil }
+        case .xPagination:
+            guard let next = signals.xPagination?.next else { return nil }
             return (numbered("page", next), "X-Pagination's next page, a page number sent as ?page=")
-        }
-        if let echo = signals.pageEcho {
-            if let pages = signals.pageCount {
+        case .pageEcho:
+            guard let echo = signals.pageEcho else { return nil }
+            if let pages = signals.pageCountOrSizes {
                 guard echo.page < pages.count else { return nil }
                 return (
                     numbered(echo.parameter, echo.page + 1),
-                    "'\(echo.path)' of '\(pages.path)' (\(pages.count)), page numbers sent as ?\(echo.parameter)="
+                    "'\(echo.path)' of \(pages.path) (\(pages.count)), page numbers sent as ?\(echo.parameter)="
                 )
             }
-            guard count > 0 else { return nil }
+            // Without a count: from the first page, or along the parameter it echoes, up to an empty page.
+            guard count > 0, page.location == .start || signals.requests(echo.parameter) else { return nil }
             return (
                 numbered(echo.parameter, echo.page + 1),
                 "'\(echo.path)', page numbers sent as ?\(echo.parameter)= up to an empty page"
             )
-        }
-        let total = signals.total
-        if let echo = signals.offsetEcho {
-            guard count > 0, total.map({ echo.offset + count < $0.value }) ?? true else { return nil }
+        case .offsetEcho:
+            let total = signals.total
+            guard let echo = signals.offsetEcho, count > 0, total.map({ echo.offset + count < $0.value }) ?? true
+            else { return nil }
             let until = total.map { "before \($0.source) (\($0.value))" } ?? "up to an empty page"
             return (numbered("offset", echo.offset + count), "'\(echo.path)' \(until), offsets sent as ?offset=")
-        }
-        if let total, count > 0, !signals.requests("page") {
+        case .total:
             // A total above what came, and nothing of how to go on: offsets, checked by the ids and the total.
+            guard let total = signals.total, count > 0, page.location == .start || signals.requests("offset")
+            else { return nil }
             let offset = signals.requested("offset") ?? 0
             guard offset + count < total.value else { return nil }
             return (
@@ -152,7 +183,6 @@ public struct AutoPagination: Pagination {
                 "the total at \(total.source) (\(total.value)) with no next reference, offsets sent as ?offset="
             )
         }
-        return nil
     }
 
     /// Throws when the page says it is another page than its URL asked for (`?current_page=2` answered

@@ -42,9 +42,15 @@ struct PageSignals {
     /// The offset a body says it starts at, sent back as `offset`.
     static let offsetPaths: [FieldPath] = ["offset", "meta.offset"].map(FieldPath.init)
 
+    /// The page size a body says it serves (with a page number and a total, the page count).
+    static let pageSizePaths: [FieldPath] = [
+        "page_size", "per_page", "size", "pageSize", "max_results", "results_per_page", "_meta.max_results",
+        "meta.per_page",
+    ].map(FieldPath.init)
+
     /// Every path above: read on every page of every walk, where the page's own paths leave room.
     static let fieldPaths: [FieldPath] =
-        flagPaths + pageEchoes.map(\.path) + pageCountPaths + offsetPaths
+        flagPaths + pageEchoes.map(\.path) + pageCountPaths + offsetPaths + pageSizePaths
 
     /// Headers that hold the next page's URL (Kinto's `Next-Page`) or number (GitLab's `X-Next-Page`).
     static let nextHeaders = [
@@ -78,6 +84,18 @@ struct PageSignals {
             if let count = integer(at: path) { return (path, count) }
         }
         return nil
+    }
+
+    /// How many pages there are, as the body says, or as its total and page size make it (`_meta.total` and
+    /// `_meta.max_results`: Eve's).
+    var pageCountOrSizes: (path: String, count: Int)? {
+        if let count = pageCount { return ("'\(count.path)'", count.count) }
+        guard let total,
+            let size = Self.pageSizePaths.lazy.compactMap({ path in integer(at: path).map { (path, $0) } }).first,
+            size.1 > 0
+        else { return nil }
+        let (pages, overflow) = total.value.addingReportingOverflow(size.1 - 1)
+        return overflow ? nil : ("\(total.source) of '\(size.0)' (\(size.1))", pages / size.1)
     }
 
     /// The offset the body says the page starts at.
@@ -159,18 +177,29 @@ struct PageSignals {
 
     // MARK: - Whether the walk may end
 
+    /// Whether `reference`, this page's next, only numbers the page after an empty one: past the end of
+    /// numbered pages, where a server that links every page onward (Eve without a total) would lead on
+    /// forever, the walk ends.
+    func isPastTheEnd(_ reference: String) -> Bool {
+        guard facts.summary.noteCount == 0 else { return false }
+        let url = PageLocator.resolve(reference, against: facts.url) ?? reference
+        return URLAddressing(from: facts.url, to: url, noteCount: 0).map { !$0.isOffset } ?? false
+    }
+
     /// What the page says of more pages when the walk ends at it, or `nil` when nothing does: a next
     /// reference the scheme did not follow (a next value, `Link` `rel="next"`, a next-page header,
     /// `X-Pagination`'s next page), a flag that is `true`, a page number below the page count, an offset
     /// before the total.
     func unfollowedMore(scheme: any Pagination) -> String? {
         let summary = facts.summary
-        if let value = summary.nextCursor, scheme.nextValueSaysMore {
+        if let value = summary.nextCursor, scheme.nextValueSaysMore, !isPastTheEnd(value) {
             let path = summary.detectedNextShown ?? summary.nextPath?.description ?? "the next path"
             return "its '\(path)' is \(Self.quoted(value))"
         }
-        if let link = facts.link("next") { return "its Link header names a next page, \(Self.quoted(link))" }
-        if let (name, value) = nextHeader { return "its \(name) header is \(Self.quoted(value))" }
+        if let link = facts.link("next"), !isPastTheEnd(link) {
+            return "its Link header names a next page, \(Self.quoted(link))"
+        }
+        if let (name, value) = nextHeader, !isPastTheEnd(value) { return "its \(name) header is \(Self.quoted(value))" }
         if let next = xPagination?.next { return "its X-Pagination header says the next page is \(next)" }
         if let (path, value) = flag, value { return "its '\(path)' is true" }
         if let echo = pageEcho, let count = pageCount, echo.page - scheme.firstPageNumber + 1 < count.count {
