@@ -4,7 +4,7 @@ SWIFT ?= swift
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 SWIFT_SOURCES := Package.swift Sources Tests $(wildcard Benchmarks/*.swift Benchmarks/*/)
 
-.PHONY: all deps build release demo test test-swift test-node lint format clean bench bench-quick perf-table mutants mutants-ci
+.PHONY: all deps build release demo test test-swift test-node lint format clean bench bench-quick perf-table mutants mutants-ci first-try
 
 all: build
 
@@ -67,6 +67,11 @@ bench: deps
 bench-quick: deps
 	@mkdir -p .build/benchmarks
 	$(SWIFT) run -c release benchmarks --quick --report .build/benchmarks/report-quick.html $(ARGS)
+
+## first-try: every endpoint of the real framework apps of Tools/ walked with no options (a table for
+## docs/pagination.md).
+first-try: release
+	Tools/first-try.sh .build/release/notes-page
 
 ## perf-table: rewrite the table in docs/performance.md from the newest saved baseline in Benchmarks/Baselines
 ## (nothing is measured; the same baselines give the same bytes).

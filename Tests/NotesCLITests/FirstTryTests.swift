@@ -63,13 +63,20 @@ struct FirstTryTests {
         Endpoint(
             script: "Tools/fastapi/server.py", modules: ["fastapi_pagination"], path: "/limit-offset",
             says: ["'offset' before 'total'"]),
+        Endpoint(
+            script: "Tools/drf/server.py", modules: ["rest_framework_json_api"], path: "/jsonapi/",
+            says: ["items at 'data'", "next at 'links.next'"]),
+        Endpoint(
+            script: "Tools/datasette/server.py", modules: ["datasette"], path: "/notes/notes.json?_shape=objects",
+            says: ["items at 'rows'", "next at 'next_url'"]),
     ]
 
     /// The numbers of an NDJSON output's records, in order (`nil` for a line without an integer there).
     static func numbers(ofNDJSON text: String, member: String) -> [Int?] {
         text.split(separator: "\n").map { line in
             let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
-            return object?[member] as? Int
+            // JSON:API writes its ids as strings of digits.
+            return object?[member] as? Int ?? (object?[member] as? String).flatMap { Int($0) }
         }
     }
 

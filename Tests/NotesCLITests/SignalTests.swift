@@ -154,11 +154,12 @@ struct SignalTests {
             ), "\(skipping.stderr)")
     }
 
-    @Test("Pages numbered from 0 that say their number and the count end at the count's last, not one short")
+    @Test("Pages numbered from 0 that say their number and the count end at the count's last (the total reached)")
     func zeroBasedPageCount() async throws {
         let api = SignalAPI { query, _ in
             let page = Int(query["page"] ?? "0")!
-            return (#"{"items":\#(SignalAPI.records(from: page * 100)),"page":\#(page),"total_pages":3}"#, [])
+            let body = #"{"items":\#(SignalAPI.records(from: page * 100)),"page":\#(page),"total_pages":3}"#
+            return (body, [HTTPHeader("X-Total-Count", "250")])
         }
         let run = try await Self.walk(
             api, ["--paginate", "page", "--first-page", "0", "--page-size", "100", "--parallel", "1"])
