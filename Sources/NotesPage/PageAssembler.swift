@@ -478,7 +478,9 @@ struct PageState: ~Copyable {
                 self.role = .noteID
             case NotePaths.titleEnd:
                 if hasTitle {
-                    return fail(.duplicateField, "note has two '\(notePaths.title)' fields", note: noteCount)
+                    return fail(
+                        .duplicateField, "note has two '\(notePaths.title?.description ?? "title")' fields",
+                        note: noteCount)
                 }
                 self.role = .noteTitle
             case 0:

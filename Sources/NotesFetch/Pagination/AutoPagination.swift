@@ -6,7 +6,7 @@ public import NotesPage
     public import Foundation
 #endif
 
-/// Every signal a page sends (``PageSignals``), read on each page in this order: the body's next value (a
+/// Every signal a page sends (`PageSignals`), read on each page in this order: the body's next value (a
 /// cursor or a URL, `links[rel=next]`, a `next_page` number; `null` is the end), a `Link` header with
 /// `rel="next"`, a next-page header (`Next-Page`), `X-Pagination`'s next page, the page the body says it is
 /// (`current_page` of `total_pages`), its offset (`offset` before `total`), a total above the page with
@@ -43,7 +43,7 @@ public struct AutoPagination: Pagination {
 
     /// A next value read from the body when it is plainly a URL or a cursor: a `Link` header counts only
     /// when the body has none, and a relative reference waits for the whole page (as does a page number: the
-    /// walk sends none early from a path of ``pageNumberKeys``).
+    /// walk sends none early from a path of `pageNumberKeys`).
     public func earlyNext(
         head: HTTPResponseHead, nextValue: String??, read: (FieldPath) -> FieldValue?, url: String, endpoint: URL
     ) -> PageLocation? {

@@ -1,4 +1,4 @@
-public import NotesPage
+import NotesPage
 
 #if canImport(FoundationEssentials)
     import FoundationEssentials
