@@ -41,6 +41,13 @@ let package = Package(
             providers: [.apt(["libsqlite3-dev"])]
         ),
 
+        /// libpq, for the Postgres destination (Linux; every `PQ*` call is in NotesStore/Postgres).
+        .systemLibrary(
+            name: "CPostgres",
+            pkgConfig: "libpq",
+            providers: [.apt(["libpq-dev"])]
+        ),
+
         // MARK: - Libraries
 
         /// The scanner's 64-bytes-at-a-time classifier (SSE2 / NEON / plain C), header only.
@@ -59,9 +66,12 @@ let package = Package(
         /// `defaultTransport()`. A module of its own: on Linux, Foundation and FoundationNetworking cost
         /// 7.6 MB resident in every process that links them.
         .target(name: "NotesURLSession", dependencies: ["NotesFetch"], swiftSettings: swiftSettings),
-        /// Where a walk commits its pages: an NDJSON file with its state, or a SQLite database; the
+        /// Where a walk commits its pages: an NDJSON file with its state, a SQLite or a Postgres database; the
         /// checkpoint, resume and incremental syncs.
-        .target(name: "NotesStore", dependencies: ["NotesFetch", "CSQLite"], swiftSettings: swiftSettings),
+        .target(
+            name: "NotesStore",
+            dependencies: ["NotesFetch", "CSQLite", .target(name: "CPostgres", condition: .when(platforms: [.linux]))],
+            swiftSettings: swiftSettings),
         /// A transport that answers from memory, for tests of code that walks an endpoint.
         .target(name: "NotesFetchTesting", dependencies: ["NotesFetch"], swiftSettings: swiftSettings),
         /// The notes screen: a platform-neutral view model (and a SwiftUI view where SwiftUI exists).

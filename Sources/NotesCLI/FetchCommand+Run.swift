@@ -46,7 +46,8 @@ extension FetchCommand {
             session = try FetchSession(command: self, afterStep: runtime.afterCommitStep)
         } catch {
             runtime.report("Error: \(error)\n")
-            return .ioError
+            // A database server that cannot be reached is 69, one that refuses the credentials 77.
+            return error.kind == .output ? .ioError : error.kind == .unavailable ? .unavailable : .noPermission
         }
         let walk = session.walk
         if walk.opening == .complete {
@@ -113,7 +114,7 @@ extension FetchCommand {
             runtime.report(session.summary(seconds: Clock.now - session.started, complete: stop == nil))
             if let stop {
                 let goOn =
-                    statePath != nil || sqlitePath != nil
+                    statePath != nil || sqlitePath != nil || postgres != nil
                     ? "Run the same command again to go on." : "Continue with --cursor or --state."
                 runtime.report("More pages remain: the next is \(stop). \(goOn)\n")
             }

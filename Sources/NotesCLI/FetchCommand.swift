@@ -30,7 +30,13 @@ struct FetchCommand {
                 help:
                     "Keep the notes in this SQLite database, a row per id, each page one transaction with the walk's state; run again to resume, or when complete to refresh."
             ),
-            .init("--table", value: "name", help: "The table of --sqlite. Default: notes."),
+            .init(
+                "--postgres", value: "url",
+                help:
+                    "Keep the notes in a PostgreSQL table instead (libpq's URI or connection string, and its PG* environment), each page one transaction with the walk's state."
+            ),
+            .init("--schema", value: "name", help: "The schema of --postgres. Default: public."),
+            .init("--table", value: "name", help: "The table of --sqlite or --postgres. Default: notes."),
             .init(
                 "--since-path", value: "path",
                 help:
@@ -79,6 +85,10 @@ struct FetchCommand {
     var statePath: String?
     /// `--sqlite`: the database the notes are kept in, instead of an output file.
     var sqlitePath: String?
+    /// `--postgres`: the server the notes are kept in, instead of an output file (libpq's connection string).
+    var postgres: String?
+    /// `--schema`: the schema of `--postgres`'s table.
+    var schema = "public"
     var table = "notes"
     /// `--since-path` and `--since-param`: what this run asks from.
     var incremental: IncrementalSync?
@@ -146,8 +156,25 @@ struct FetchCommand {
             guard !sqlitePath.isEmpty else { throw UsageError("--sqlite needs a file name") }
             options.configuration.keepsJSON = true
         }
+        postgres = parsed.value("--postgres")
+        if let postgres {
+            for option in ["--output", "--state", "--format", "--sqlite"] where parsed.has(option) {
+                throw UsageError(
+                    "--postgres and \(option) cannot go together: the database holds the notes and the state")
+            }
+            guard !postgres.isEmpty else { throw UsageError("--postgres needs a connection URI or string") }
+            options.configuration.keepsJSON = true
+        }
+        if let name = parsed.value("--schema") {
+            guard postgres != nil else { throw UsageError("--schema needs --postgres") }
+            guard SQLiteDestination.isValidTableName(name) else {
+                throw UsageError(
+                    "Invalid --schema '\(name.prefix(40))': letters, digits and _, not starting with a digit")
+            }
+            schema = name
+        }
         if let name = parsed.value("--table") {
-            guard sqlitePath != nil else { throw UsageError("--table needs --sqlite") }
+            guard sqlitePath != nil || postgres != nil else { throw UsageError("--table needs --sqlite or --postgres") }
             guard SQLiteDestination.isValidTableName(name) else {
                 throw UsageError(
                     "Invalid --table '\(name.prefix(40))': letters, digits and _, not starting with a digit, not sqlite_… or notes_page_…"
@@ -158,7 +185,7 @@ struct FetchCommand {
         if statePath != nil && outputPath == nil && options.format != .none {
             throw UsageError("--state needs --output: a resumed run must cut the output back to its last page")
         }
-        incremental = try Self.incremental(parsed, canKeep: sqlitePath != nil || statePath != nil)
+        incremental = try Self.incremental(parsed, canKeep: sqlitePath != nil || postgres != nil || statePath != nil)
         if incremental != nil { options.configuration.keepsJSON = true }
 
         var configuration = FetchConfiguration(page: options.configuration)
@@ -226,7 +253,8 @@ struct FetchCommand {
             throw UsageError("Invalid --since-param: a name of 1 to 256 bytes")
         }
         guard canKeep else {
-            throw UsageError("--since-path needs --sqlite or --state: somewhere to keep the highest value between runs")
+            throw UsageError(
+                "--since-path needs --sqlite, --postgres or --state: somewhere to keep the highest value between runs")
         }
         var lookback = 0.0
         if let text = parsed.value("--lookback") {

@@ -21,7 +21,17 @@ final class FetchSession: @unchecked Sendable {
     init(command: FetchCommand, afterStep: @escaping (CommitStep) throws(CommitStop) -> Void) throws(StoreError) {
         self.command = command
         let destination: any PageDestination
-        if let sqlitePath = command.sqlitePath {
+        if let postgres = command.postgres {
+            #if canImport(CPostgres)
+                let database = try PostgresDestination(
+                    connection: postgres, schema: command.schema, table: command.table,
+                    titles: command.options.configuration.titlePath != nil)
+                database.afterStep = afterStep
+                destination = database
+            #else
+                throw StoreError("--postgres: this build has no libpq")
+            #endif
+        } else if let sqlitePath = command.sqlitePath {
             let database = try SQLiteDestination(
                 path: sqlitePath, table: command.table, titles: command.options.configuration.titlePath != nil)
             database.afterStep = afterStep
@@ -78,6 +88,9 @@ final class FetchSession: @unchecked Sendable {
     func resumeHint(_ verb: String, url: URL, next: PageLocation) -> String? {
         let committed =
             "\(verb) after \(state.pages) committed page\(state.pages == 1 ? "" : "s") (\(state.notes) notes)."
+        if command.postgres != nil {
+            return "\(committed) Run the same command again to go on.\n"
+        }
         if let sqlitePath = command.sqlitePath {
             var words = ["notes-page", "fetch", "--all", "--sqlite", sqlitePath]
             if command.table != "notes" { words += ["--table", command.table] }

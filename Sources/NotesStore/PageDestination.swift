@@ -1,8 +1,8 @@
 public import NotesFetch
 public import NotesPage
 
-/// Where a walk commits its pages: an NDJSON file with its state and journal (``NDJSONDestination``), or
-/// a SQLite database (``SQLiteDestination``).
+/// Where a walk commits its pages: an NDJSON file with its state and journal (``NDJSONDestination``), a
+/// SQLite database (``SQLiteDestination``), or a PostgreSQL table (`PostgresDestination`, on Linux).
 ///
 /// A destination commits each page together with the walk's ``WalkCheckpoint``: after a crash at any
 /// point, it holds whole pages and the checkpoint that names the last of them, so a walk started again
@@ -38,19 +38,38 @@ extension PageDestination {
 
 /// A destination that cannot be read, written, or belongs to another walk. Committed pages stay.
 public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
-    public var description: String
+    /// What kind of failure it is, which decides the command's exit code.
+    public enum Kind: Sendable, Hashable {
+        /// Reading or writing failed, or the destination belongs to another walk (exit 74).
+        case output
+        /// A database server that cannot be reached (exit 69).
+        case unavailable
+        /// A database server that refused the credentials (exit 77).
+        case credentials
+    }
 
-    public init(_ description: String) {
+    public var description: String
+    public var kind: Kind
+
+    public init(_ description: String, kind: Kind = .output) {
         self.description = description
+        self.kind = kind
     }
 
     init(_ error: SystemError) {
-        description = error.description
+        self.init(error.description)
     }
 
     init(_ error: SQLiteError) {
-        description = error.description
+        self.init(error.description)
     }
+
+    #if canImport(CPostgres)
+        init(_ error: PostgresError, kind: Kind? = nil) {
+            let kinds: [PostgresError.Kind: Kind] = [.connection: .unavailable, .credentials: .credentials]
+            self.init(error.description, kind: kind ?? kinds[error.kind] ?? .output)
+        }
+    #endif
 }
 
 /// The steps of a commit, in order, at which a test can stop it as a `kill -9` would.
@@ -61,11 +80,11 @@ package enum CommitStep: Sendable, Hashable, CaseIterable {
     case journal
     /// NDJSON: the state file names it (renamed into place): the page is committed.
     case state
-    /// SQLite: the page's rows are written in its transaction.
+    /// SQLite, Postgres: the page's rows are written in its transaction.
     case rows
-    /// SQLite: the checkpoint is written in the same transaction.
+    /// SQLite, Postgres: the checkpoint is written in the same transaction.
     case checkpoint
-    /// SQLite: the transaction is committed.
+    /// SQLite, Postgres: the transaction is committed.
     case committed
 }
 

@@ -465,13 +465,13 @@ struct SQLiteEndToEndTests {
     }
 
     @Test(
-        "Without --sqlite: --since-path needs --state, --table needs --sqlite",
+        "Without --sqlite: --since-path needs --state, --table needs --sqlite or --postgres",
         arguments: [
             (
                 ["--since-path", "updated_at", "--since-param", "since"],
-                "--since-path needs --sqlite or --state: somewhere to keep the highest value between runs"
+                "--since-path needs --sqlite, --postgres or --state: somewhere to keep the highest value between runs"
             ),
-            (["--table", "notes"], "--table needs --sqlite"),
+            (["--table", "notes"], "--table needs --sqlite or --postgres"),
         ] as [([String], String)]
     )
     func usageWithoutSQLite(options: [String], message: String) async throws {

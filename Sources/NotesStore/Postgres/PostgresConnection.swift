@@ -1,0 +1,233 @@
+#if canImport(CPostgres)
+    internal import CPostgres
+
+    /// What libpq or the server said when a call failed: its message (with any password taken out), the
+    /// SQLSTATE when the server sent one (`23505`, `53100`), and what was being done.
+    package struct PostgresError: Error, Sendable, CustomStringConvertible {
+        /// Why it failed, broadly: what the command line's exit code says.
+        package enum Kind: Sendable, Hashable {
+            /// The server could not be reached, or the connection was lost: worth trying again.
+            case connection
+            /// The credentials were refused (a wrong password, an unknown role: SQLSTATE class 28).
+            case credentials
+            /// Anything else the server refused (a privilege, a full disk, a constraint).
+            case statement
+        }
+
+        package var kind: Kind
+        package var message: String
+        package var sqlState: String?
+        /// What the call was for, e.g. "committing page 3".
+        package var operation: String
+
+        package var description: String {
+            "\(operation): \(message)\(sqlState.map { " (SQLSTATE \($0))" } ?? "")"
+        }
+    }
+
+    /// One connection to a PostgreSQL server: the only place in the project that calls libpq (`PQ*`).
+    ///
+    /// Not for concurrent use: one thread at a time. Messages never hold the connection's password, libpq's
+    /// own included.
+    package final class PostgresConnection {
+        private var handle: OpaquePointer?
+        /// The password the connection string or libpq's environment gave, taken out of every message.
+        private var password: String?
+
+        /// Connects with libpq's connection string or URI (`postgresql://user@host:port/db`, `host=… dbname=…`),
+        /// and libpq's environment (`PGHOST`, `PGPASSWORD`, `~/.pgpass`, `sslmode`).
+        /// - Parameters:
+        ///   - applicationName: What the server's `pg_stat_activity` shows of this connection.
+        ///   - timeout: Seconds to wait for the server to answer the connection.
+        /// - Throws: ``PostgresError``: ``PostgresError/Kind/credentials`` for refused credentials, else
+        ///   ``PostgresError/Kind/connection``.
+        package init(_ connection: String, applicationName: String, timeout: Int = 10) throws(PostgresError) {
+            password = Self.password(in: connection)
+            let keys = ["dbname", "application_name", "connect_timeout"]
+            let values = [connection, applicationName, "\(timeout)"]
+            handle = Self.withCStrings(keys) { keys in
+                Self.withCStrings(values) { values in PQconnectdbParams(keys, values, 1) }
+            }
+            guard let handle, PQstatus(handle) == CONNECTION_OK else {
+                let message = handle.map { String(cString: PQerrorMessage($0)) } ?? "out of memory"
+                if let handle, password == nil, let used = PQpass(handle) { password = String(cString: used) }
+                let refused =
+                    message.contains("password authentication failed") || message.contains("no password supplied")
+                    || message.contains("does not exist") && message.contains("role")
+                let error = PostgresError(
+                    kind: refused ? .credentials : .connection, message: clean(message), sqlState: nil,
+                    operation: "connecting")
+                PQfinish(self.handle)
+                self.handle = nil
+                throw error
+            }
+            if password == nil, let used = PQpass(handle) {
+                let text = String(cString: used)
+                if !text.isEmpty { password = text }
+            }
+        }
+
+        deinit {
+            PQfinish(handle)
+        }
+
+        /// Whether the connection is lost (the server restarted, the backend was terminated).
+        package var isBroken: Bool { handle.map { PQstatus($0) != CONNECTION_OK } ?? true }
+
+        /// The backend's process id (for `pg_terminate_backend` in tests).
+        package var backendPID: Int32 { handle.map { PQbackendPID($0) } ?? 0 }
+
+        /// Runs `sql` (one or more statements, no parameters).
+        /// - Throws: ``PostgresError`` when a statement fails.
+        package func execute(_ sql: String, _ operation: String) throws(PostgresError) {
+            let result = PQexec(handle, sql)
+            defer { PQclear(result) }
+            try check(result, operation)
+        }
+
+        /// Runs one statement with `parameters` in text form (`nil` for NULL) and returns its rows, each a
+        /// column's text (`nil` for NULL).
+        /// - Throws: ``PostgresError`` when it fails.
+        @discardableResult
+        package func query(_ sql: String, _ parameters: [[UInt8]?] = [], _ operation: String) throws(PostgresError)
+            -> [[String?]]
+        {
+            let result = Self.withParameters(parameters) { values, lengths in
+                PQexecParams(handle, sql, Int32(parameters.count), nil, values, lengths, nil, 0)
+            }
+            defer { PQclear(result) }
+            try check(result, operation)
+            var rows: [[String?]] = []
+            for row in 0..<PQntuples(result) {
+                rows.append(
+                    (0..<PQnfields(result)).map { column in
+                        PQgetisnull(result, row, column) == 1 ? nil : String(cString: PQgetvalue(result, row, column))
+                    })
+            }
+            return rows
+        }
+
+        /// Runs `sql`, a `COPY … FROM STDIN`, sending `data` (in COPY's text format) as its rows.
+        /// - Throws: ``PostgresError`` when the copy fails.
+        package func copy(_ sql: String, data: [UInt8], _ operation: String) throws(PostgresError) {
+            let start = PQexec(handle, sql)
+            guard PQresultStatus(start) == PGRES_COPY_IN else {
+                defer { PQclear(start) }
+                try check(start, operation)
+                throw failure(operation, nil)
+            }
+            PQclear(start)
+            // libpq takes at most Int32.max bytes a call: a page is far below it, but send in pieces anyway.
+            var offset = 0
+            var sent = true
+            data.withUnsafeBufferPointer { bytes in
+                while offset < bytes.count, sent {
+                    let length = min(bytes.count - offset, 1 << 20)
+                    bytes.baseAddress!.advanced(by: offset).withMemoryRebound(to: CChar.self, capacity: length) {
+                        sent = PQputCopyData(handle, $0, Int32(length)) == 1
+                    }
+                    offset += length
+                }
+            }
+            let ended = sent && PQputCopyEnd(handle, nil) == 1
+            // Every result of the copy is read, so that the connection is ready for the next command.
+            var firstFailure: PostgresError?
+            while let result = PQgetResult(handle) {
+                if firstFailure == nil, PQresultStatus(result) != PGRES_COMMAND_OK {
+                    firstFailure = failure(operation, result)
+                }
+                PQclear(result)
+            }
+            if let firstFailure { throw firstFailure }
+            if !ended { throw failure(operation, nil) }
+        }
+
+        /// Throws the failure `result` holds, if it is one.
+        private func check(_ result: OpaquePointer?, _ operation: String) throws(PostgresError) {
+            switch PQresultStatus(result) {
+            case PGRES_COMMAND_OK, PGRES_TUPLES_OK: return
+            default: throw failure(operation, result)
+            }
+        }
+
+        /// The error of `result` (or of the connection, when there is no result).
+        private func failure(_ operation: String, _ result: OpaquePointer?) -> PostgresError {
+            var message = result.map { String(cString: PQresultErrorMessage($0)) } ?? ""
+            if message.isEmpty { message = handle.map { String(cString: PQerrorMessage($0)) } ?? "" }
+            let state = result.flatMap { PQresultErrorField($0, Int32(UInt8(ascii: "C"))) }.map { String(cString: $0) }
+            let kind: PostgresError.Kind
+            if isBroken || state?.hasPrefix("08") == true || state == "57P01" {
+                kind = .connection
+            } else if state?.hasPrefix("28") == true {
+                kind = .credentials
+            } else {
+                kind = .statement
+            }
+            return PostgresError(kind: kind, message: clean(message), sqlState: state, operation: operation)
+        }
+
+        /// `message` on one line, without the password.
+        private func clean(_ message: String) -> String {
+            var text = message.split(whereSeparator: \.isNewline).map { String($0).trimming(" \t") }
+                .filter { !$0.isEmpty }.joined(separator: "; ")
+            if let password, !password.isEmpty { text = text.replacing(password, with: "***") }
+            return String(text.prefix(400))
+        }
+
+        /// The password a connection string or URI holds, if any (libpq's parser, so every form counts).
+        private static func password(in connection: String) -> String? {
+            guard let options = PQconninfoParse(connection, nil) else { return nil }
+            defer { PQconninfoFree(options) }
+            var option = options
+            while let keyword = option.pointee.keyword {
+                if String(cString: keyword) == "password", let value = option.pointee.val {
+                    let text = String(cString: value)
+                    return text.isEmpty ? nil : text
+                }
+                option += 1
+            }
+            return nil
+        }
+
+        /// Calls `body` with `strings` as a NULL-terminated array of C strings.
+        private static func withCStrings<Result>(
+            _ strings: [String], _ body: (UnsafePointer<UnsafePointer<CChar>?>) -> Result
+        ) -> Result {
+            let copies = strings.map { string in
+                let bytes = Array(string.utf8)
+                let copy = UnsafeMutablePointer<CChar>.allocate(capacity: bytes.count + 1)
+                for (index, byte) in bytes.enumerated() { copy[index] = CChar(bitPattern: byte) }
+                copy[bytes.count] = 0
+                return copy
+            }
+            defer { for copy in copies { copy.deallocate() } }
+            let pointers: [UnsafePointer<CChar>?] = copies.map { UnsafePointer($0) } + [nil]
+            return pointers.withUnsafeBufferPointer { body($0.baseAddress!) }
+        }
+
+        /// Calls `body` with `parameters` as libpq's values and lengths (NUL-terminated copies).
+        private static func withParameters<Result>(
+            _ parameters: [[UInt8]?], _ body: (UnsafePointer<UnsafePointer<CChar>?>?, UnsafePointer<Int32>?) -> Result
+        ) -> Result {
+            let copies: [UnsafeMutablePointer<CChar>?] = parameters.map { bytes in
+                guard let bytes else { return nil }
+                let copy = UnsafeMutablePointer<CChar>.allocate(capacity: bytes.count + 1)
+                bytes.withUnsafeBufferPointer { source in
+                    source.baseAddress.map { start in
+                        copy.withMemoryRebound(to: UInt8.self, capacity: bytes.count) { target in
+                            target.update(from: start, count: bytes.count)
+                        }
+                    }
+                }
+                copy[bytes.count] = 0
+                return copy
+            }
+            defer { for copy in copies { copy?.deallocate() } }
+            let pointers = copies.map { $0.map { UnsafePointer($0) } }
+            let lengths = parameters.map { Int32($0?.count ?? 0) }
+            return pointers.withUnsafeBufferPointer { values in
+                lengths.withUnsafeBufferPointer { body(values.baseAddress, $0.baseAddress) }
+            }
+        }
+    }
+#endif

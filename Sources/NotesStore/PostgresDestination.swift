@@ -1,0 +1,369 @@
+#if canImport(CPostgres)
+    public import NotesFetch
+    public import NotesPage
+
+    #if canImport(FoundationEssentials)
+        import FoundationEssentials
+    #else
+        import Foundation
+    #endif
+    #if canImport(Glibc)
+        import Glibc
+    #endif
+
+    /// Notes kept in a PostgreSQL table, one row per id, each page committed in one transaction with the
+    /// walk's checkpoint: the copy a team shares.
+    ///
+    /// The table (`notes`, or the name given, in `--schema`, default `public`) holds `id text PRIMARY KEY`
+    /// (an integer id as its digits), `json jsonb` (the record, for queries: `json->>'title'`; NULL for a
+    /// record jsonb cannot hold, one with `\u0000` in a string), `json_text text NOT NULL` (the record's
+    /// exact JSON: jsonb reorders keys, keeps the last of a repeated key and respells numbers), `title`
+    /// when the contract has titles, `fetched_at timestamptz` and `run`. Beside it, `notes_page_walks`
+    /// keeps each table's checkpoint with its format's version, and `notes_page_visited` the pages its run
+    /// was promised.
+    ///
+    /// Rows go in through `COPY` into a temporary table, then one `INSERT … ON CONFLICT (id) DO UPDATE`.
+    /// While a walk runs, it holds an advisory lock on its table: a second walk of the same table is
+    /// refused, naming the first. A connection lost mid-commit is opened again (up to five times): the
+    /// checkpoint then says whether the page committed, and it is committed again only if it did not.
+    public final class PostgresDestination: PageDestination {
+        /// The connection string as given (it may hold a password: never shown).
+        private let connection: String
+        public let schema: String
+        public let table: String
+        /// Whether the table has a `title` column.
+        public let hasTitles: Bool
+        private var database: PostgresConnection
+        private var url = ""
+        private var pagination = ""
+        /// Called after each step of a commit; throwing stops the commit there, as a `kill -9` would (the
+        /// transaction not committed is rolled back when the connection closes).
+        package var afterStep: (CommitStep) throws(CommitStop) -> Void = { _ throws(CommitStop) in }
+
+        /// The format of the checkpoint row.
+        static let version = 1
+
+        /// Connects to the server.
+        /// - Parameters:
+        ///   - connection: libpq's connection string or URI; libpq's environment (`PGHOST`, `PGPASSWORD`,
+        ///     `~/.pgpass`) fills in what it leaves out.
+        ///   - schema: Defaults to `public`.
+        ///   - table: Defaults to `notes`; see ``SQLiteDestination/isValidTableName(_:)``.
+        ///   - titles: Whether notes have titles (a `title` column).
+        /// - Throws: ``StoreError``: ``StoreError/Kind/unavailable`` when the server cannot be reached (after
+        ///   three more tries over 1.4 s), ``StoreError/Kind/credentials`` when it refuses the credentials.
+        public init(connection: String, schema: String = "public", table: String = "notes", titles: Bool = true)
+            throws(StoreError)
+        {
+            for (what, name) in [("table", table), ("schema", schema)] where !SQLiteDestination.isValidTableName(name) {
+                throw StoreError(
+                    "'\(name.prefix(80))' cannot name the \(what): letters, digits and _, not starting with a digit")
+            }
+            self.connection = connection
+            self.schema = schema
+            self.table = table
+            hasTitles = titles
+            // A server that cannot be reached is tried again, as a page's server is: 0.2, 0.4, 0.8 s apart.
+            var attempt = 0
+            while true {
+                do {
+                    database = try Self.connect(connection)
+                    break
+                } catch  where error.kind == .unavailable && attempt < 3 {
+                    attempt += 1
+                    usleep(UInt32(100_000 << attempt))
+                }
+            }
+        }
+
+        private static func connect(_ connection: String) throws(StoreError) -> PostgresConnection {
+            let name = "notes-page (pid \(ProcessInfo.processInfo.processIdentifier))"
+            do {
+                let database = try PostgresConnection(connection, applicationName: name)
+                // A page's rows arrive here first; emptied at each commit.
+                try database.execute(
+                    """
+                    SET client_min_messages = warning;
+                    CREATE TEMPORARY TABLE IF NOT EXISTS notes_page_stage (
+                        id text NOT NULL, json_text text NOT NULL, title text, exact_only boolean NOT NULL)
+                        ON COMMIT DELETE ROWS
+                    """, "preparing the connection")
+                return database
+            } catch {
+                throw StoreError(error)
+            }
+        }
+
+        public var refreshesWhenComplete: Bool { true }
+        public var commitsWhileFetching: Bool { true }
+
+        private var quotedTable: String { "\"\(schema)\".\"\(table)\"" }
+        private var walks: String { "\"\(schema)\".notes_page_walks" }
+        private var visitedTable: String { "\"\(schema)\".notes_page_visited" }
+        /// The table's name as the checkpoint rows key it.
+        private var key: [UInt8] { Array(table.utf8) }
+
+        public func open(url: String, pagination: String, ids: IDSet, visited: IDSet) throws(StoreError)
+            -> WalkCheckpoint?
+        {
+            self.url = url
+            self.pagination = pagination
+            do {
+                try lock()
+                try database.execute(
+                    """
+                    BEGIN;
+                    CREATE SCHEMA IF NOT EXISTS "\(schema)";
+                    CREATE TABLE IF NOT EXISTS \(walks) (
+                        "table" text PRIMARY KEY, version integer NOT NULL, checkpoint text NOT NULL);
+                    CREATE TABLE IF NOT EXISTS \(visitedTable) (
+                        "table" text NOT NULL, page text NOT NULL, PRIMARY KEY ("table", page));
+                    """, "creating the walk's tables")
+                var found = try readCheckpoint()
+                if found == nil {
+                    let exists = try database.query(
+                        "SELECT 1 FROM pg_tables WHERE schemaname = $1 AND tablename = $2",
+                        [Array(schema.utf8), key], "reading the schema")
+                    guard exists.isEmpty else {
+                        throw StoreError("a table \(schema).\(table) exists that notes-page did not write; use --table")
+                    }
+                    try save(WalkCheckpoint(url: url, pagination: pagination), "creating table \(table)")
+                }
+                if found?.pages == 0 { found = nil }  // created, and no page committed since
+                try database.execute(
+                    """
+                    CREATE TABLE IF NOT EXISTS \(quotedTable) (
+                        id text PRIMARY KEY, json jsonb, json_text text NOT NULL,\(hasTitles ? " title text," : "")
+                        fetched_at timestamptz NOT NULL, run integer NOT NULL)
+                    """, "creating table \(table)")
+                if let found, !found.isDone {
+                    // A run cut short: its ids, and the pages promised, as it left them.
+                    let rows = try database.query(
+                        "SELECT id FROM \(quotedTable) WHERE run = $1", [Array("\(found.runNumber)".utf8)],
+                        "reading the run's ids")
+                    for row in rows { _ = Array((row[0] ?? "").utf8).withUnsafeBytes { ids.insert($0) } }
+                    ids.commitPage()
+                    let pages = try database.query(
+                        "SELECT page FROM \(visitedTable) WHERE \"table\" = $1", [key], "reading the visited pages")
+                    for row in pages { _ = Array((row[0] ?? "").utf8).withUnsafeBytes { visited.insert($0) } }
+                    visited.commitPage()
+                }
+                try database.execute("COMMIT", "creating table \(table)")
+                return found
+            } catch let error as PostgresError {
+                try? database.execute("ROLLBACK", "")
+                throw StoreError(error)
+            } catch let error as StoreError {
+                try? database.execute("ROLLBACK", "")
+                throw error
+            } catch {
+                throw StoreError("\(error)")
+            }
+        }
+
+        /// Takes the table's advisory lock for the session, or throws naming who holds it.
+        private func lock() throws(StoreError) {
+            do {
+                let name = Array("\(schema).\(table)".utf8)
+                let taken = try database.query(
+                    "SELECT pg_try_advisory_lock(\(Self.lockClass), hashtext($1))", [name], "locking the table")
+                guard taken.first?.first == "t" else {
+                    let holder = try database.query(
+                        """
+                        SELECT a.pid, a.application_name, coalesce(host(a.client_addr), 'a local socket'), a.backend_start
+                        FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
+                        WHERE l.locktype = 'advisory' AND l.classid = \(Self.lockClass)::oid
+                            AND l.objid = hashtext($1)::oid AND l.objsubid = 2 AND l.granted
+                        """, [name], "reading who holds the table")
+                    let who = holder.first.map { row in
+                        "\(row[1] ?? "a client") (backend \(row[0] ?? "?"), from \(row[2] ?? "?"), since \(row[3] ?? "?"))"
+                    }
+                    throw StoreError(
+                        "another walk of \(schema).\(table) is running: \(who ?? "a session") holds its lock",
+                        kind: .output)
+                }
+            } catch let error as PostgresError {
+                throw StoreError(error)
+            } catch let error as StoreError {
+                throw error
+            } catch {
+                throw StoreError("\(error)")
+            }
+        }
+
+        /// The first key of the table locks: "np" in ASCII.
+        private static let lockClass = 0x6E70
+
+        /// The table's checkpoint, if there is one.
+        private func readCheckpoint() throws -> WalkCheckpoint? {
+            let rows = try database.query(
+                "SELECT version, checkpoint FROM \(walks) WHERE \"table\" = $1", [key], "reading the checkpoint")
+            guard let row = rows.first else { return nil }
+            guard row[0] == "\(Self.version)" else {
+                throw StoreError(
+                    "table \(schema).\(table) was written by a notes-page of another version (\(row[0] ?? "?")); use another --table"
+                )
+            }
+            guard let text = row[1],
+                let checkpoint = try? JSONDecoder().decode(WalkCheckpoint.self, from: Data(text.utf8))
+            else { throw StoreError("the checkpoint of table \(schema).\(table) is damaged") }
+            guard checkpoint.url == url else {
+                throw StoreError("table \(schema).\(table) holds the notes of another endpoint (\(checkpoint.url))")
+            }
+            guard checkpoint.pagination == pagination else {
+                throw StoreError(
+                    "table \(schema).\(table) was walked with --paginate \(checkpoint.pagination), not \(pagination)")
+            }
+            return checkpoint
+        }
+
+        /// Writes `checkpoint` as the table's row of `notes_page_walks`.
+        private func save(_ checkpoint: WalkCheckpoint, _ operation: String) throws(PostgresError) {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys]
+            let json = Array((try? encoder.encode(checkpoint)) ?? Data())
+            try database.query(
+                """
+                INSERT INTO \(walks) ("table", version, checkpoint) VALUES ($1, $2, $3)
+                ON CONFLICT ("table") DO UPDATE SET version = excluded.version, checkpoint = excluded.checkpoint
+                """, [key, Array("\(Self.version)".utf8), json], operation)
+        }
+
+        public func commit(_ page: FetchedPage, checkpoint: WalkCheckpoint, nextIdentity: String?) throws(StoreError) {
+            var attempt = 0
+            while true {
+                do {
+                    try commitOnce(page, checkpoint: checkpoint, nextIdentity: nextIdentity)
+                    return
+                } catch let stop as CommitStop {
+                    throw StoreError(stop.description)
+                } catch let error as PostgresError where error.kind == .connection && attempt < 5 {
+                    // The connection is gone: open another (0.2, 0.4, 0.8, 1.6, 3.2 s apart, for a server that
+                    // restarts), and let the checkpoint say whether the page committed before it went.
+                    attempt += 1
+                    usleep(UInt32(100_000 << attempt))
+                    guard let reopened = try? Self.connect(connection) else { continue }
+                    database = reopened
+                    do {
+                        try lock()
+                        if let stored = try readCheckpoint(), stored.runNumber == checkpoint.runNumber,
+                            stored.pages >= checkpoint.pages
+                        {
+                            return
+                        }
+                    } catch let error as StoreError {
+                        throw error
+                    } catch {
+                        continue
+                    }
+                } catch let error as PostgresError {
+                    try? database.execute("ROLLBACK", "")
+                    throw StoreError(error, kind: error.kind == .connection ? .unavailable : .output)
+                } catch let error as StoreError {
+                    try? database.execute("ROLLBACK", "")
+                    throw error
+                } catch {
+                    throw StoreError("\(error)")
+                }
+            }
+        }
+
+        private func commitOnce(_ page: FetchedPage, checkpoint: WalkCheckpoint, nextIdentity: String?) throws {
+            let operation = "writing page \(page.number)"
+            var data: [UInt8] = []
+            data.reserveCapacity(page.notes.count * 256)
+            for note in page.notes {
+                guard let json = note.json else { throw StoreError("note \(note.id.prefix(80)) has no JSON kept") }
+                Self.appendField(note.idBytes, to: &data)
+                data.append(UInt8(ascii: "\t"))
+                let exactOnly = json.withUnsafeBytes { Self.holdsNullEscape($0) }
+                json.withUnsafeBytes { Self.appendField($0, to: &data) }
+                data.append(UInt8(ascii: "\t"))
+                if hasTitles {
+                    Self.appendField(note.titleBytes, to: &data)
+                } else {
+                    data.append(contentsOf: Array("\\N".utf8))
+                }
+                data.append(contentsOf: Array((exactOnly ? "\tt\n" : "\tf\n").utf8))
+            }
+            try database.execute("BEGIN", "starting page \(page.number)'s transaction")
+            if checkpoint.pages == 1 {
+                // The first page of a run: the pages the run before promised are forgotten.
+                try database.query("DELETE FROM \(visitedTable) WHERE \"table\" = $1", [key], "starting the run")
+            }
+            try database.copy(
+                "COPY notes_page_stage (id, json_text, title, exact_only) FROM STDIN", data: data, operation)
+            let titleColumn = hasTitles ? ", title" : ""
+            let titleUpdate = hasTitles ? ", title = excluded.title" : ""
+            try database.query(
+                """
+                INSERT INTO \(quotedTable) (id, json, json_text\(titleColumn), fetched_at, run)
+                SELECT id, CASE WHEN exact_only THEN NULL ELSE json_text::jsonb END, json_text\(titleColumn),
+                    now(), $1 FROM notes_page_stage
+                ON CONFLICT (id) DO UPDATE SET json = excluded.json, json_text = excluded.json_text\(titleUpdate),
+                    fetched_at = excluded.fetched_at, run = excluded.run
+                """, [Array("\(checkpoint.runNumber)".utf8)], operation)
+            try afterStep(.rows)
+            if let nextIdentity {
+                try database.query(
+                    "INSERT INTO \(visitedTable) (\"table\", page) VALUES ($1, $2) ON CONFLICT DO NOTHING",
+                    [key, Array(nextIdentity.utf8)], operation)
+            }
+            try save(checkpoint, "writing page \(page.number)'s checkpoint")
+            try afterStep(.checkpoint)
+            try database.execute("COMMIT", "committing page \(page.number)")
+            try afterStep(.committed)
+        }
+
+        /// Appends `bytes` as a field of COPY's text format: backslash, tab, newline and carriage return
+        /// escaped.
+        private static func appendField(_ bytes: some Collection<UInt8>, to data: inout [UInt8]) {
+            for byte in bytes {
+                switch byte {
+                case UInt8(ascii: "\\"): data.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\\")])
+                case UInt8(ascii: "\t"): data.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "t")])
+                case UInt8(ascii: "\n"): data.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "n")])
+                case UInt8(ascii: "\r"): data.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "r")])
+                default: data.append(byte)
+                }
+            }
+        }
+
+        /// Whether compact JSON `bytes` hold the escape `\u0000`, which jsonb refuses.
+        private static func holdsNullEscape(_ bytes: UnsafeRawBufferPointer) -> Bool {
+            guard bytes.count >= 6 else { return false }
+            var index = 0
+            while index + 5 < bytes.count {
+                if bytes[index] == UInt8(ascii: "\\") {
+                    if bytes[index + 1] == UInt8(ascii: "u"), bytes[index + 2] == UInt8(ascii: "0"),
+                        bytes[index + 3] == UInt8(ascii: "0"), bytes[index + 4] == UInt8(ascii: "0"),
+                        bytes[index + 5] == UInt8(ascii: "0")
+                    {
+                        return true
+                    }
+                    index += 2  // an escaped character: `\\u0000` is a backslash, then text
+                } else {
+                    index += 1
+                }
+            }
+            return false
+        }
+
+        // MARK: - Reading
+
+        /// The table's rows, by id (at most `limit`): what tests read back.
+        public func rows(limit: Int = .max) throws(StoreError) -> [SQLiteDestination.Row] {
+            do {
+                let rows = try database.query(
+                    "SELECT id, \(hasTitles ? "title" : "NULL"), json_text FROM \(quotedTable) ORDER BY id LIMIT $1",
+                    [Array("\(min(limit, Int(Int32.max)))".utf8)], "reading rows")
+                return rows.map { SQLiteDestination.Row(id: $0[0] ?? "", title: $0[1], json: $0[2] ?? "") }
+            } catch {
+                throw StoreError(error)
+            }
+        }
+
+        /// The backend process of the destination's connection (tests terminate it).
+        package var backendPID: Int32 { database.backendPID }
+    }
+#endif

@@ -1,0 +1,133 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// `notes-page fetch --all --postgres URL` as a user runs it, into a PostgreSQL 15 server of the test's own
+/// (`PostgresCluster`), read back with `psql`: the fixture server and the real Django REST framework app,
+/// `kill -9` at random moments then the same command until it exits 0, and the exit codes of a wrong
+/// password, no server and options that cannot go together.
+@Suite(
+    "Postgres end to end",
+    .enabled(
+        if: PostgresCluster.isAvailable && FixtureServer.isAvailable,
+        "no PostgreSQL server programs or psql (make deps installs postgresql-15), not root, or no node"),
+    .serialized
+)
+struct PostgresEndToEndTests {
+    static let cluster: PostgresCluster? = try? PostgresCluster()
+
+    static func server() throws -> PostgresCluster {
+        guard let cluster else { throw PostgresCluster.Failure("the cluster did not start") }
+        return cluster
+    }
+
+    static let notes = ["--count", "1000", "--page-size", "100", "--seed", "7"]
+
+    @Test("The fixture server's 1,000 notes into a table: each once, their exact JSON, the walk's checkpoint")
+    func walk() async throws {
+        let database = try Self.server()
+        let fixture = try FixtureServer(Self.notes + ["--quiet"])
+        defer { fixture.stop() }
+        let expected = try await Run(["fetch", "--all", "--quiet", fixture.url]).stdout
+        let run = try await Run(["fetch", "--all", "--postgres", database.url(), "--table", "walked", fixture.url])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stderr.contains("1000 notes, 10 pages"), "\(run.stderr)")
+        #expect(try database.psql("SELECT count(*), count(DISTINCT id), count(json) FROM walked") == "1000|1000|1000\n")
+        // Each note's exact JSON, in the walk's order.
+        let rows = try database.psql("SELECT json_text FROM walked ORDER BY (substr(id, 2))::int")
+        #expect(rows == expected)
+        #expect(
+            try database.psql(
+                "SELECT checkpoint::jsonb->>'pages', checkpoint::jsonb->>'notes' FROM notes_page_walks WHERE \"table\" = 'walked'"
+            )
+                == "10|1000\n")
+        // The same command again refreshes the copy: run 2, no row twice.
+        let again = try await Run(["fetch", "--all", "--postgres", database.url(), "--table", "walked", fixture.url])
+        #expect(again.status == 0, "\(again.stderr)")
+        #expect(try database.psql("SELECT count(*), sum((run = 2)::int) FROM walked") == "1000|1000\n")
+    }
+
+    @Test(
+        "kill -9 at random moments, then the same command until it exits 0: every note once (NOTES_TEST_SEED replays)")
+    func killAndResume() async throws {
+        let database = try Self.server()
+        // A slow server (about 0.15 s a page), so that kills land mid-page as often as between pages.
+        let fixture = try FixtureServer(Self.notes + ["--fault", "drip:512/10", "--quiet"])
+        defer { fixture.stop() }
+        let arguments = ["fetch", "--all", "--quiet", "--postgres", database.url(), "--table", "killed", fixture.url]
+        let seed =
+            ProcessInfo.processInfo.environment["NOTES_TEST_SEED"].flatMap(UInt64.init) ?? .random(in: 0...UInt64.max)
+        var random = SeededRandom(seed: seed)
+        var kills: [UInt32] = []
+        var finished = false
+        for _ in 0..<8 where !finished {
+            let pages = try database.psql(
+                "SELECT coalesce((SELECT checkpoint::jsonb->>'pages' FROM notes_page_walks WHERE \"table\" = 'killed'), '0')"
+            )
+            // Whole pages only: the rows are exactly the pages the checkpoint counts.
+            if let committed = Int(pages.trimmingCharacters(in: .whitespacesAndNewlines)), committed > 0 {
+                #expect(try database.psql("SELECT count(*) FROM killed") == "\(committed * 100)\n")
+            }
+            let process = Process()
+            process.executableURL = Run.binary
+            process.arguments = arguments
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            try Spawning.run(process)
+            let delay = UInt32.random(in: 20_000...600_000, using: &random)
+            usleep(delay)
+            if process.isRunning {
+                kill(process.processIdentifier, SIGKILL)
+                kills.append(delay)
+            }
+            process.waitUntilExit()
+            finished = process.terminationReason == .exit && process.terminationStatus == 0
+        }
+        let replay = "NOTES_TEST_SEED=\(seed); kills after \(kills.map { "\($0 / 1000) ms" })"
+        if !finished {
+            let run = try await Run(arguments)
+            #expect(run.status == 0, "\(replay): \(run.stderr)")
+        }
+        #expect(!kills.isEmpty, "\(replay)")
+        #expect(
+            try database.psql("SELECT count(*), count(DISTINCT id) FROM killed") == "1000|1000\n", "\(replay)")
+    }
+
+    @Test(
+        "The README's Django REST framework copy into Postgres, and a query over json->>",
+        .enabled(if: DjangoServer.isAvailable, "python3 does not import django and rest_framework")
+    )
+    func drf() async throws {
+        let database = try Self.server()
+        let app = try DjangoServer(count: 1000, ["--quiet"])
+        defer { app.stop() }
+        let run = try await Run(["fetch", "--all", "--postgres", database.url(), app.url + "/limitoffset/"])
+        #expect(run.status == 0, "\(run.stderr)")
+        let ids = try database.psql("SELECT id FROM notes ORDER BY id::int").split(separator: "\n").compactMap {
+            Int($0)
+        }
+        #expect(ids == PythonAppServer.ids(count: 1000))
+        #expect(try database.psql("SELECT json->>'title' FROM notes WHERE id = '3'") == "Note 3\n")
+    }
+
+    @Test("Exit codes: a wrong password 77 (never shown), no server 69, --postgres with -o 64")
+    func exitCodes() async throws {
+        let database = try Self.server()
+        let fixture = try FixtureServer(Self.notes + ["--quiet"])
+        defer { fixture.stop() }
+        let wrong = try await Run([
+            "fetch", "--all", "--postgres", database.url(password: "wrong-password-4242"), fixture.url,
+        ])
+        #expect(wrong.status == 77, "\(wrong.stderr)")
+        #expect(wrong.stderr.contains("password authentication failed"), "\(wrong.stderr)")
+        #expect(!wrong.stderr.contains("wrong-password-4242"), "\(wrong.stderr)")
+        let port = try LoopbackListener.freePort()
+        let nothing = try await Run([
+            "fetch", "--all", "--postgres", "postgresql://postgres:pw@127.0.0.1:\(port)/postgres", fixture.url,
+        ])
+        #expect(nothing.status == 69, "\(nothing.stderr)")
+        let both = try await Run(["fetch", "--all", "--postgres", database.url(), "-o", "/dev/null", fixture.url])
+        #expect(both.status == 64, "\(both.stderr)")
+        #expect(both.stderr.contains("--postgres and --output cannot go together"), "\(both.stderr)")
+    }
+}

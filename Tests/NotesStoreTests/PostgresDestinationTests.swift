@@ -1,0 +1,237 @@
+import Foundation
+import NotesFetch
+import NotesFetchTesting
+import NotesPage
+import TestSupport
+import Testing
+
+@testable import NotesStore
+
+/// Walks into a real PostgreSQL 15 server (a cluster of the test's own, `PostgresCluster`), read back with
+/// `psql`: rows, resume after a kill at every commit step, a refresh, the faults a server has (a connection
+/// terminated mid-transaction, a restart), refusals (another endpoint's table, a second walk at once, a role
+/// without INSERT, a wrong password, no server).
+@Suite(
+    "Postgres destination",
+    .enabled(
+        if: PostgresCluster.isAvailable,
+        "no PostgreSQL server programs, psql or postgres user (make deps installs postgresql-15), or not root"),
+    .serialized
+)
+struct PostgresDestinationTests {
+    /// One cluster for the suite: each test uses a table of its own.
+    static let cluster: PostgresCluster? = try? PostgresCluster()
+
+    static func server() throws -> PostgresCluster {
+        guard let cluster else { throw PostgresCluster.Failure("the cluster did not start") }
+        return cluster
+    }
+
+    /// A walk of `api` into `table`, to its end.
+    @discardableResult
+    static func walk(
+        _ api: SyncAPI, table: String, connection: String? = nil,
+        prepare: (PostgresDestination) throws -> Void = { _ in }
+    ) async throws -> (walk: CommittedWalk, transport: MemoryTransport) {
+        let destination = try PostgresDestination(connection: connection ?? server().url(), table: table)
+        try prepare(destination)
+        let walk = try SyncAPI.walk(into: destination)
+        let transport = api.transport()
+        try await walk.run(fetcher: api.fetcher(walk, transport: transport), from: .start)
+        return (walk, transport)
+    }
+
+    @Test("Every note becomes a row: its exact JSON, jsonb to query, its title; the checkpoint says done")
+    func rows() async throws {
+        let api = SyncAPI(count: 10, size: 4)
+        let (walk, transport) = try await Self.walk(api, table: "rows")
+        #expect(transport.requests.count == 3)
+        #expect(walk.checkpoint.isDone && walk.checkpoint.pages == 3 && walk.checkpoint.notes == 10)
+        let server = try Self.server()
+        #expect(try server.psql("SELECT count(*), count(json) FROM rows") == "10|10\n")
+        #expect(try server.psql("SELECT json_text FROM rows WHERE id = 'r3'") == api.records[2].json + "\n")
+        #expect(
+            try server.psql("SELECT title, json->>'updated_at' FROM rows WHERE id = 'r3'")
+                == "note 3|2026-11-30T08:03:00Z\n")
+        #expect(
+            try server.psql("SELECT count(*) FROM rows WHERE run = 1 AND fetched_at > now() - interval '1 hour'")
+                == "10\n")
+        #expect(try server.psql("SELECT version FROM notes_page_walks WHERE \"table\" = 'rows'") == "1\n")
+    }
+
+    @Test("A record jsonb cannot hold (\\u0000 in a string) keeps its exact JSON, with json NULL")
+    func nullEscape() async throws {
+        let transport = MemoryTransport { _, _ in
+            .json(
+                #"{"notes":[{"id":"a","title":"t","body":"x\u0000y"},{"id":"b","title":"\\u0000"}],"next_cursor":null}"#
+            )
+        }
+        let destination = try PostgresDestination(connection: Self.server().url(), table: "nulls")
+        let walk = try SyncAPI.walk(into: destination)
+        let fetcher = NotesFetcher(locator: walk.locator, configuration: SyncAPI.configuration, transport: transport)
+        try await walk.run(fetcher: fetcher, from: .start)
+        #expect(
+            try Self.server().psql("SELECT id, json IS NULL, json_text FROM nulls ORDER BY id")
+                == #"a|t|{"id":"a","title":"t","body":"x\u0000y"}"# + "\n" + #"b|f|{"id":"b","title":"\\u0000"}"# + "\n"
+        )
+    }
+
+    @Test(
+        "Killed at each step of pages 1 to 3, then run again: every note once, no committed page asked again",
+        arguments: [CommitStep.rows, .checkpoint, .committed], 1...3
+    )
+    func killedAtEveryStep(step: CommitStep, page: Int) async throws {
+        let table = "killed_\(step)_\(page)"
+        let api = SyncAPI(count: 10, size: 4)
+        let first = api.transport()
+        do {
+            let destination = try PostgresDestination(connection: Self.server().url(), table: table)
+            var commits = 0
+            destination.afterStep = { done throws(CommitStop) in
+                if done == .rows { commits += 1 }
+                if commits == page && done == step { throw CommitStop("killed") }
+            }
+            let walk = try SyncAPI.walk(into: destination)
+            await #expect(throws: FetchError.self) {
+                try await walk.run(fetcher: api.fetcher(walk, transport: first), from: .start)
+            }
+        }  // the connection closes here, as the process's would: an open transaction is rolled back
+        let committed = step == .committed ? page : page - 1
+        #expect(try Self.server().psql("SELECT count(*) FROM \(table)") == "\(min(10, committed * 4))\n")
+        let (walk, second) = try await Self.walk(api, table: table)
+        if committed == 3 {
+            #expect(walk.opening == .again)
+        } else {
+            #expect(walk.opening == (committed == 0 ? .new : .resumed))
+            #expect(second.requests.count == 3 - committed)
+            #expect(walk.checkpoint.pages == 3 && walk.checkpoint.notes == 10)
+        }
+        #expect(try Self.server().psql("SELECT count(*), count(DISTINCT id) FROM \(table)") == "10|10\n")
+    }
+
+    @Test("Uniqueness holds across a resume: the ids of the run's committed pages are restored")
+    func uniquenessAcrossResume() async throws {
+        let api = SyncAPI(count: 8, size: 4)
+        do {
+            let destination = try PostgresDestination(connection: Self.server().url(), table: "unique_resume")
+            let walk = try SyncAPI.walk(into: destination)
+            try await walk.run(fetcher: api.fetcher(walk, transport: api.transport()), from: .start, maxPages: 1)
+        }
+        // Page 2 now repeats r1, committed on page 1 before the resume.
+        let transport = MemoryTransport { _, _ in
+            .json(#"{"notes":[{"id":"r1","title":"again"}],"next_cursor":null}"#)
+        }
+        let destination = try PostgresDestination(connection: Self.server().url(), table: "unique_resume")
+        let walk = try SyncAPI.walk(into: destination)
+        #expect(walk.opening == .resumed)
+        let fetcher = NotesFetcher(locator: walk.locator, configuration: SyncAPI.configuration, transport: transport)
+        await #expect {
+            try await walk.run(fetcher: fetcher, from: .start)
+        } throws: { error in
+            "\(error)".contains("duplicate id \"r1\", seen on page 1")
+        }
+    }
+
+    @Test("A complete copy walked again is refreshed: an edit replaces its row, none is added twice")
+    func refresh() async throws {
+        let api = SyncAPI(count: 6, size: 4)
+        try await Self.walk(api, table: "refreshed")
+        api.put(.init(id: "r2", title: "edited", updatedAt: SyncAPI.minute(2)))
+        let (walk, _) = try await Self.walk(api, table: "refreshed")
+        #expect(walk.opening == .again && walk.checkpoint.run == 2)
+        #expect(try Self.server().psql("SELECT count(*), sum((run = 2)::int) FROM refreshed") == "6|6\n")
+        #expect(try Self.server().psql("SELECT title FROM refreshed WHERE id = 'r2'") == "edited\n")
+    }
+
+    @Test("The connection terminated mid-transaction: opened again, the page committed once, the walk goes on")
+    func terminatedMidTransaction() async throws {
+        let api = SyncAPI(count: 10, size: 4)
+        var terminated = false
+        let (walk, _) = try await Self.walk(api, table: "terminated") { destination in
+            destination.afterStep = { done throws(CommitStop) in
+                guard done == .rows, !terminated else { return }
+                terminated = true
+                _ = try? Self.server().psql("SELECT pg_terminate_backend(\(destination.backendPID))")
+            }
+        }
+        #expect(terminated)
+        #expect(walk.checkpoint.isDone && walk.checkpoint.notes == 10)
+        #expect(try Self.server().psql("SELECT count(*), count(DISTINCT id) FROM terminated") == "10|10\n")
+    }
+
+    @Test("Another endpoint's table, a table notes-page did not write: refused, nothing changed")
+    func refusals() async throws {
+        let api = SyncAPI(count: 4, size: 4)
+        try await Self.walk(api, table: "theirs")
+        let other = try PostgresDestination(connection: Self.server().url(), table: "theirs")
+        #expect {
+            try other.open(url: "http://other.example/notes", pagination: "auto", ids: IDSet(), visited: IDSet())
+        } throws: { error in
+            "\(error)".contains("holds the notes of another endpoint")
+        }
+        try Self.server().psql("CREATE TABLE IF NOT EXISTS plain (id int)")
+        let plain = try PostgresDestination(connection: Self.server().url(), table: "plain")
+        #expect {
+            try plain.open(url: SyncAPI.endpoint.absoluteString, pagination: "auto", ids: IDSet(), visited: IDSet())
+        } throws: { error in
+            "\(error)".contains("exists that notes-page did not write")
+        }
+    }
+
+    @Test("Two walks of one table at once: the second is refused, naming the first's connection")
+    func lockHeld() async throws {
+        let first = try PostgresDestination(connection: Self.server().url(), table: "locked")
+        _ = try first.open(url: SyncAPI.endpoint.absoluteString, pagination: "auto", ids: IDSet(), visited: IDSet())
+        let second = try PostgresDestination(connection: Self.server().url(), table: "locked")
+        #expect {
+            try second.open(url: SyncAPI.endpoint.absoluteString, pagination: "auto", ids: IDSet(), visited: IDSet())
+        } throws: { error in
+            "\(error)".contains("another walk of public.locked is running: notes-page (pid ")
+                && "\(error)".contains("(backend \(first.backendPID),")
+        }
+    }
+
+    @Test("A wrong password is a credentials error that never shows it; a role without INSERT names SQLSTATE 42501")
+    func credentialsAndPrivileges() async throws {
+        let server = try Self.server()
+        #expect {
+            try PostgresDestination(connection: server.url(password: "not-the-password-1234"), table: "x")
+        } throws: { error in
+            guard let error = error as? StoreError else { return false }
+            return error.kind == .credentials && !error.description.contains("not-the-password-1234")
+                && error.description.contains("password authentication failed")
+        }
+        try server.psql(
+            "DROP ROLE IF EXISTS reader; CREATE ROLE reader LOGIN PASSWORD 'reader-pw-5678'; GRANT USAGE, CREATE ON SCHEMA public TO reader"
+        )
+        try await Self.walk(SyncAPI(count: 4, size: 4), table: "guarded")
+        try server.psql("GRANT SELECT, UPDATE ON ALL TABLES IN SCHEMA public TO reader")
+        let reader = server.url(user: "reader", password: "reader-pw-5678")
+        await #expect {
+            try await Self.walk(SyncAPI(count: 4, size: 4), table: "guarded", connection: reader)
+        } throws: { error in
+            "\(error)".contains("SQLSTATE 42501") && !"\(error)".contains("reader-pw-5678")
+        }
+        #expect {
+            try PostgresDestination(
+                connection: "postgresql://postgres:pw@127.0.0.1:\(try LoopbackListener.freePort())/x")
+        } throws: { error in
+            (error as? StoreError)?.kind == .unavailable
+        }
+    }
+
+    @Test("The server restarted mid-walk: the walk goes on over a new connection, every note once")
+    func restartMidWalk() async throws {
+        let api = SyncAPI(count: 10, size: 4)
+        var restarted = false
+        let (walk, _) = try await Self.walk(api, table: "restarted") { destination in
+            destination.afterStep = { done throws(CommitStop) in
+                guard done == .committed, !restarted else { return }
+                restarted = true
+                do { try Self.server().restart() } catch { print("the restart failed: \(error)") }
+            }
+        }
+        #expect(restarted && walk.checkpoint.isDone && walk.checkpoint.notes == 10)
+        #expect(try Self.server().psql("SELECT count(*), count(DISTINCT id) FROM restarted") == "10|10\n")
+    }
+}
