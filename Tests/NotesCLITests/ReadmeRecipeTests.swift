@@ -14,7 +14,7 @@ struct ReadmeRecipeTests {
     /// Every recipe the README has, each with a test below.
     static let recipes = [
         "github-rest", "github-graphql", "stripe", "drf", "fastapi", "jsonapi", "datasette", "notion", "sqlite",
-        "incremental", "github-sync",
+        "postgres", "incremental", "github-sync",
     ]
     /// The fixture server's notes: ids `n0` to `n249`, in pages of 100.
     static let fixture = ["--count", "250", "--page-size", "100", "--quiet"]
@@ -176,6 +176,32 @@ struct ReadmeRecipeTests {
         #expect(columns == ["id", "json", "fetched_at", "run"])
         let ids = try await Self.sqlite(scratch, "notes.db", "select id from notes order by cast(id as integer)")
         Self.expectEachOnce(ids, expected: Self.appIDs(1000), context: "sqlite")
+    }
+
+    @Test(
+        "A Postgres copy: a row per id in a cluster of the test's own, queried with psql",
+        .enabled(
+            if: DjangoServer.isAvailable && PostgresCluster.isAvailable,
+            "no Django REST framework, or no PostgreSQL server programs (make deps installs postgresql-15)")
+    )
+    func postgresCopy() async throws {
+        let cluster = try PostgresCluster()
+        defer { cluster.stop() }
+        let server = try DjangoServer(count: 1000, ["--quiet"])
+        defer { server.stop() }
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        let run = try await Self.runRecipe(
+            "postgres",
+            replacing: [
+                "postgresql://notes@db.example.com/notes": cluster.url(),
+                "https://api.example.com/api/notes/": server.url + "/limitoffset/",
+            ], in: scratch)
+        #expect(run.status == 0, "\(run.stderr)")
+        // The recipe's own query: the first three titles by id.
+        #expect(run.stdout.contains(" Note 1\n Note 10\n Note 100\n"), "\(run.stdout)")
+        let ids = try cluster.psql("SELECT id FROM notes ORDER BY id::int").split(separator: "\n").map(String.init)
+        Self.expectEachOnce(ids, expected: Self.appIDs(1000), context: "postgres")
     }
 
     /// Two runs of the recipe against a Datasette whose rows change in between: the second asks only from
