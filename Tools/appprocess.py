@@ -2,8 +2,10 @@
 command line, and how they end, so that a test run never leaves one behind."""
 
 import argparse
+import logging
 import os
 import signal
+import sys
 import threading
 import time
 
@@ -32,3 +34,33 @@ def exit_with_parent():
         os.kill(os.getpid(), signal.SIGTERM)
 
     threading.Thread(target=watch, daemon=True).start()
+
+
+def end_on_signals():
+    """A parent may start an app with signals blocked (a Swift test's Process passes its threads' mask on),
+    and Python keeps the mask it was given: unblock them. SIGTERM and SIGINT then end the app with exit 0,
+    through the `finally` blocks that remove what it made."""
+    signal.pthread_sigmask(signal.SIG_SETMASK, [])
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
+    signal.signal(signal.SIGINT, lambda *_: sys.exit(0))
+
+
+def serve_wsgi(app, port, quiet):
+    """Serves the WSGI `app` with werkzeug's threaded server on 127.0.0.1:`port` (0: a free one), printing
+    the base URL once it listens; each request is logged on stderr unless `quiet`."""
+    from werkzeug.serving import WSGIRequestHandler, make_server
+
+    class RequestHandler(WSGIRequestHandler):
+        disable_nagle_algorithm = True  # socketserver sets TCP_NODELAY on each accepted socket
+
+        def log_request(self, *args, **kwargs):
+            if not quiet:
+                super().log_request(*args, **kwargs)
+
+    logging.getLogger("werkzeug").setLevel(logging.INFO)  # its own handler writes to stderr
+    server = make_server("127.0.0.1", port, app, threaded=True, request_handler=RequestHandler)
+    print(f"http://127.0.0.1:{server.server_port}", flush=True)
+    try:
+        server.serve_forever()
+    finally:
+        server.server_close()

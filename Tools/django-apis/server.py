@@ -65,7 +65,6 @@ keeping connections alive, with TCP_NODELAY set: without it, Nagle's algorithm a
 import importlib.util
 import itertools
 import os
-import signal
 import sys
 import tempfile
 from pathlib import Path
@@ -81,7 +80,7 @@ _spec = importlib.util.spec_from_file_location(
 sys.modules["django_apis"] = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(sys.modules["django_apis"])
 
-from appprocess import command_line, exit_with_parent  # noqa: E402 (Tools/, on the path just above)
+from appprocess import command_line, end_on_signals, exit_with_parent  # noqa: E402 (Tools/, on the path just above)
 
 DELETED_EVERY = 97
 
@@ -188,11 +187,7 @@ def serve(server):
 def main():
     arguments = command_line("A Django project serving notes through django-ninja, django-tastypie and Wagtail.")
 
-    # SIGTERM ends the process as Ctrl-C does, through the `finally` blocks that remove the database. A
-    # parent may start it with signals blocked (a Swift test's Process passes its threads' mask on), and
-    # Python, unlike Node, keeps the mask it was given: unblock them.
-    signal.pthread_sigmask(signal.SIG_SETMASK, [])
-    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
+    end_on_signals()
     exit_with_parent()
     with tempfile.TemporaryDirectory(prefix="notes-django-apis-") as directory:
         os.environ["NOTES_DJANGO_APIS_DATABASE"] = os.path.join(directory, "db.sqlite3")

@@ -45,8 +45,6 @@ has `prev`, last (`prev` of page 2 is `notes`, without `page`); the last page ha
 and are only carried into the hrefs. Eve answers XML instead to a request that prefers it (`Accept`).
 """
 
-import logging
-import signal
 import sys
 from pathlib import Path
 
@@ -55,12 +53,11 @@ import mongomock
 from eve import Eve
 from eve.methods.delete import deleteitem_internal
 from eve.methods.post import post_internal
-from werkzeug.serving import WSGIRequestHandler, make_server
 
 # What the apps of Tools/ share (last on the path: nothing there shadows an installed package).
 sys.dont_write_bytecode = True
 sys.path.append(str(Path(__file__).resolve().parent.parent))
-from appprocess import command_line, exit_with_parent  # noqa: E402
+from appprocess import command_line, end_on_signals, exit_with_parent, serve_wsgi  # noqa: E402
 
 DELETED_EVERY = 97
 
@@ -104,35 +101,14 @@ def seed(app, count):
             deleteitem_internal("notes", concurrency_check=False, **{"_id": note["_id"]})
 
 
-def serve(app, port, quiet):
-    class RequestHandler(WSGIRequestHandler):
-        disable_nagle_algorithm = True  # socketserver sets TCP_NODELAY on each accepted socket
-
-        def log_request(self, *args, **kwargs):
-            if not quiet:
-                super().log_request(*args, **kwargs)
-
-    logging.getLogger("werkzeug").setLevel(logging.INFO)  # its own handler writes to stderr
-    server = make_server("127.0.0.1", port, app, threaded=True, request_handler=RequestHandler)
-    print(f"http://127.0.0.1:{server.server_port}", flush=True)
-    try:
-        server.serve_forever()
-    finally:
-        server.server_close()
-
-
 def main():
     arguments = command_line("An Eve app over mongomock serving notes.")
 
-    # A parent may start it with signals blocked (a Swift test's Process passes its threads' mask on), and
-    # Python keeps the mask it was given: unblock them. SIGTERM and SIGINT end the server with exit 0.
-    signal.pthread_sigmask(signal.SIG_SETMASK, [])
-    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
-    signal.signal(signal.SIGINT, lambda *_: sys.exit(0))
+    end_on_signals()
     exit_with_parent()
     app = create_app()
     seed(app, arguments.count)
-    serve(app, arguments.port, arguments.quiet)
+    serve_wsgi(app, arguments.port, arguments.quiet)
 
 
 if __name__ == "__main__":

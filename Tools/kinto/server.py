@@ -42,7 +42,6 @@ import base64
 import json
 import logging
 import secrets
-import signal
 import sys
 import warnings
 from pathlib import Path
@@ -54,7 +53,7 @@ from webob import Request
 # What the apps of Tools/ share (last on the path: nothing there shadows an installed package).
 sys.dont_write_bytecode = True
 sys.path.append(str(Path(__file__).resolve().parent.parent))
-from appprocess import command_line, exit_with_parent  # noqa: E402
+from appprocess import command_line, end_on_signals, exit_with_parent  # noqa: E402
 
 DELETED_EVERY = 97
 RECORDS = "/v1/buckets/notes/collections/notes/records"
@@ -133,11 +132,7 @@ def serve(app, port, quiet):
 def main():
     arguments = command_line("Kinto, in memory, serving a collection of notes.")
 
-    # A parent may start it with signals blocked (a Swift test's Process passes its threads' mask on), and
-    # Python keeps the mask it was given: unblock them. SIGTERM and SIGINT end waitress's loop with exit 0.
-    signal.pthread_sigmask(signal.SIG_SETMASK, [])
-    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
-    signal.signal(signal.SIGINT, lambda *_: sys.exit(0))
+    end_on_signals()
     exit_with_parent()
     logging.getLogger("request.summary").setLevel(logging.WARNING)  # the seeding's requests are not logged
     app = create_app()

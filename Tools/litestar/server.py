@@ -44,7 +44,6 @@ parameters are ignored.
 import bisect
 import copy
 import math
-import signal
 import sys
 from dataclasses import dataclass
 from itertools import islice
@@ -68,7 +67,7 @@ from uvicorn.config import LOGGING_CONFIG
 # What the apps of Tools/ share (last on the path: nothing there shadows an installed package).
 sys.dont_write_bytecode = True
 sys.path.append(str(Path(__file__).resolve().parent.parent))
-from appprocess import command_line, exit_with_parent  # noqa: E402
+from appprocess import command_line, end_on_signals, exit_with_parent  # noqa: E402
 
 DELETED_EVERY = 97
 
@@ -187,12 +186,7 @@ def serve(app, port, quiet):
 def main():
     arguments = command_line("A Litestar app with Litestar's pagination containers serving notes.")
 
-    # As Tools/fastapi/server.py: a parent may start it with signals blocked (a Swift test's Process passes
-    # its threads' mask on), and Python keeps the mask it was given: unblock them. uvicorn takes SIGTERM and
-    # SIGINT while it serves, shuts down, then raises the signal again: this handler ends the process with 0.
-    signal.pthread_sigmask(signal.SIG_SETMASK, [])
-    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
-    signal.signal(signal.SIGINT, lambda *_: sys.exit(0))
+    end_on_signals()
     exit_with_parent()
     serve(create_app(seed(arguments.count)), arguments.port, arguments.quiet)
 

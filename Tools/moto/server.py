@@ -55,7 +55,7 @@ from moto.server import ThreadedMotoServer
 # What the apps of Tools/ share (last on the path: nothing there shadows an installed package).
 sys.dont_write_bytecode = True
 sys.path.append(str(Path(__file__).resolve().parent.parent))
-from appprocess import command_line, exit_with_parent  # noqa: E402
+from appprocess import command_line, end_on_signals, exit_with_parent  # noqa: E402
 
 DELETED_EVERY = 97
 TABLE = "notes"
@@ -86,12 +86,7 @@ def seed(url, count):
 def main():
     arguments = command_line("moto's DynamoDB serving a table of notes.")
 
-    # As Tools/drf/server.py: a parent may start it with signals blocked (a Swift test's Process passes its
-    # threads' mask on), and Python keeps the mask it was given: unblock them. The server runs in a thread;
-    # the main thread waits for SIGTERM or SIGINT, which end the process with 0.
-    signal.pthread_sigmask(signal.SIG_SETMASK, [])
-    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
-    signal.signal(signal.SIGINT, lambda *_: sys.exit(0))
+    end_on_signals()
     exit_with_parent()
     if arguments.quiet:
         logging.getLogger("werkzeug").setLevel(logging.ERROR)

@@ -47,7 +47,6 @@ requests) takes about 20 s, 2000 notes about 2.5 s.
 import json
 import logging
 import os
-import signal
 import sys
 import tempfile
 from pathlib import Path
@@ -58,7 +57,7 @@ from werkzeug.serving import WSGIRequestHandler, make_server
 # What the apps of Tools/ share (last on the path: nothing there shadows an installed package).
 sys.dont_write_bytecode = True
 sys.path.append(str(Path(__file__).resolve().parent.parent))
-from appprocess import command_line, exit_with_parent  # noqa: E402
+from appprocess import command_line, end_on_signals, exit_with_parent  # noqa: E402
 
 DELETED_EVERY = 97
 
@@ -131,12 +130,7 @@ def main():
         # The GeoJSON provider reads the properties of the first feature on start-up: an empty file fails.
         sys.exit("server.py: pygeoapi's GeoJSON provider cannot serve no notes: --count must be 1 or more")
 
-    # As Tools/drf/server.py: a parent may start it with signals blocked (a Swift test's Process passes its
-    # threads' mask on), and Python keeps the mask it was given: unblock them. SIGTERM and SIGINT end the
-    # process with 0 through the `finally` blocks that remove the directory.
-    signal.pthread_sigmask(signal.SIG_SETMASK, [])
-    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
-    signal.signal(signal.SIGINT, lambda *_: sys.exit(0))
+    end_on_signals()
     exit_with_parent()
     # pygeoapi logs to stdout unless its configuration names a file; a root handler set first keeps it on
     # stderr (its own logging.basicConfig then does nothing).

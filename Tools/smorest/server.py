@@ -30,20 +30,17 @@ end answers 200 `[]` with `X-Pagination` of `total`, `total_pages`, `first_page`
 `page`); with no notes at all, `{"total": 0, "total_pages": 0}`. Unknown query parameters are ignored.
 """
 
-import logging
-import signal
 import sys
 from pathlib import Path
 
 import marshmallow as ma
 from flask import Flask
 from flask_smorest import Api, Blueprint
-from werkzeug.serving import WSGIRequestHandler, make_server
 
 # What the apps of Tools/ share (last on the path: nothing there shadows an installed package).
 sys.dont_write_bytecode = True
 sys.path.append(str(Path(__file__).resolve().parent.parent))
-from appprocess import command_line, exit_with_parent  # noqa: E402
+from appprocess import command_line, end_on_signals, exit_with_parent, serve_wsgi  # noqa: E402
 
 DELETED_EVERY = 97
 
@@ -85,33 +82,12 @@ def create_app(notes):
     return app
 
 
-def serve(app, port, quiet):
-    class RequestHandler(WSGIRequestHandler):
-        disable_nagle_algorithm = True  # socketserver sets TCP_NODELAY on each accepted socket
-
-        def log_request(self, *args, **kwargs):
-            if not quiet:
-                super().log_request(*args, **kwargs)
-
-    logging.getLogger("werkzeug").setLevel(logging.INFO)  # its own handler writes to stderr
-    server = make_server("127.0.0.1", port, app, threaded=True, request_handler=RequestHandler)
-    print(f"http://127.0.0.1:{server.server_port}", flush=True)
-    try:
-        server.serve_forever()
-    finally:
-        server.server_close()
-
-
 def main():
     arguments = command_line("A Flask app with flask-smorest's pagination serving notes.")
 
-    # A parent may start it with signals blocked (a Swift test's Process passes its threads' mask on), and
-    # Python keeps the mask it was given: unblock them. SIGTERM and SIGINT end the server with exit 0.
-    signal.pthread_sigmask(signal.SIG_SETMASK, [])
-    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
-    signal.signal(signal.SIGINT, lambda *_: sys.exit(0))
+    end_on_signals()
     exit_with_parent()
-    serve(create_app(seed(arguments.count)), arguments.port, arguments.quiet)
+    serve_wsgi(create_app(seed(arguments.count)), arguments.port, arguments.quiet)
 
 
 if __name__ == "__main__":
