@@ -81,9 +81,13 @@
             do {
                 let database = try PostgresConnection(connection, applicationName: name)
                 // A page's rows arrive here first; emptied at each commit.
+                // synchronous_commit off: a commit returns before its WAL is flushed (as SQLite's NORMAL): a
+                // server that crashes may lose its last commits, each page with its checkpoint, never one
+                // without the other, so a resumed walk fetches those pages again; a client killed loses none.
                 try database.execute(
                     """
                     SET client_min_messages = warning;
+                    SET synchronous_commit = off;
                     CREATE TEMPORARY TABLE IF NOT EXISTS notes_page_stage (
                         id text NOT NULL, json_text text NOT NULL, title text, exact_only boolean NOT NULL)
                         ON COMMIT DELETE ROWS
