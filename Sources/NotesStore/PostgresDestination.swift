@@ -81,13 +81,12 @@
             do {
                 let database = try PostgresConnection(connection, applicationName: name)
                 // A page's rows arrive here first; emptied at each commit.
-                // synchronous_commit off: a commit returns before its WAL is flushed (as SQLite's NORMAL): a
-                // server that crashes may lose its last commits, each page with its checkpoint, never one
-                // without the other, so a resumed walk fetches those pages again; a client killed loses none.
+                // A lock another session holds past 5 s is an error (SQLSTATE 55P03), never a wait without end.
+                // synchronous_commit stays on: a walk goes on after a commit only once the server has it.
                 try database.execute(
                     """
-                    SET client_min_messages = warning;
-                    SET synchronous_commit = off;
+                    SET client_min_messages = error;
+                    SET lock_timeout = '5s';
                     CREATE TEMPORARY TABLE IF NOT EXISTS notes_page_stage (
                         id text NOT NULL, json_text text NOT NULL, title text, exact_only boolean NOT NULL)
                         ON COMMIT DELETE ROWS
@@ -250,10 +249,17 @@
                     database = reopened
                     do {
                         try lock()
-                        if let stored = try readCheckpoint(), stored.runNumber == checkpoint.runNumber,
-                            stored.pages >= checkpoint.pages
-                        {
+                        let stored = try readCheckpoint()
+                        if let stored, stored.runNumber == checkpoint.runNumber, stored.pages >= checkpoint.pages {
                             return
+                        }
+                        // The pages before this one must still be there: a server that lost them (restored
+                        // from a backup) is no place to go on, never a walk with a hole in it.
+                        let before = stored.map { $0.runNumber == checkpoint.runNumber ? $0.pages : 0 } ?? 0
+                        guard before == checkpoint.pages - 1 else {
+                            throw StoreError(
+                                "table \(schema).\(table): the server holds \(before) committed pages of this run, not \(checkpoint.pages - 1): run the same command again"
+                            )
                         }
                     } catch let error as StoreError {
                         throw error

@@ -11,7 +11,8 @@ import Testing
     .enabled(
         if: PostgresCluster.isAvailable && FixtureServer.isAvailable,
         "no PostgreSQL server programs or psql (make deps installs postgresql-15), not root, or no node"),
-    .serialized
+    .serialized,
+    .timeLimit(.minutes(3))
 )
 struct PostgresEndToEndTests {
     static let cluster: PostgresCluster? = try? PostgresCluster()

@@ -16,7 +16,8 @@ import Testing
     .enabled(
         if: PostgresCluster.isAvailable,
         "no PostgreSQL server programs, psql or postgres user (make deps installs postgresql-15), or not root"),
-    .serialized
+    .serialized,
+    .timeLimit(.minutes(3))
 )
 struct PostgresDestinationTests {
     /// One cluster for the suite: each test uses a table of its own.

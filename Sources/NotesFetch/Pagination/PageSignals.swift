@@ -122,7 +122,7 @@ struct PageSignals {
         else { return nil }
         func integer(_ key: String) -> Int? {
             guard case .number(let text)? = members.first(where: { $0.key == key })?.value else { return nil }
-            return Int(text)
+            return Self.bounded(text)
         }
         return XPagination(
             total: integer("total"), totalPages: integer("total_pages"), page: integer("page"),
@@ -149,25 +149,32 @@ struct PageSignals {
         if let total = facts.total(path: nil, orCommon: true) { return total }
         if let total = xPagination?.total, total >= 0 { return (total, "X-Pagination") }
         for name in Self.totalHeaders {
-            if let text = facts.head.value(of: name), let total = Int(text.trimming(" \t")), total >= 0 {
+            if let text = facts.head.value(of: name), let total = Self.bounded(text.trimming(" \t")) {
                 return (total, name)
             }
         }
         return nil
     }
 
-    /// The integer at `path`: a JSON integer, or a string of digits.
+    /// The integer at `path`: a JSON integer, or a string of digits, from 0 to 2^48 (``bounded(_:)``).
     private func integer(at path: FieldPath) -> Int? {
         switch facts.value(at: path) {
-        case .number(let text)?, .string(let text)?: return Int(text)
+        case .number(let text)?, .string(let text)?: return Self.bounded(text)
         default: return nil
         }
+    }
+
+    /// `text`'s integer when it is from 0 to 2^48: a page number, an offset, a count or a total the server
+    /// sends. Sums of two of them and a page's records cannot overflow; others are no signal.
+    static func bounded(_ text: some StringProtocol) -> Int? {
+        guard let value = Int(text), value >= 0, value <= 1 << 48 else { return nil }
+        return value
     }
 
     /// The value of the query parameter `name` in the page's URL, as an integer.
     func requested(_ name: String) -> Int? {
         guard let components = URLComponents(string: facts.url) else { return nil }
-        return components.queryItems?.first { $0.name == name }?.value.flatMap { Int($0) }
+        return components.queryItems?.first { $0.name == name }?.value.flatMap { Self.bounded($0) }
     }
 
     /// Whether the page's URL has the query parameter `name`.
@@ -202,7 +209,9 @@ struct PageSignals {
         if let (name, value) = nextHeader, !isPastTheEnd(value) { return "its \(name) header is \(Self.quoted(value))" }
         if let next = xPagination?.next { return "its X-Pagination header says the next page is \(next)" }
         if let (path, value) = flag, value { return "its '\(path)' is true" }
-        if let echo = pageEcho, let count = pageCount, echo.page - scheme.firstPageNumber + 1 < count.count {
+        if let echo = pageEcho, let count = pageCount, (0...1).contains(scheme.firstPageNumber),
+            echo.page - scheme.firstPageNumber + 1 < count.count
+        {
             return "its '\(echo.path)' is \(echo.page) of \(count.count) ('\(count.path)')"
         }
         if let (path, offset) = offsetEcho, let total = total, summary.noteCount > 0,
