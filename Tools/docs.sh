@@ -50,6 +50,10 @@ flags=(-typecheck -warnings-as-errors -I "$BUILD/debug/Modules")
 for map in Sources/*/module.modulemap Sources/*/include/module.modulemap; do
     flags+=(-Xcc "-fmodule-map-file=$map")
 done
+# The system libraries' headers outside the default paths (libpq's, in /usr/include/postgresql).
+for package in libpq; do
+    for include in $(pkg-config --cflags-only-I "$package" 2>/dev/null); do flags+=(-Xcc "$include"); done
+done
 mkdir -p "$BUILD/snippets"
 for module in "${MODULES[@]}"; do
     rm -f "$BUILD/snippets/$module"-*.swift
