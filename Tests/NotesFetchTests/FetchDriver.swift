@@ -261,7 +261,11 @@ enum FetchDriver {
             }
             if PageReception.isJSON(value) {
                 let type = value.split(separator: ";").first.map { String($0).trimming(" \t").lowercased() } ?? ""
-                if !(type == "application/json" || (type.hasPrefix("application/") && type.hasSuffix("+json"))) {
+                let named = [
+                    "application/json", "application/x-amz-json-1.0", "application/x-amz-json-1.1",
+                    "application/x-json",
+                ]
+                if !(named.contains(type) || (type.hasPrefix("application/") && type.hasSuffix("+json"))) {
                     findings.add("\(String(reflecting: value)) taken for JSON")
                 }
             }

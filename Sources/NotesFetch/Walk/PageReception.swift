@@ -90,14 +90,19 @@ package final class PageReception: HTTPResponseReceiver {
         try decoder.finish(into: &notes)
     }
 
-    /// `application/json` or any `+json` type, with no charset or UTF-8.
+    /// JSON media types named otherwise than `application/json` and `+json`.
+    static let otherJSONTypes: Set<String> = [
+        "application/x-amz-json-1.0", "application/x-amz-json-1.1", "application/x-json",
+    ]
+
+    /// `application/json`, any `+json` type, or one of ``otherJSONTypes``, with no charset or UTF-8.
     package static func isJSON(_ contentType: String) -> Bool {
         if contentType == "application/json" || contentType == "application/json; charset=utf-8" { return true }
         let parts = contentType.split(separator: ";").map { String($0).trimming(" \t").lowercased() }
         // AWS's JSON protocols (`application/x-amz-json-1.0`, `-1.1`) and the older `application/x-json` too.
         guard let type = parts.first,
             type == "application/json" || (type.hasPrefix("application/") && type.hasSuffix("+json"))
-                || type.hasPrefix("application/x-amz-json-") || type == "application/x-json"
+                || Self.otherJSONTypes.contains(type)
         else { return false }
         for parameter in parts.dropFirst() where parameter.hasPrefix("charset=") {
             let charset = String(parameter.dropFirst("charset=".count)).trimming("\"")
