@@ -312,13 +312,16 @@ struct SignalTests {
         #expect(contract.stderr.contains("note has no 'title'"), "\(contract.stderr)")
     }
 
-    @Test("AWS's JSON content types are JSON; HTML is not")
+    @Test("AWS's JSON content types are JSON, by name; HTML is not")
     func contentTypes() {
         #expect(PageReception.isJSON("application/x-amz-json-1.0"))
         #expect(PageReception.isJSON("application/x-amz-json-1.1"))
         #expect(PageReception.isJSON("application/geo+json"))
         #expect(!PageReception.isJSON("text/html; charset=utf-8"))
         #expect(!PageReception.isJSON("text/plain"))
+        // By name only (a fuzz finding: Fixtures/regressions-fetch/fuzz-crash-5139a2e0a5ff.txt).
+        #expect(!PageReception.isJSON("application/x-amz-json-?page=1"))
+        #expect(!PageReception.isJSON("application/x-amz-json-2.0"))
     }
 
     @Test("A cursor that is a JSON object goes into the next POST body as that object")
