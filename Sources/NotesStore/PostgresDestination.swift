@@ -18,7 +18,7 @@
     /// (an integer id as its digits), `json jsonb` (the record, for queries: `json->>'title'`; NULL for a
     /// record jsonb cannot hold, one with `\u0000` in a string), `json_text text NOT NULL` (the record's
     /// exact JSON: jsonb reorders keys, keeps the last of a repeated key and respells numbers), `title`
-    /// when the contract has titles, `fetched_at timestamptz` and `run`. Beside it, `notes_page_walks`
+    /// when the contract has titles (NULL for a title with U+0000 in it, which Postgres text cannot hold), `fetched_at timestamptz` and `run`. Beside it, `notes_page_walks`
     /// keeps each table's checkpoint with its format's version, and `notes_page_visited` the pages its run
     /// was promised.
     ///
@@ -136,7 +136,7 @@
                 try database.execute(
                     """
                     CREATE TABLE IF NOT EXISTS \(quotedTable) (
-                        id text PRIMARY KEY, json jsonb, json_text text NOT NULL,\(hasTitles ? " title text," : "")
+                        id text COLLATE "C" PRIMARY KEY, json jsonb, json_text text NOT NULL,\(hasTitles ? " title text," : "")
                         fetched_at timestamptz NOT NULL, run integer NOT NULL)
                     """, "creating table \(table)")
                 if let found, !found.isDone {
@@ -278,41 +278,55 @@
             }
         }
 
+        /// Whether the pages of run `run` may go straight into the table with `COPY` (no staging, no
+        /// upsert): the table held no row of another run when the run's first commit in this process
+        /// looked. Every row is then this run's, so its id is in the run's id set, and a page's ids, new to
+        /// the set, are new to the table. Nil until a commit asks.
+        private var copiesDirectly: (run: Int, direct: Bool)?
+
         private func commitOnce(_ page: FetchedPage, checkpoint: WalkCheckpoint, nextIdentity: String?) throws {
             let operation = "writing page \(page.number)"
-            var data: [UInt8] = []
-            data.reserveCapacity(page.notes.count * 256)
-            for note in page.notes {
-                guard let json = note.json else { throw StoreError("note \(note.id.prefix(80)) has no JSON kept") }
-                Self.appendField(note.idBytes, to: &data)
-                data.append(UInt8(ascii: "\t"))
-                let exactOnly = json.withUnsafeBytes { Self.holdsNullEscape($0) }
-                json.withUnsafeBytes { Self.appendField($0, to: &data) }
-                data.append(UInt8(ascii: "\t"))
-                if hasTitles {
-                    Self.appendField(note.titleBytes, to: &data)
-                } else {
-                    data.append(contentsOf: Array("\\N".utf8))
-                }
-                data.append(contentsOf: Array((exactOnly ? "\tt\n" : "\tf\n").utf8))
-            }
             try database.execute("BEGIN", "starting page \(page.number)'s transaction")
             if checkpoint.pages == 1 {
                 // The first page of a run: the pages the run before promised are forgotten.
                 try database.query("DELETE FROM \(visitedTable) WHERE \"table\" = $1", [key], "starting the run")
             }
-            try database.copy(
-                "COPY notes_page_stage (id, json_text, title, exact_only) FROM STDIN", data: data, operation)
-            let titleColumn = hasTitles ? ", title" : ""
-            let titleUpdate = hasTitles ? ", title = excluded.title" : ""
-            try database.query(
-                """
-                INSERT INTO \(quotedTable) (id, json, json_text\(titleColumn), fetched_at, run)
-                SELECT id, CASE WHEN exact_only THEN NULL ELSE json_text::jsonb END, json_text\(titleColumn),
-                    now(), $1 FROM notes_page_stage
-                ON CONFLICT (id) DO UPDATE SET json = excluded.json, json_text = excluded.json_text\(titleUpdate),
-                    fetched_at = excluded.fetched_at, run = excluded.run
-                """, [Array("\(checkpoint.runNumber)".utf8)], operation)
+            let run = checkpoint.runNumber
+            if copiesDirectly?.run != run {
+                let others = try database.query(
+                    "SELECT 1 FROM \(quotedTable) WHERE run <> $1 LIMIT 1", [Array("\(run)".utf8)], operation)
+                copiesDirectly = (run, others.isEmpty)
+            }
+            if copiesDirectly?.direct == true {
+                // The transaction's time, as the upsert's now() would write it.
+                let now = try database.query("SELECT now()", [], operation)
+                let rows = try Self.copyRows(page, titles: hasTitles, direct: (Array((now.first?[0] ?? "").utf8), run))
+                let copied = database.attemptCopy(
+                    "COPY \(quotedTable) (id, json, json_text\(hasTitles ? ", title" : ""), fetched_at, run) FROM STDIN",
+                    data: rows, operation)
+                if case .failure(let error) = copied {
+                    guard error.sqlState == "23505" else { throw error }
+                    // A row another writer put in the table: this page, and the rest of the run, upserted.
+                    try database.execute("ROLLBACK", operation)
+                    copiesDirectly = (run, false)
+                    try commitOnce(page, checkpoint: checkpoint, nextIdentity: nextIdentity)
+                    return
+                }
+            } else {
+                let rows = try Self.copyRows(page, titles: hasTitles, direct: nil)
+                try database.copy(
+                    "COPY notes_page_stage (id, json_text, title, exact_only) FROM STDIN", data: rows, operation)
+                let titleColumn = hasTitles ? ", title" : ""
+                let titleUpdate = hasTitles ? ", title = excluded.title" : ""
+                try database.query(
+                    """
+                    INSERT INTO \(quotedTable) (id, json, json_text\(titleColumn), fetched_at, run)
+                    SELECT id, CASE WHEN exact_only THEN NULL ELSE json_text::jsonb END, json_text\(titleColumn),
+                        now(), $1 FROM notes_page_stage
+                    ON CONFLICT (id) DO UPDATE SET json = excluded.json, json_text = excluded.json_text\(titleUpdate),
+                        fetched_at = excluded.fetched_at, run = excluded.run
+                    """, [Array("\(run)".utf8)], operation)
+            }
             try afterStep(.rows)
             if let nextIdentity {
                 try database.query(
@@ -323,6 +337,52 @@
             try afterStep(.checkpoint)
             try database.execute("COMMIT", "committing page \(page.number)")
             try afterStep(.committed)
+        }
+
+        /// A page's notes as rows of COPY's text format: for the table itself (`direct`: id, json, json_text,
+        /// title, fetched_at, run) or for the staging table (id, json_text, title, exact_only).
+        private static func copyRows(_ page: FetchedPage, titles: Bool, direct: (now: [UInt8], run: Int)?) throws
+            -> [UInt8]
+        {
+            var data: [UInt8] = []
+            data.reserveCapacity(page.notes.count * (direct == nil ? 256 : 512))
+            let tab = UInt8(ascii: "\t")
+            let null: [UInt8] = Array("\\N".utf8)
+            let tail = direct.map { [tab] + $0.now + [tab] + Array("\($0.run)\n".utf8) }
+            for note in page.notes {
+                guard let json = note.json else { throw StoreError("note \(note.id.prefix(80)) has no JSON kept") }
+                // Postgres text holds no U+0000: an id with one cannot be a key here; a title with one is NULL
+                // (the record's exact JSON keeps it), and so is the jsonb of a record with \u0000 in it.
+                guard !note.idBytes.contains(0) else {
+                    throw StoreError(
+                        "the note \(note.quotedID) of page \(page.number) has an id with U+0000 in it, which a Postgres text key cannot hold"
+                    )
+                }
+                appendField(note.idBytes, to: &data)
+                data.append(tab)
+                let exactOnly = json.withUnsafeBytes { jsonbRefuses($0) }
+                if direct != nil {
+                    if exactOnly {
+                        data.append(contentsOf: null)
+                    } else {
+                        json.withUnsafeBytes { appendField($0, to: &data) }
+                    }
+                    data.append(tab)
+                }
+                json.withUnsafeBytes { appendField($0, to: &data) }
+                data.append(tab)
+                if titles, !note.titleBytes.contains(0) {
+                    appendField(note.titleBytes, to: &data)
+                } else {
+                    data.append(contentsOf: null)
+                }
+                if let tail {
+                    data.append(contentsOf: tail)
+                } else {
+                    data.append(contentsOf: Array((exactOnly ? "\tt\n" : "\tf\n").utf8))
+                }
+            }
+            return data
         }
 
         /// Appends `bytes` as a field of COPY's text format: backslash, tab, newline and carriage return
@@ -339,24 +399,71 @@
             }
         }
 
-        /// Whether compact JSON `bytes` hold the escape `\u0000`, which jsonb refuses.
-        private static func holdsNullEscape(_ bytes: UnsafeRawBufferPointer) -> Bool {
-            guard bytes.count >= 6 else { return false }
+        /// Whether jsonb refuses what compact JSON `bytes` say: a string with the escape `\u0000`, or a
+        /// number outside `numeric`'s range (more than 131,072 digits before its point or 16,383 after it,
+        /// its exponent counted: `1e131072`, `1e-16384`). Such a record's `json` is NULL; `json_text` keeps it.
+        package static func jsonbRefuses(_ bytes: UnsafeRawBufferPointer) -> Bool {
             var index = 0
-            while index + 5 < bytes.count {
-                if bytes[index] == UInt8(ascii: "\\") {
-                    if bytes[index + 1] == UInt8(ascii: "u"), bytes[index + 2] == UInt8(ascii: "0"),
-                        bytes[index + 3] == UInt8(ascii: "0"), bytes[index + 4] == UInt8(ascii: "0"),
-                        bytes[index + 5] == UInt8(ascii: "0")
-                    {
-                        return true
+            var inString = false
+            while index < bytes.count {
+                let byte = bytes[index]
+                if inString {
+                    if byte == UInt8(ascii: "\\") {
+                        if index + 5 < bytes.count, bytes[index + 1] == UInt8(ascii: "u"),
+                            bytes[index + 2] == UInt8(ascii: "0"), bytes[index + 3] == UInt8(ascii: "0"),
+                            bytes[index + 4] == UInt8(ascii: "0"), bytes[index + 5] == UInt8(ascii: "0")
+                        {
+                            return true
+                        }
+                        index += 2  // an escaped character: `\\u0000` is a backslash, then text
+                        continue
                     }
-                    index += 2  // an escaped character: `\\u0000` is a backslash, then text
+                    if byte == UInt8(ascii: "\"") { inString = false }
+                    index += 1
+                } else if byte == UInt8(ascii: "\"") {
+                    inString = true
+                    index += 1
+                } else if byte == UInt8(ascii: "-") || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) {
+                    if !numericHolds(bytes, from: &index) { return true }
                 } else {
                     index += 1
                 }
             }
             return false
+        }
+
+        /// Whether `numeric` holds the number that starts at `index` (moved past it).
+        private static func numericHolds(_ bytes: UnsafeRawBufferPointer, from index: inout Int) -> Bool {
+            func isDigit(_ byte: UInt8) -> Bool { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) }
+            if bytes[index] == UInt8(ascii: "-") { index += 1 }
+            var before = 0  // digits before the point, leading zeros aside
+            while index < bytes.count, isDigit(bytes[index]) {
+                if before > 0 || bytes[index] != UInt8(ascii: "0") { before += 1 }
+                index += 1
+            }
+            var after = 0
+            if index < bytes.count, bytes[index] == UInt8(ascii: ".") {
+                index += 1
+                while index < bytes.count, isDigit(bytes[index]) {
+                    after += 1
+                    index += 1
+                }
+            }
+            var exponent = 0  // saturates: a longer one is out of range either way
+            if index < bytes.count, bytes[index] | 0x20 == UInt8(ascii: "e") {
+                index += 1
+                var negative = false
+                if index < bytes.count, bytes[index] == UInt8(ascii: "-") || bytes[index] == UInt8(ascii: "+") {
+                    negative = bytes[index] == UInt8(ascii: "-")
+                    index += 1
+                }
+                while index < bytes.count, isDigit(bytes[index]) {
+                    exponent = min(exponent * 10 + Int(bytes[index] - UInt8(ascii: "0")), 1 << 40)
+                    index += 1
+                }
+                if negative { exponent = -exponent }
+            }
+            return before + exponent <= 131_072 && after - exponent <= 16_383
         }
 
         // MARK: - Reading

@@ -64,17 +64,72 @@ struct PostgresDestinationTests {
     func nullEscape() async throws {
         let transport = MemoryTransport { _, _ in
             .json(
-                #"{"notes":[{"id":"a","title":"t","body":"x\u0000y"},{"id":"b","title":"\\u0000"}],"next_cursor":null}"#
+                #"{"notes":[{"id":"a","title":"t","body":"x\u0000y"},{"id":"b","title":"\\u0000"},{"id":"c","title":"x\u0000y"}],"next_cursor":null}"#
             )
         }
-        let destination = try PostgresDestination(connection: Self.server().url(), table: "nulls")
+        // The first run copies rows straight into the table, the second (a refresh) upserts them: both alike.
+        for run in 1...2 {
+            let destination = try PostgresDestination(connection: Self.server().url(), table: "nulls")
+            let walk = try SyncAPI.walk(into: destination)
+            let fetcher = NotesFetcher(
+                locator: walk.locator, configuration: SyncAPI.configuration, transport: transport)
+            try await walk.run(fetcher: fetcher, from: .start)
+            #expect(
+                try Self.server().psql("SELECT id, json IS NULL, title IS NULL, json_text, run FROM nulls ORDER BY id")
+                    == #"a|t|f|{"id":"a","title":"t","body":"x\u0000y"}|\#(run)"# + "\n"
+                    + #"b|f|f|{"id":"b","title":"\\u0000"}|\#(run)"# + "\n"
+                    + #"c|t|t|{"id":"c","title":"x\u0000y"}|\#(run)"#
+                    + "\n")
+        }
+    }
+
+    /// Numbers at the edges of `numeric`'s range, each as its own record's value, with whether jsonb holds it.
+    static let numberEdges: [(String, Bool)] = [
+        ("1e131071", true), ("1e131072", false), ("123e131070", false), ("0.5e131072", true), ("1e-16383", true),
+        ("1e-16384", false), ("1.5e-16383", false), ("-1E+131071", true), ("1e99999999999999999999999", false),
+        ("0." + String(repeating: "0", count: 16_382) + "1", true),
+        ("0." + String(repeating: "0", count: 16_383) + "1", false), ("-0", true), ("1.5e-7", true),
+    ]
+
+    @Test("A number numeric cannot hold leaves json NULL and json_text exact; Postgres agrees on every edge")
+    func numbersPastNumeric() async throws {
+        let body =
+            #"{"notes":["#
+            + Self.numberEdges.enumerated().map { #"{"id":"n\#($0)","title":"t","n":\#($1.0)}"# }.joined(separator: ",")
+            + #"],"next_cursor":null}"#
+        let transport = MemoryTransport { _, _ in .json(body) }
+        let destination = try PostgresDestination(connection: Self.server().url(), table: "numbers")
         let walk = try SyncAPI.walk(into: destination)
         let fetcher = NotesFetcher(locator: walk.locator, configuration: SyncAPI.configuration, transport: transport)
         try await walk.run(fetcher: fetcher, from: .start)
-        #expect(
-            try Self.server().psql("SELECT id, json IS NULL, json_text FROM nulls ORDER BY id")
-                == #"a|t|{"id":"a","title":"t","body":"x\u0000y"}"# + "\n" + #"b|f|{"id":"b","title":"\\u0000"}"# + "\n"
-        )
+        for (index, (number, holds)) in Self.numberEdges.enumerated() {
+            let record = #"{"id":"n\#(index)","title":"t","n":\#(number)}"#
+            #expect(
+                record.utf8.withContiguousStorageIfAvailable { PostgresDestination.jsonbRefuses(.init($0)) } == !holds)
+            // What Postgres itself says of the same JSON.
+            let cast = try? Self.server().psql("SELECT '\(record)'::jsonb IS NOT NULL")
+            #expect((cast == "t\n") == holds, "\(number.prefix(40))")
+            #expect(
+                try Self.server().psql(
+                    "SELECT json IS NOT NULL, json_text = '\(record)' FROM numbers WHERE id = 'n\(index)'")
+                    == "\(holds ? "t" : "f")|t\n", "\(number.prefix(40))")
+        }
+    }
+
+    @Test("An id with U+0000 in it is an error naming the note and its page, and nothing of the page is kept")
+    func nullInID() async throws {
+        let transport = MemoryTransport { _, _ in
+            .json(#"{"notes":[{"id":"a","title":"t"},{"id":"b\u0000c","title":"t"}],"next_cursor":null}"#)
+        }
+        let destination = try PostgresDestination(connection: Self.server().url(), table: "null_ids")
+        let walk = try SyncAPI.walk(into: destination)
+        let fetcher = NotesFetcher(locator: walk.locator, configuration: SyncAPI.configuration, transport: transport)
+        await #expect {
+            try await walk.run(fetcher: fetcher, from: .start)
+        } throws: { error in
+            "\(error)".contains(#"the note "b\u0000c" of page 1 has an id with U+0000"#)
+        }
+        #expect(try Self.server().psql("SELECT count(*) FROM null_ids") == "0\n")
     }
 
     @Test(
@@ -131,6 +186,26 @@ struct PostgresDestinationTests {
         } throws: { error in
             "\(error)".contains("duplicate id \"r1\", seen on page 1")
         }
+    }
+
+    @Test("A first run copies pages straight in; a row another writer adds meanwhile turns it to upserts")
+    func anotherWriterMidRun() async throws {
+        let api = SyncAPI(count: 8, size: 4)
+        let (walk, transport) = try await Self.walk(api, table: "other_writer") { destination in
+            destination.afterStep = { done throws(CommitStop) in
+                // r6 is on page 2: another writer's row is there, once page 1 is in, before the walk writes it.
+                guard done == .committed, (try? Self.server().psql("SELECT count(*) FROM other_writer")) == "4\n"
+                else { return }
+                _ = try? Self.server().psql(
+                    "INSERT INTO other_writer (id, json_text, title, fetched_at, run) VALUES ('r6', '{}', 'theirs', now(), 9)"
+                )
+            }
+        }
+        #expect(walk.opening == .new && transport.requests.count == 2)
+        #expect(try Self.server().psql("SELECT count(*), count(DISTINCT id) FROM other_writer") == "8|8\n")
+        #expect(
+            try Self.server().psql("SELECT title, json->>'id', run FROM other_writer WHERE id = 'r6'")
+                == "note 6|r6|1\n")
     }
 
     @Test("A complete copy walked again is refreshed: an edit replaces its row, none is added twice")

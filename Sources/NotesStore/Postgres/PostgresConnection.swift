@@ -142,6 +142,18 @@
             if !ended { throw failure(operation, nil) }
         }
 
+        /// ``copy(_:data:_:)``, its failure returned rather than thrown (for a caller that decides by SQLSTATE).
+        package func attemptCopy(_ sql: String, data: [UInt8], _ operation: String) -> Result<
+            Void, PostgresError
+        > {
+            do {
+                try copy(sql, data: data, operation)
+                return .success(())
+            } catch {
+                return .failure(error)
+            }
+        }
+
         /// Throws the failure `result` holds, if it is one.
         private func check(_ result: OpaquePointer?, _ operation: String) throws(PostgresError) {
             switch PQresultStatus(result) {
