@@ -113,7 +113,9 @@ let package = Package(
         .target(name: "BenchmarkPairs", path: "Benchmarks/BenchmarkPairs", swiftSettings: swiftSettings),
         .executableTarget(
             name: "benchmarks",
-            dependencies: ["NotesPage", "YajlNoop", "AllocationCounter", "ArgumentParsing", "BenchmarkPairs"],
+            dependencies: [
+                "NotesPage", "YajlNoop", "AllocationCounter", "ArgumentParsing", "BenchmarkPairs", "TestSupport",
+            ],
             path: "Benchmarks/benchmarks",
             swiftSettings: swiftSettings
         ),

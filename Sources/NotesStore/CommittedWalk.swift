@@ -171,6 +171,7 @@ public final class CommittedWalk {
                 maxNotes: maxNotes,
                 cancellation: cancellation
             ) { page throws(FetchError) in
+                if ahead != nil { destination.prepare(page) }
                 try settle()
                 if let ahead {
                     let walk = UnsafeSendable(self)

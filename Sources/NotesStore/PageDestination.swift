@@ -30,10 +30,16 @@ public protocol PageDestination: AnyObject {
     /// Whether a page may commit on another thread while the walk fetches the next one (the commit costs
     /// as much as a fetch). Commits stay one at a time and in order.
     var commitsWhileFetching: Bool { get }
+
+    /// Does what a page's commit needs of the page alone (Postgres encodes its rows), on the walk's thread
+    /// while the commit before it runs (where ``commitsWhileFetching``). The commit of `page` uses it, or
+    /// does it again when it cannot; a failure is the commit's to report.
+    func prepare(_ page: FetchedPage)
 }
 
 extension PageDestination {
     public var commitsWhileFetching: Bool { false }
+    public func prepare(_ page: FetchedPage) {}
 }
 
 /// A destination that cannot be read, written, or belongs to another walk. Committed pages stay.

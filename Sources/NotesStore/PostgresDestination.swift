@@ -10,19 +10,23 @@
     #if canImport(Glibc)
         import Glibc
     #endif
+    import Synchronization
 
     /// Notes kept in a PostgreSQL table, one row per id, each page committed in one transaction with the
     /// walk's checkpoint: the copy a team shares.
     ///
-    /// The table (`notes`, or the name given, in `--schema`, default `public`) holds `id text PRIMARY KEY`
-    /// (an integer id as its digits), `json jsonb` (the record, for queries: `json->>'title'`; NULL for a
-    /// record jsonb cannot hold, one with `\u0000` in a string), `json_text text NOT NULL` (the record's
-    /// exact JSON: jsonb reorders keys, keeps the last of a repeated key and respells numbers), `title`
-    /// when the contract has titles (NULL for a title with U+0000 in it, which Postgres text cannot hold), `fetched_at timestamptz` and `run`. Beside it, `notes_page_walks`
-    /// keeps each table's checkpoint with its format's version, and `notes_page_visited` the pages its run
-    /// was promised.
+    /// The table (`notes`, or the name given, in `--schema`, default `public`) holds `id text COLLATE "C"
+    /// PRIMARY KEY` (an integer id as its digits), `json jsonb` (the record, for queries: `json->>'title'`;
+    /// NULL for a record jsonb refuses: `\u0000` in a string, a number past `numeric`'s range), `json_text
+    /// text NOT NULL` (the record's exact JSON: jsonb reorders keys, keeps the last of a repeated key and
+    /// respells numbers), `title` when the contract has titles (NULL for one with U+0000 in it, which Postgres
+    /// text cannot hold), `fetched_at timestamptz` (this machine's clock at the commit, to the second, as
+    /// SQLite's) and `run`. Beside it, `notes_page_walks` keeps each table's checkpoint with its format's
+    /// version, and `notes_page_visited` the pages its run was promised.
     ///
-    /// Rows go in through `COPY` into a temporary table, then one `INSERT … ON CONFLICT (id) DO UPDATE`.
+    /// A run over a table that holds no row of another run copies each page straight into it with `COPY`;
+    /// otherwise (a refresh) rows go in through `COPY` into a temporary table, then one `INSERT … ON CONFLICT
+    /// (id) DO UPDATE`. A page's rows are encoded while the page before it commits.
     /// While a walk runs, it holds an advisory lock on its table: a second walk of the same table is
     /// refused, naming the first. A connection lost mid-commit is opened again (up to five times): the
     /// checkpoint then says whether the page committed, and it is committed again only if it did not.
@@ -281,8 +285,36 @@
         /// Whether the pages of run `run` may go straight into the table with `COPY` (no staging, no
         /// upsert): the table held no row of another run when the run's first commit in this process
         /// looked. Every row is then this run's, so its id is in the run's id set, and a page's ids, new to
-        /// the set, are new to the table. Nil until a commit asks.
-        private var copiesDirectly: (run: Int, direct: Bool)?
+        /// the set, are new to the table. Nil until a commit asks. And the rows ``prepare(_:)`` encoded.
+        private let shared = Mutex<(copiesDirectly: (run: Int, direct: Bool)?, prepared: [Int: Prepared])>((nil, [:]))
+
+        /// A page's rows as COPY takes them, encoded for the table itself or for the staging table.
+        private struct Prepared: Sendable {
+            var direct: Bool
+            var rows: [UInt8]
+        }
+
+        public func prepare(_ page: FetchedPage) {
+            // A first run copies straight in unless a commit has found otherwise.
+            let direct = shared.withLock { $0.copiesDirectly?.direct ?? true }
+            let rows = try? Self.copyRows(page, titles: hasTitles, direct: direct)
+            shared.withLock { $0.prepared[page.number] = rows.map { Prepared(direct: direct, rows: $0) } }
+        }
+
+        /// The rows of `page`: those ``prepare(_:)`` encoded if they fit, else encoded now.
+        private func rows(of page: FetchedPage, direct: Bool) throws -> [UInt8] {
+            // The next page's may be there too (encoded while this commit began): it stays.
+            let prepared = shared.withLock { state in
+                defer { state.prepared = state.prepared.filter { $0.key > page.number } }
+                return state.prepared[page.number]
+            }
+            if let prepared, prepared.direct == direct,
+                prepared.rows.count > 0 || page.notes.isEmpty
+            {
+                return prepared.rows
+            }
+            return try Self.copyRows(page, titles: hasTitles, direct: direct)
+        }
 
         private func commitOnce(_ page: FetchedPage, checkpoint: WalkCheckpoint, nextIdentity: String?) throws {
             let operation = "writing page \(page.number)"
@@ -292,15 +324,14 @@
                 try database.query("DELETE FROM \(visitedTable) WHERE \"table\" = $1", [key], "starting the run")
             }
             let run = checkpoint.runNumber
-            if copiesDirectly?.run != run {
+            if shared.withLock({ $0.copiesDirectly?.run }) != run {
                 let others = try database.query(
                     "SELECT 1 FROM \(quotedTable) WHERE run <> $1 LIMIT 1", [Array("\(run)".utf8)], operation)
-                copiesDirectly = (run, others.isEmpty)
+                shared.withLock { $0.copiesDirectly = (run, others.isEmpty) }
             }
-            if copiesDirectly?.direct == true {
-                // The transaction's time, as the upsert's now() would write it.
-                let now = try database.query("SELECT now()", [], operation)
-                let rows = try Self.copyRows(page, titles: hasTitles, direct: (Array((now.first?[0] ?? "").utf8), run))
+            let fetchedAt = Array(SinceValue.rfc3339(Date().timeIntervalSince1970.rounded(.down)).utf8)
+            if shared.withLock({ $0.copiesDirectly?.direct }) == true {
+                let rows = Self.finishing(try rows(of: page, direct: true), fetchedAt: fetchedAt, run: run)
                 let copied = database.attemptCopy(
                     "COPY \(quotedTable) (id, json, json_text\(hasTitles ? ", title" : ""), fetched_at, run) FROM STDIN",
                     data: rows, operation)
@@ -308,12 +339,12 @@
                     guard error.sqlState == "23505" else { throw error }
                     // A row another writer put in the table: this page, and the rest of the run, upserted.
                     try database.execute("ROLLBACK", operation)
-                    copiesDirectly = (run, false)
+                    shared.withLock { $0.copiesDirectly = (run, false) }
                     try commitOnce(page, checkpoint: checkpoint, nextIdentity: nextIdentity)
                     return
                 }
             } else {
-                let rows = try Self.copyRows(page, titles: hasTitles, direct: nil)
+                let rows = try rows(of: page, direct: false)
                 try database.copy(
                     "COPY notes_page_stage (id, json_text, title, exact_only) FROM STDIN", data: rows, operation)
                 let titleColumn = hasTitles ? ", title" : ""
@@ -322,10 +353,10 @@
                     """
                     INSERT INTO \(quotedTable) (id, json, json_text\(titleColumn), fetched_at, run)
                     SELECT id, CASE WHEN exact_only THEN NULL ELSE json_text::jsonb END, json_text\(titleColumn),
-                        now(), $1 FROM notes_page_stage
+                        $2::timestamptz, $1::integer FROM notes_page_stage
                     ON CONFLICT (id) DO UPDATE SET json = excluded.json, json_text = excluded.json_text\(titleUpdate),
                         fetched_at = excluded.fetched_at, run = excluded.run
-                    """, [Array("\(run)".utf8)], operation)
+                    """, [Array("\(run)".utf8), fetchedAt], operation)
             }
             try afterStep(.rows)
             if let nextIdentity {
@@ -340,15 +371,13 @@
         }
 
         /// A page's notes as rows of COPY's text format: for the table itself (`direct`: id, json, json_text,
-        /// title, fetched_at, run) or for the staging table (id, json_text, title, exact_only).
-        private static func copyRows(_ page: FetchedPage, titles: Bool, direct: (now: [UInt8], run: Int)?) throws
-            -> [UInt8]
-        {
+        /// title, each line then finished by ``finishing(_:fetchedAt:run:)``) or for the staging table (id,
+        /// json_text, title, exact_only).
+        private static func copyRows(_ page: FetchedPage, titles: Bool, direct: Bool) throws -> [UInt8] {
             var data: [UInt8] = []
-            data.reserveCapacity(page.notes.count * (direct == nil ? 256 : 512))
+            data.reserveCapacity(page.notes.count * (direct ? 512 : 256))
             let tab = UInt8(ascii: "\t")
             let null: [UInt8] = Array("\\N".utf8)
-            let tail = direct.map { [tab] + $0.now + [tab] + Array("\($0.run)\n".utf8) }
             for note in page.notes {
                 guard let json = note.json else { throw StoreError("note \(note.id.prefix(80)) has no JSON kept") }
                 // Postgres text holds no U+0000: an id with one cannot be a key here; a title with one is NULL
@@ -361,42 +390,64 @@
                 appendField(note.idBytes, to: &data)
                 data.append(tab)
                 let exactOnly = json.withUnsafeBytes { jsonbRefuses($0) }
-                if direct != nil {
+                if direct {
                     if exactOnly {
                         data.append(contentsOf: null)
                     } else {
-                        json.withUnsafeBytes { appendField($0, to: &data) }
+                        appendField(json, to: &data)
                     }
                     data.append(tab)
                 }
-                json.withUnsafeBytes { appendField($0, to: &data) }
+                appendField(json, to: &data)
                 data.append(tab)
                 if titles, !note.titleBytes.contains(0) {
                     appendField(note.titleBytes, to: &data)
                 } else {
                     data.append(contentsOf: null)
                 }
-                if let tail {
-                    data.append(contentsOf: tail)
-                } else {
-                    data.append(contentsOf: Array((exactOnly ? "\tt\n" : "\tf\n").utf8))
-                }
+                data.append(contentsOf: direct ? [UInt8(ascii: "\n")] : Array((exactOnly ? "\tt\n" : "\tf\n").utf8))
             }
             return data
         }
 
-        /// Appends `bytes` as a field of COPY's text format: backslash, tab, newline and carriage return
-        /// escaped.
-        private static func appendField(_ bytes: some Collection<UInt8>, to data: inout [UInt8]) {
-            for byte in bytes {
-                switch byte {
-                case UInt8(ascii: "\\"): data.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\\")])
-                case UInt8(ascii: "\t"): data.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "t")])
-                case UInt8(ascii: "\n"): data.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "n")])
-                case UInt8(ascii: "\r"): data.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "r")])
-                default: data.append(byte)
+        /// `rows` of ``copyRows(_:titles:direct:)`` for the table itself, each line finished with its
+        /// `fetched_at` and `run` (a line ends at its one raw newline: those in its fields are escaped).
+        private static func finishing(_ rows: [UInt8], fetchedAt: [UInt8], run: Int) -> [UInt8] {
+            let tail = [UInt8(ascii: "\t")] + fetchedAt + [UInt8(ascii: "\t")] + Array("\(run)\n".utf8)
+            var finished: [UInt8] = []
+            rows.withUnsafeBufferPointer { rows in
+                let lines = rows.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).dropLast()
+                finished.reserveCapacity(rows.count + lines.count * tail.count)
+                for line in lines {
+                    finished.append(contentsOf: UnsafeBufferPointer(rebasing: line))
+                    finished.append(contentsOf: tail)
                 }
             }
+            return finished
+        }
+
+        /// Appends `bytes` as a field of COPY's text format: backslash, tab, newline and carriage return
+        /// escaped; the runs between them copied whole.
+        private static func appendField(_ bytes: some Collection<UInt8>, to data: inout [UInt8]) {
+            let appended: Void? = bytes.withContiguousStorageIfAvailable { buffer in
+                var start = 0
+                for index in buffer.indices {
+                    let escaped: UInt8
+                    switch buffer[index] {
+                    case UInt8(ascii: "\\"): escaped = UInt8(ascii: "\\")
+                    case UInt8(ascii: "\t"): escaped = UInt8(ascii: "t")
+                    case UInt8(ascii: "\n"): escaped = UInt8(ascii: "n")
+                    case UInt8(ascii: "\r"): escaped = UInt8(ascii: "r")
+                    default: continue
+                    }
+                    data.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[start..<index]))
+                    data.append(UInt8(ascii: "\\"))
+                    data.append(escaped)
+                    start = index + 1
+                }
+                data.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[start...]))
+            }
+            if appended == nil { appendField(Array(bytes), to: &data) }
         }
 
         /// Whether jsonb refuses what compact JSON `bytes` say: a string with the escape `\u0000`, or a

@@ -37,8 +37,13 @@ public final class PostgresCluster: @unchecked Sendable {
     public let directory: URL
     public let port: Int
 
+    /// Whether the server syncs its writes to disk (off for tests, whose clusters are thrown away).
+    public let fsync: Bool
+
     /// Makes and starts a cluster.
-    public init() throws {
+    /// - Parameter fsync: Whether the server syncs its writes (PostgreSQL's default); off unless said.
+    public init(fsync: Bool = false) throws {
+        self.fsync = fsync
         guard let binaries = Self.binaries else { throw Failure("no PostgreSQL server programs") }
         var template = Array("/tmp/notes-pg-XXXXXX".utf8CString)
         guard let made = mkdtemp(&template) else { throw Failure("mkdtemp failed") }
@@ -76,7 +81,7 @@ public final class PostgresCluster: @unchecked Sendable {
     /// Starts the server (after ``init()``, or a ``stop(removing:)`` that kept the directory), and waits
     /// until it accepts connections.
     public func start() throws {
-        let options = "-p \(port) -k \(directory.path) -c listen_addresses=127.0.0.1 -c fsync=off"
+        let options = "-p \(port) -k \(directory.path) -c listen_addresses=127.0.0.1\(fsync ? "" : " -c fsync=off")"
         pgCtl(["-o", options, "-l", directory.appendingPathComponent("log").path, "-w", "start"])
         try waitUntil("the server accepts connections") { self.accepts() }
     }
