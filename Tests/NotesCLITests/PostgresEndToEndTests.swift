@@ -111,6 +111,53 @@ struct PostgresEndToEndTests {
         #expect(try database.psql("SELECT json->>'title' FROM notes WHERE id = '3'") == "Note 3\n")
     }
 
+    @Test(
+        "An incremental sync into Postgres asks from the highest updated_at: the changes upserted, the rest as it was")
+    func incrementalSync() async throws {
+        let database = try Self.server()
+        let server = try FixtureServer(Self.notes + ["--updates"])
+        defer { server.stop() }
+        let command =
+            ["fetch", "--all", "--postgres", database.url(), "--table", "synced", server.url]
+            + SQLiteEndToEndTests.sync
+        try MarkedLog.mark(server, 0)
+        let first = try await Run(command)
+        #expect(first.status == 0, "\(first.stderr)")
+        #expect(first.messages.hasPrefix("first sync: 1000 notes, 10 pages, "), "\(first.stderr)")
+        #expect(try database.psql("SELECT max(json->>'updated_at') FROM synced") == "2026-12-01T00:39:00Z\n")
+
+        let (added, touched) = try SQLiteEndToEndTests.change(server)
+        let changed = Set((added + touched).compactMap { $0["id"] as? String })
+        let others =
+            "SELECT id, json_text FROM synced WHERE id NOT IN (\(changed.map { "'\($0)'" }.joined(separator: ","))) ORDER BY id"
+        let othersBefore = try database.psql(others)
+        try MarkedLog.mark(server, 1)
+        let second = try await Run(command)
+        #expect(second.status == 0, "\(second.stderr)")
+        #expect(try database.psql("SELECT count(*), count(DISTINCT id) FROM synced") == "1003|1003\n")
+        for note in added + touched {
+            let id = note["id"] as? String ?? "?"
+            let row = try database.psql("SELECT title, json_text, run, json->>'id' FROM synced WHERE id = '\(id)'")
+            let fields = row.dropLast().split(separator: "|", omittingEmptySubsequences: false)
+            #expect(fields.count == 4 && fields[0] == (note["title"] as? String ?? "?")[...], "\(id): \(row)")
+            #expect(fields.count == 4 && SQLiteEndToEndTests.value(fields[1]) == note, "\(id): \(row)")
+            #expect(fields.count == 4 && fields[2] == "2" && fields[3] == id[...], "\(id): \(row)")
+        }
+        // The rows nobody changed are as the first sync wrote them.
+        #expect(try database.psql(others) == othersBefore)
+        #expect(othersBefore.split(separator: "\n").count == 1000 - touched.count)
+
+        // Nothing new: one request from the newest value, and no row changed but its own.
+        let afterSecond = try database.psql("SELECT id, json_text FROM synced ORDER BY id")
+        try MarkedLog.mark(server, 2)
+        let third = try await Run(command)
+        let log = MarkedLog(server.stop())
+        #expect(log.since(after: 1) == ["2026-12-01T00:39:00Z"], "\(log.targets(after: 1))")
+        #expect(third.status == 0, "\(third.stderr)")
+        #expect(log.targets(after: 2).count == 1, "\(log.targets(after: 2))")
+        #expect(try database.psql("SELECT id, json_text FROM synced ORDER BY id") == afterSecond)
+    }
+
     @Test("Exit codes: a wrong password 77 (never shown), no server 69, --postgres with -o 64")
     func exitCodes() async throws {
         let database = try Self.server()

@@ -208,6 +208,35 @@ struct PostgresDestinationTests {
                 == "note 6|r6|1\n")
     }
 
+    @Test("A statement past the server's statement_timeout fails its page (SQLSTATE 57014); the run resumes after it")
+    func statementTimeout() async throws {
+        let api = SyncAPI(count: 8, size: 4)
+        // Once page 1 is in, every row written takes 0.3 s: past the session's 100 ms statement_timeout.
+        try Self.server().psql(
+            """
+            CREATE OR REPLACE FUNCTION slow_rows() RETURNS trigger LANGUAGE plpgsql AS
+            $$ BEGIN PERFORM pg_sleep(0.3); RETURN NEW; END $$
+            """)
+        let timeout = try Self.server().url() + "?options=-c%20statement_timeout%3D100"
+        await #expect {
+            try await Self.walk(api, table: "timed_out", connection: timeout) { destination in
+                destination.afterStep = { done throws(CommitStop) in
+                    guard done == .committed else { return }
+                    _ = try? Self.server().psql(
+                        "CREATE TRIGGER slow BEFORE INSERT ON timed_out FOR EACH ROW EXECUTE FUNCTION slow_rows()")
+                }
+            }
+        } throws: { error in
+            "\(error)".contains("writing page 2: ERROR:  canceling statement due to statement timeout")
+                && "\(error)".contains("(SQLSTATE 57014)")
+        }
+        #expect(try Self.server().psql("SELECT count(*) FROM timed_out") == "4\n")
+        try Self.server().psql("DROP TRIGGER slow ON timed_out")
+        let (walk, second) = try await Self.walk(api, table: "timed_out", connection: timeout)
+        #expect(walk.opening == .resumed && second.requests.count == 1)
+        #expect(try Self.server().psql("SELECT count(*), count(DISTINCT id) FROM timed_out") == "8|8\n")
+    }
+
     @Test("A complete copy walked again is refreshed: an edit replaces its row, none is added twice")
     func refresh() async throws {
         let api = SyncAPI(count: 6, size: 4)
