@@ -1,0 +1,200 @@
+import NotesJSON
+
+/// Receives the parser's events for a ``PageState``.
+///
+/// The state lives behind a pointer the assembler owns, not in a stored property: a class's stored
+/// property costs a dynamic exclusivity check on every access, and this one is touched on every event
+/// (measured: about a sixth of the instructions of a decode). Only the decoder that owns this assembler
+/// touches the state, never concurrently with a parse.
+final class PageAssembler: JSONEventHandler {
+    let state: UnsafeMutablePointer<PageState>
+
+    init(configuration: PageConfiguration, ids: IDSet) {
+        state = .allocate(capacity: 1)
+        state.initialize(to: PageState(configuration: configuration, ids: ids))
+    }
+
+    deinit {
+        state.deinitialize(count: 1)
+        state.deallocate()
+    }
+
+    func handle(_ event: JSONEvent) -> Bool {
+        state.pointee.handle(event)
+    }
+}
+
+/// The state machine that turns JSON events into notes: it follows the items and next paths, checks each
+/// note against the contract, and records the first contract error it meets.
+///
+/// It never throws from a callback: it returns `false` to stop yajl and keeps the reason in ``failure``.
+struct PageState: ~Copyable {
+    /// What an open container is to the page.
+    enum Frame {
+        /// An object on the way to some of the paths (``PathMask``), `level` keys deep.
+        case path(level: Int, paths: PathMask)
+        /// The notes array.
+        case items
+        /// A top-level array that may be the items (``PathDetection/items``), before its first element.
+        case candidate
+        /// An item holding the record at ``PageConfiguration/recordKey`` (a GraphQL edge).
+        case recordItem
+        /// A note object.
+        case note
+        /// An object inside a note on the way to its id or title (``NotePaths``), `level` keys deep.
+        case noteWay(level: Int, paths: UInt8)
+        /// A container inside a note: copied to the note's JSON.
+        case inNote
+        /// An object or array at a field path, copied to ``PageState/fieldJSON`` (``capture``).
+        case capture
+        /// A container of no interest.
+        case skip
+    }
+
+    /// What the next value is to the page.
+    enum Role {
+        case none
+        case items
+        case next
+        /// The value of ``PageConfiguration/fieldPaths``'s element at this index.
+        case field(Int)
+        case descend(level: Int, paths: PathMask)
+        case skip
+        case noteID
+        case noteTitle
+        case noteOther
+        /// A top-level array that may be the items (``PathDetection/items``).
+        case candidate
+        /// An object inside the note that may lead to the id or title.
+        case noteDescend(level: Int, paths: UInt8)
+        /// A member of the first note that may hold its id when it has no `id` (``PathDetection/id``).
+        case noteIDCandidate
+    }
+
+    let configuration: PageConfiguration
+    var notePaths: NotePaths
+    let ids: IDSet
+
+    var frames: Stack<Frame>
+    var role = Role.none
+    var started = false
+    var foundItems = false
+    var isBareArray = false
+    var foundNext = false
+    /// Whether the next value came before the items (as Django REST framework writes it).
+    var nextBeforeItems = false
+    var nextCursor: [UInt8]?
+    /// The compact JSON of a next value that is an object or an array (DynamoDB's `LastEvaluatedKey`).
+    var nextJSON: [UInt8]?
+    /// The values found at ``PageConfiguration/fieldPaths``, in its order.
+    var fields: [FieldValue?]
+    /// Notes left out as duplicates (``PageConfiguration/duplicates`` is `.skip`).
+    var skippedCount = 0
+    /// The top-level key whose array was taken for the items (``PathDetection/items``).
+    var detectedItems: [UInt8]?
+    /// Whether the array taken for the items had no elements: an array of objects met later takes its place.
+    var detectedItemsEmpty = false
+    /// The key of the ``Frame/candidate`` array open.
+    var candidateKey: [UInt8] = []
+    /// Top-level arrays not taken for the items (of other values, or after the items), for a message.
+    var otherArrays: [String] = []
+
+    /// The id of the last note of the page so far, kept or skipped (keyset pagination goes on after it).
+    var lastIDBytes: [UInt8] = []
+
+    var lastID: [UInt8]? { noteCount == 0 ? nil : lastIDBytes }
+
+    /// Notes finished since the caller last took them.
+    var notes: [Note] = []
+    var noteCount = 0
+    var failure: PageError?
+
+    /// Whether the notes being read must have a title (``PageConfiguration/titleRule``), as of their array.
+    var titleRequired = true
+    /// Whether the configuration's items path is the notes contract's `notes`.
+    let itemsAreNotes: Bool
+    /// Whether the first note has yet to say where ids are (``PathDetection/id``), and the members it has
+    /// that may hold its id when it has no `id`: their keys and values.
+    var detectingID: Bool
+    var idCandidates: [(key: [UInt8], value: [UInt8])] = []
+    var idCandidateKey: [UInt8] = []
+    /// The id key found on the first note, when it had no `id`.
+    var detectedID: [UInt8]?
+
+    // The note being read.
+    var noteID: [UInt8] = []
+    var noteTitle: [UInt8] = []
+    var hasID = false
+    var hasTitle = false
+    /// Whether the note being read repeats an id and is to be left out.
+    var isDuplicate = false
+    var writer = CompactJSONWriter()
+
+    /// The record key's bytes (``PageConfiguration/recordKey``), and for the item being read whether the
+    /// next value is the record and whether it had one.
+    let recordKey: [UInt8]?
+    var atRecord = false
+    var itemHasRecord = false
+
+    /// The compact JSON of each field path's object or array, when at most
+    /// ``PageDecoder/maxFieldJSONBytes`` (a GraphQL response's `errors`).
+    var fieldJSON: [[UInt8]?]
+    /// The container at a field path being copied: its index, its depth, its text.
+    var captureIndex = 0
+    var captureDepth = 0
+    var capture = CompactJSONWriter(capacity: 256)
+
+    init(configuration: PageConfiguration, ids: IDSet) {
+        self.configuration = configuration
+        self.notePaths = NotePaths(configuration)
+        self.ids = ids
+        fields = Array(repeating: nil, count: configuration.fieldPaths.count)
+        fieldJSON = Array(repeating: nil, count: configuration.fieldPaths.count)
+        recordKey = configuration.recordKey.map { Array($0.utf8) }
+        itemsAreNotes = configuration.itemsPath.components == [Array("notes".utf8)]
+        detectingID = configuration.detects.contains(.id)
+        // yajl never sees a bracket past the depth limit (the scanner stops it), so this never grows.
+        frames = Stack(capacity: configuration.limits.maxDepth + 1)
+    }
+
+    mutating func handle(_ event: JSONEvent) -> Bool {
+        guard let frame = frames.last else { return top(event) }
+        switch frame {
+        case .note: return inNote(event, level: 0, paths: notePaths.all)
+        case .noteWay(let level, let paths): return inNote(event, level: level, paths: paths)
+        case .inNote: return inNote(event, level: -1, paths: 0)
+        case .items: return inItems(event)
+        case .recordItem: return inRecordItem(event)
+        case .capture: return inCapture(event)
+        case .candidate: return inCandidate(event)
+        case .path(let level, let paths): return inPath(event, level: level, paths: paths)
+        case .skip:
+            switch event {
+            case .startObject, .startArray: frames.append(.skip)
+            case .endObject, .endArray: frames.removeLast()
+            default: break
+            }
+            return true
+        }
+    }
+
+    // MARK: - States
+
+    mutating func top(_ event: JSONEvent) -> Bool {
+        precondition(!started, "one document per page")
+        started = true
+        switch event {
+        case .startObject:
+            frames.append(.path(level: 0, paths: PathMask(all: configuration.fieldPaths.count)))
+            return true
+        case .startArray:
+            foundItems = true
+            isBareArray = true
+            titleRequired = configuration.titleRule == .required
+            frames.append(.items)
+            return true
+        default:
+            return fail(.notAPage, "the page is a JSON scalar, not an object or array")
+        }
+    }
+}
