@@ -105,7 +105,7 @@ struct PostgresDestinationTests {
         for (index, (number, holds)) in Self.numberEdges.enumerated() {
             let record = #"{"id":"n\#(index)","title":"t","n":\#(number)}"#
             #expect(
-                record.utf8.withContiguousStorageIfAvailable { PostgresDestination.jsonbRefuses(.init($0)) } == !holds)
+                record.utf8.withContiguousStorageIfAvailable { PostgresRows.jsonbRefuses(.init($0)) } == !holds)
             // What Postgres itself says of the same JSON.
             let cast = try? Self.server().psql("SELECT '\(record)'::jsonb IS NOT NULL")
             #expect((cast == "t\n") == holds, "\(number.prefix(40))")
