@@ -384,7 +384,7 @@ enum FetchDriver {
                 // As the walk's sequential pages do: the next request from the value read off the bytes.
                 guard
                     let location = peek.earlyNext(
-                        head: head, nextValue: .some(value), read: { _ in nil }, url: input.pageURL,
+                        head: head, nextValue: .value(value), read: { _ in nil }, url: input.pageURL,
                         endpoint: input.endpoint)
                 else { return nil }
                 let url = peek.url(for: location, endpoint: input.endpoint)
@@ -493,7 +493,7 @@ enum FetchDriver {
             {
                 findings.add("\(name): a refusal that waits \(wait) s")
             }
-            for nextValue in [String??.some(summary.nextCursor), .none] {
+            for nextValue in [NextValue(read: summary.nextCursor), .unread] {
                 if let early = scheme.earlyNext(
                     head: head, nextValue: nextValue, read: { _ in nil }, url: input.pageURL, endpoint: endpoint)
                 {

@@ -45,9 +45,9 @@ public struct AutoPagination: Pagination {
     /// when the body has none, and a relative reference waits for the whole page (as does a page number: the
     /// walk sends none early from a path of `pageNumberKeys`).
     public func earlyNext(
-        head: HTTPResponseHead, nextValue: String??, read: (FieldPath) -> FieldValue?, url: String, endpoint: URL
+        head: HTTPResponseHead, nextValue: NextValue, read: (FieldPath) -> FieldValue?, url: String, endpoint: URL
     ) -> PageLocation? {
-        guard case .some(let value?) = nextValue else {
+        guard case .value(let value) = nextValue else {
             return NextValuePagination(cursorParameter: cursorParameter).earlyNext(
                 head: head, nextValue: nextValue, read: read, url: url, endpoint: endpoint)
         }

@@ -107,9 +107,9 @@ public struct GraphQLPagination: Pagination {
     /// The next page as soon as `pageInfo` is read, when the query asks for it before the records: its
     /// `hasNextPage` true and its `endCursor` read (`hasNextPage` must come first within `pageInfo`).
     public func earlyNext(
-        head: HTTPResponseHead, nextValue: String??, read: (FieldPath) -> FieldValue?, url: String, endpoint: URL
+        head: HTTPResponseHead, nextValue: NextValue, read: (FieldPath) -> FieldValue?, url: String, endpoint: URL
     ) -> PageLocation? {
-        guard case .some(.some(let cursor)) = nextValue, read(hasNextPagePath) == .bool(true) else { return nil }
+        guard case .value(let cursor) = nextValue, read(hasNextPagePath) == .bool(true) else { return nil }
         return .cursor(cursor)
     }
 

@@ -25,11 +25,11 @@ public struct HeaderCursorPagination: Pagination {
     }
 
     public func next(after page: PageFacts, endpoint: URL) throws(PaginationError) -> PageLocation? {
-        earlyNext(head: page.head, nextValue: nil, read: page.value(at:), url: page.url, endpoint: endpoint)
+        earlyNext(head: page.head, nextValue: .unread, read: page.value(at:), url: page.url, endpoint: endpoint)
     }
 
     public func earlyNext(
-        head: HTTPResponseHead, nextValue: String??, read: (FieldPath) -> FieldValue?, url: String, endpoint: URL
+        head: HTTPResponseHead, nextValue: NextValue, read: (FieldPath) -> FieldValue?, url: String, endpoint: URL
     ) -> PageLocation? {
         guard let value = head.value(of: header)?.trimming(" \t"), !value.isEmpty else { return nil }
         if value.hasPrefix("/") || PageLocator.hasScheme(value) {

@@ -26,7 +26,7 @@ public struct LinkPagination: Pagination {
     }
 
     public func earlyNext(
-        head: HTTPResponseHead, nextValue: String??, read: (FieldPath) -> FieldValue?, url: String, endpoint: URL
+        head: HTTPResponseHead, nextValue: NextValue, read: (FieldPath) -> FieldValue?, url: String, endpoint: URL
     ) -> PageLocation? {
         for header in head.values(of: "Link") {
             if let target = PageLocator.link("next", in: header) {

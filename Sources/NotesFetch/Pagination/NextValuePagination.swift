@@ -35,10 +35,10 @@ public struct NextValuePagination: Pagination {
     }
 
     public func earlyNext(
-        head: HTTPResponseHead, nextValue: String??, read: (FieldPath) -> FieldValue?, url: String, endpoint: URL
+        head: HTTPResponseHead, nextValue: NextValue, read: (FieldPath) -> FieldValue?, url: String, endpoint: URL
     ) -> PageLocation? {
-        guard case .some(let value) = nextValue else { return nil }
-        return location(of: value, pageURL: url)
+        guard nextValue != .unread else { return nil }
+        return location(of: nextValue.text, pageURL: url)
     }
 
     public func addressed(after page: PageFacts, endpoint: URL) -> (any Pagination)? {

@@ -41,12 +41,12 @@ public protocol Pagination: Sendable, CustomStringConvertible {
     /// `nil` while that is not known. It must agree with ``next(after:endpoint:)``; the walk checks.
     /// - Parameters:
     ///   - head: The page's response head.
-    ///   - nextValue: The body's next value once read (`.some(nil)` for `null`), else `nil`.
+    ///   - nextValue: What the body has said of its next value so far.
     ///   - read: What the page has at a field path so far (a GraphQL page's `hasNextPage`), or `nil`.
     ///   - url: The page's URL.
     ///   - endpoint: The walk's endpoint.
     func earlyNext(
-        head: HTTPResponseHead, nextValue: String??, read: (FieldPath) -> FieldValue?, url: String, endpoint: URL
+        head: HTTPResponseHead, nextValue: NextValue, read: (FieldPath) -> FieldValue?, url: String, endpoint: URL
     ) -> PageLocation?
     /// The scheme for the pages after `page`, addressed ahead so that they can be fetched in parallel, when
     /// `page` shows that they can be (its next URL walks offsets or page numbers); `nil` otherwise.
@@ -102,7 +102,7 @@ extension Pagination {
     public var pageSize: Int? { nil }
     public func lastIndex(after first: PageFacts, start: PageLocation) -> Int? { nil }
     public func earlyNext(
-        head: HTTPResponseHead, nextValue: String??, read: (FieldPath) -> FieldValue?, url: String, endpoint: URL
+        head: HTTPResponseHead, nextValue: NextValue, read: (FieldPath) -> FieldValue?, url: String, endpoint: URL
     ) -> PageLocation? {
         nil
     }

@@ -51,7 +51,7 @@ extension NotesFetcher {
                     let now = environment.now()
                     guard gate.isOpen(at: now), !(RateLimit.wait(head, now: now).map { $0 > 0 } ?? false),
                         let next = locator.pagination.earlyNext(
-                            head: head, nextValue: .some(value), read: { _ in nil }, url: pageURL,
+                            head: head, nextValue: .value(value), read: { _ in nil }, url: pageURL,
                             endpoint: locator.endpoint)
                     else { return nil }
                     let nextURL = locator.url(for: next)

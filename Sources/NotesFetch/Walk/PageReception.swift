@@ -12,7 +12,7 @@ package final class PageReception: HTTPResponseReceiver {
     /// Why the body was refused before or while reading it.
     package var problem: FetchError.Code?
     /// Told the head and then the next value once read, until it returns `true` (the next page is known).
-    var early: ((HTTPResponseHead, String??, [FieldValue?]) -> Bool)?
+    var early: ((HTTPResponseHead, NextValue, [FieldValue?]) -> Bool)?
     /// Makes the next page's request from a next value read off the bytes (``NextValuePeek``), before the
     /// chunk that holds it is decoded; set for the pages of a walk in sequence, cleared once used.
     package var makeNextRequest: ((HTTPResponseHead, String) -> HTTPRequest?)?
@@ -54,7 +54,7 @@ package final class PageReception: HTTPResponseReceiver {
         // is refused while it waits (CurlTransport): no guess, no wasted request. Nor is a coded page
         // paused to send one (libcurl would inflate the rest of its read into the pause buffer).
         if coded { makeNextRequest = nil }
-        if let early, early(head, nil, []) {
+        if let early, early(head, .unread, []) {
             self.early = nil
             makeNextRequest = nil  // requested early from its head already
         }
@@ -77,7 +77,7 @@ package final class PageReception: HTTPResponseReceiver {
             if let early, decoder.hasReadNextBeforeItems, let head {
                 self.early = nil
                 makeNextRequest = nil
-                _ = early(head, .some(decoder.nextCursorRead), decoder.fieldsRead)
+                _ = early(head, NextValue(read: decoder.nextCursorRead), decoder.fieldsRead)
             }
             return true
         } catch {
