@@ -73,9 +73,11 @@ module() {  # module NAME DEPENDENCY... -- SOURCE...
             -c "${sources[@]}" -o "$build/$name.o"
     fi
 }
+mapfile -t json_sources < <(find Sources/NotesJSON -name '*.swift' | sort)
+mapfile -t page_sources < <(find Sources/NotesPage -name '*.swift' | sort)
 mapfile -t fetch_sources < <(find Sources/NotesFetch -name '*.swift' | sort)
-module NotesJSON -- Sources/NotesJSON/*.swift
-module NotesPage NotesJSON -- Sources/NotesPage/*.swift
+module NotesJSON -- "${json_sources[@]}"
+module NotesPage NotesJSON -- "${page_sources[@]}"
 module NotesFetch NotesJSON NotesPage -- "${fetch_sources[@]}"
 if stale "$build/FuzzFetch.o" Tools/fuzz/FuzzFetch.swift Tests/NotesFetchTests/FetchDriver.swift \
     "$build/NotesFetch.swiftmodule"; then

@@ -1,0 +1,118 @@
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+final class EventRing: @unchecked Sendable {
+    let count: Int
+    let blockBytes: Int
+    private let blocks: UnsafeMutablePointer<EventBlock>
+    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
+    /// Signalled when a block is published or the ring stops; when a block is parsed.
+    private let published: UnsafeMutablePointer<pthread_cond_t>
+    private let parsedSignal: UnsafeMutablePointer<pthread_cond_t>
+    // Behind `mutex`.
+    private var filledCount = 0
+    private var parsedCount = 0
+    private var stopped = false
+
+    init(blocks count: Int, blockBytes: Int) {
+        self.count = count
+        self.blockBytes = blockBytes
+        blocks = .allocate(capacity: count)
+        for index in 0..<count { (blocks + index).initialize(to: EventBlock(inputCapacity: blockBytes)) }
+        mutex = .allocate(capacity: 1)
+        pthread_mutex_init(mutex, nil)
+        published = .allocate(capacity: 1)
+        pthread_cond_init(published, nil)
+        parsedSignal = .allocate(capacity: 1)
+        pthread_cond_init(parsedSignal, nil)
+    }
+
+    /// Frees the blocks; only once the parsing thread has ended.
+    func deallocate() {
+        for index in 0..<count { blocks[index].deallocate() }
+        blocks.deinitialize(count: count)
+        blocks.deallocate()
+        pthread_cond_destroy(published)
+        published.deallocate()
+        pthread_cond_destroy(parsedSignal)
+        parsedSignal.deallocate()
+        pthread_mutex_destroy(mutex)
+        mutex.deallocate()
+    }
+
+    func block(_ index: Int) -> UnsafeMutablePointer<EventBlock> { blocks + index % count }
+
+    /// Blocks published so far (the caller's own count: only the caller changes it).
+    var filled: Int {
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
+        return filledCount
+    }
+
+    /// The caller: the next block is ready to parse.
+    func publish() {
+        pthread_mutex_lock(mutex)
+        filledCount += 1
+        pthread_cond_signal(published)
+        pthread_mutex_unlock(mutex)
+    }
+
+    /// The caller: whether block `index` is parsed, waiting for it if `waiting`.
+    func waitParsed(beyond index: Int, waiting: Bool) -> Bool {
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
+        while parsedCount <= index {
+            guard waiting else { return false }
+            pthread_cond_wait(parsedSignal, mutex)
+        }
+        return true
+    }
+
+    /// The parsing thread: waits until block `index` is published. - Returns: `false` once stopped.
+    func waitFilled(beyond index: Int) -> Bool {
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
+        while filledCount <= index && !stopped { pthread_cond_wait(published, mutex) }
+        return !stopped
+    }
+
+    /// The parsing thread: blocks before `count` are parsed.
+    func parsed(_ count: Int) {
+        pthread_mutex_lock(mutex)
+        parsedCount = count
+        pthread_cond_signal(parsedSignal)
+        pthread_mutex_unlock(mutex)
+    }
+
+    /// Empties every block and the counters, for the next document; only while no thread parses.
+    func reset() {
+        for index in 0..<count { blocks[index].reset() }
+        pthread_mutex_lock(mutex)
+        filledCount = 0
+        parsedCount = 0
+        stopped = false
+        pthread_mutex_unlock(mutex)
+    }
+
+    /// Tells the parsing thread to stop at its next block.
+    func stop() {
+        pthread_mutex_lock(mutex)
+        stopped = true
+        pthread_cond_signal(published)
+        pthread_mutex_unlock(mutex)
+    }
+}
+
+/// A parsing thread and its ring, kept from one document to the next: a walk's pages each borrow it once
+/// past the threshold, so a page pays neither a thread's start nor a fresh ring (whose first touch costs
+/// page faults), which is what lets pages far smaller than a lone document's threshold use both cores.
+///
+/// One document at a time: a document that finds the worker lent to another starts a thread of its own.
+/// The thread starts with the first document that borrows the worker and ends with the worker.
+///
+/// Memory: one ring, as a document on its own would have (``JSONPipelineOptions``), for the worker's life.

@@ -1,0 +1,75 @@
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+package struct PipelinedJSONParser: ~Copyable {
+    private let core: PipelineCore
+
+    /// - Parameters:
+    ///   - limits: The bounds to enforce.
+    ///   - handler: Receives every event, on the caller's thread.
+    ///   - options: Defaults to ``JSONPipelineOptions/init(threshold:blockBytes:blocks:)``'s.
+    ///   - worker: The parsing thread and ring to borrow once past the threshold, kept from document to
+    ///     document (a walk's pages); `nil`, or a worker another document holds, starts a thread of this
+    ///     document's own.
+    package init(
+        limits: JSONLimits, handler: some JSONEventHandler, options: JSONPipelineOptions = .init(),
+        worker: JSONPipelineWorker? = nil
+    ) {
+        core = PipelineCore(limits: limits, handler: handler, options: options, worker: worker)
+    }
+
+    deinit {
+        core.stop()
+    }
+
+    /// Bytes of the document accepted so far, once the handler has seen their events (this waits for
+    /// that); after an error, as ``JSONStreamParser/offset`` would be.
+    package var offset: Int { core.offset }
+
+    /// Whether the parse has moved to the second thread.
+    package var isPipelined: Bool { core.ring != nil }
+
+    /// Says how long the document is (an HTTP body's `Content-Length`), before its first byte: one that
+    /// will pass the threshold moves to the second thread from its first byte, one that will not stays on
+    /// the caller's thread whatever arrives. Ignored once bytes have been fed.
+    package mutating func announce(byteCount: Int) {
+        core.announce(byteCount: byteCount)
+    }
+
+    /// Parses the next chunk; the handler may see some of its events only on a later call.
+    /// - Throws: ``JSONError``: the first error of the document the handler has reached; then again on
+    ///   every call.
+    package mutating func feed(_ chunk: UnsafeRawBufferPointer) throws(JSONError) {
+        try core.feed(chunk)
+    }
+
+    /// Waits until the handler has seen every event of the bytes fed so far. An error met meanwhile is
+    /// kept, and thrown by the next ``feed(_:)`` or ``finish()``.
+    package func synchronize() {
+        core.catchUp()
+    }
+
+    /// Ends the document: waits for every event, then for the parse's end.
+    /// - Throws: ``JSONError``, as ``JSONStreamParser/finish()``.
+    package mutating func finish() throws(JSONError) {
+        try core.finish()
+    }
+
+    /// The state shared with the parsing thread: it lives as long as that thread does.
+    package var sharedState: AnyObject { core }
+
+    /// The most ring blocks in use at once so far (copied in, parsed or being replayed): never more than
+    /// ``JSONPipelineOptions/blocks``.
+    package var peakBlocksInUse: Int { core.peakBlocksInUse }
+}
+
+/// The state behind a ``PipelinedJSONParser``, shared with its parsing thread.
+///
+/// The caller's thread owns everything but the ring's counters, which sit behind the ring's mutex, and the
+/// ring's blocks, each owned by one thread at a time, handed over under that mutex. While the parsing
+/// thread runs it alone uses ``parser``.
