@@ -124,7 +124,8 @@ let package = Package(
 
         /// What the test modules share: starting child processes safely, running one to its end, files and
         /// sockets that no child is handed.
-        .target(name: "TestSupport", path: "Tests/TestSupport", swiftSettings: swiftSettings),
+        .target(
+            name: "TestSupport", dependencies: ["NotesGen"], path: "Tests/TestSupport", swiftSettings: swiftSettings),
         .testTarget(name: "ArgumentParsingTests", dependencies: ["ArgumentParsing"], swiftSettings: swiftSettings),
         .testTarget(
             name: "NotesJSONTests", dependencies: ["NotesJSON", "CJSONBlocks", "TestSupport"],

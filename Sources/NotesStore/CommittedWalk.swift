@@ -174,7 +174,7 @@ public final class CommittedWalk {
                 if ahead != nil { destination.prepare(page) }
                 try settle()
                 if let ahead {
-                    let walk = UnsafeSendable(self)
+                    let walk = UnsafeTransfer(self)
                     pending = ahead.commit(page) { () throws(FetchError) in
                         try walk.value.commit(page, locator: locator)
                     }
@@ -250,15 +250,5 @@ private final class PendingCommit: @unchecked Sendable {
         done.wait()
         if case .failure(let error) = outcome { return error }
         return nil
-    }
-}
-
-/// A value handed to the commit thread that only one thread uses at a time: the walk's thread waits for
-/// each commit before it touches the walk again.
-private struct UnsafeSendable<Value>: @unchecked Sendable {
-    let value: Value
-
-    init(_ value: Value) {
-        self.value = value
     }
 }

@@ -2,7 +2,7 @@ import Foundation
 import TestSupport
 import Testing
 
-/// `notes-page fetch` against `Tools/notes-server.mjs`: every style, every fault, resume and signals.
+/// `notes-page fetch` against `Tools/fixture-server/notes-server.mjs`: every style, every fault, resume and signals.
 @Suite(
     "notes-page fetch against the fixture server",
     .enabled(if: FixtureServer.isAvailable, "node is not installed: fixture server tests skipped")
@@ -423,20 +423,5 @@ enum KillLoop {
             finished = process.terminationReason == .exit && process.terminationStatus == 0
         }
         return (finished, kills, "NOTES_TEST_SEED=\(seed); kills after \(kills.map { "\($0 / 1000) ms" })")
-    }
-}
-
-/// A seeded random source (SplitMix64), so a run's random choices can be replayed.
-struct SeededRandom: RandomNumberGenerator {
-    var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

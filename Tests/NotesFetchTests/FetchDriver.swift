@@ -29,6 +29,10 @@ import NotesFetch
 import NotesJSON
 import NotesPage
 
+#if canImport(TestSupport)
+    import TestSupport
+#endif
+
 #if canImport(FoundationEssentials)
     import FoundationEssentials
 #else
@@ -186,19 +190,6 @@ enum FetchDriver {
         return hash
     }
 
-    /// SplitMix64: the backoff's jitter, from the input's hash.
-    struct SplitMix64: RandomNumberGenerator {
-        var state: UInt64
-
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
     static func run(_ bytes: some Collection<UInt8>) -> [String] {
         let input = Input(bytes)
         let findings = Findings()
@@ -309,7 +300,7 @@ enum FetchDriver {
     /// `AttemptStateMachine.verdict` on the head, then `ended` and `delivered` on what it says.
     static func checkAttempts(_ input: Input, _ findings: Findings) {
         let head = HTTPResponseHead(status: input.status, headers: input.headers)
-        var random = SplitMix64(state: input.hash)
+        var random = SeededRandom(seed: input.hash)
         for policy in policies {
             let longest = max(policy.backoff.maximum, policy.backoff.maxRetryAfter)
             for redirects in [0, input.redirects] {

@@ -2,6 +2,7 @@ import Foundation
 import NotesFetch
 import NotesFetchTesting
 import NotesPage
+import TestSupport
 import Testing
 
 /// What a server's numbers and strings can no longer do to the fetch layer: trap on an overflow, or hand
@@ -224,7 +225,7 @@ struct FetchLayerTrapTests {
     func infiniteWait() {
         var machine = AttemptStateMachine(
             policy: AttemptStateMachine.Policy(retries: 4, maxRedirects: 5, maxWait: 60, backoff: Backoff()))
-        var random = FetchDriver.SplitMix64(state: 1)
+        var random = SeededRandom(seed: 1)
         let action = machine.ended(
             .rateLimited(reason: "HTTP 429", wait: .infinity), sends: 1, now: 1_700_000_000, random: &random)
         guard case .fail(.rateLimited(let reason)) = action else {

@@ -1,5 +1,6 @@
 import CJSONBlocks
 import NotesJSON
+import TestSupport
 import Testing
 
 /// The scanner reads whole 64-byte blocks by bit masks and everything else byte by byte; these tests hold
@@ -8,7 +9,7 @@ import Testing
 struct BlockScanTests {
     @Test("The classifier's masks match a byte-by-byte reading of the same 64 bytes")
     func classifier() {
-        var random = SplitMix64(seed: 7)
+        var random = SeededRandom(seed: 7)
         // Every byte value, then random blocks biased towards the bytes that matter.
         var blocks: [[UInt8]] = (0..<4).map { part in (0..<64).map { UInt8(part * 64 + $0) } }
         let interesting: [UInt8] =
@@ -65,7 +66,7 @@ struct BlockScanTests {
         arguments: [64, 100, 300]
     )
     func wholeVersusChunked(maxTokenBytes: Int) {
-        var random = SplitMix64(seed: UInt64(maxTokenBytes))
+        var random = SeededRandom(seed: UInt64(maxTokenBytes))
         let limits = JSONLimits(maxDocumentBytes: 1 << 20, maxTokenBytes: maxTokenBytes, maxDepth: 12)
         var rejected = 0
         for index in 0..<600 {
@@ -88,31 +89,16 @@ struct BlockScanTests {
     }
 }
 
-/// Deterministic random numbers (SplitMix64).
-struct SplitMix64 {
-    var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
 /// Builds JSON-like documents that cross 64-byte blocks in every way: long and short strings with escapes
 /// and multi-byte text, long numbers, literals, nesting; now and then a broken piece (a bad escape or
 /// sequence, a control byte, a lone surrogate, glued tokens, a missing quote).
 private struct DocumentMaker {
-    var random: SplitMix64
+    var random: SeededRandom
     let tokenLimit: Int
     var bytes: [UInt8] = []
 
     init(random seed: UInt64, tokenLimit: Int) {
-        random = SplitMix64(seed: seed)
+        random = SeededRandom(seed: seed)
         self.tokenLimit = tokenLimit
     }
 

@@ -121,7 +121,7 @@ struct ContractFixtureTests {
     func randomChunkings(_ contract: ContractCase) {
         let body = contract.body
         let whole = decode(body, configuration: contract.configuration)
-        var random = SplitMix64(state: 42)
+        var random = SeededRandom(seed: 42)
         for round in 0..<200 {
             let chunks = randomChunks(body, maxChunk: round % 2 == 0 ? 3 : 17, using: &random)
             let outcome = decode(chunks, configuration: contract.configuration)

@@ -1,6 +1,7 @@
 import Foundation
 import NotesJSON
 import NotesPage
+import TestSupport
 import Testing
 
 /// What one decode of a page came to, down to what the caller can observe after each chunk.
@@ -72,7 +73,7 @@ private func trace(
 /// A page of `count` notes with every kind of value: escapes (which yajl unescapes into its own buffer),
 /// non-ASCII text, numbers, nested values; `next` before or after the notes.
 private func page(count: Int, nextFirst: Bool = false, seed: UInt64 = 1, items: String = "notes") -> [UInt8] {
-    var random = SplitMix64(state: seed)
+    var random = SeededRandom(seed: seed)
     var notes: [String] = []
     for index in 0..<count {
         let pick = random.next() % 6

@@ -80,7 +80,7 @@ struct RegressionTests {
     static func fuzzChunkings(_ body: [UInt8], hash: UInt64) -> [(String, [ArraySlice<UInt8>])] {
         let split = Int(hash % UInt64(body.count + 1))
         var result = [("two chunks at \(split)", [body[..<split], body[split...]])]
-        var random = SplitMix64(state: hash)
+        var random = SeededRandom(seed: hash)
         let maxChunk = 1 + Int((hash >> 16) % 64)
         var chunks: [ArraySlice<UInt8>] = []
         var start = 0

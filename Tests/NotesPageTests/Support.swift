@@ -1,6 +1,7 @@
 import Foundation
 import NotesJSON
 import NotesPage
+import TestSupport
 
 /// The repository's root, found from this file's path.
 let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
@@ -39,20 +40,8 @@ func decode(_ body: [UInt8], configuration: PageConfiguration = PageConfiguratio
     decode([body[...]], configuration: configuration)
 }
 
-/// A deterministic random source (SplitMix64), so a failing chunking can be replayed.
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
 /// `body` cut at random points into chunks of 0 to `maxChunk` bytes, empty chunks included.
-func randomChunks(_ body: [UInt8], maxChunk: Int, using random: inout SplitMix64) -> [ArraySlice<UInt8>] {
+func randomChunks(_ body: [UInt8], maxChunk: Int, using random: inout SeededRandom) -> [ArraySlice<UInt8>] {
     var chunks: [ArraySlice<UInt8>] = []
     var start = 0
     while start < body.count {

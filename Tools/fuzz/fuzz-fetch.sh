@@ -80,10 +80,12 @@ module NotesJSON -- "${json_sources[@]}"
 module NotesPage NotesJSON -- "${page_sources[@]}"
 module NotesFetch NotesJSON NotesPage -- "${fetch_sources[@]}"
 if stale "$build/FuzzFetch.o" Tools/fuzz/FuzzFetch.swift Tests/NotesFetchTests/FetchDriver.swift \
+    Tests/TestSupport/SeededRandom.swift Sources/NotesGen/SplitMix64.swift \
     "$build/NotesFetch.swiftmodule"; then
     echo "fuzz-fetch: compiling FuzzFetch"
     swiftc "${flags[@]}" -module-name FuzzFetch -wmo -c Tools/fuzz/FuzzFetch.swift \
-        Tests/NotesFetchTests/FetchDriver.swift -o "$build/FuzzFetch.o"
+        Tests/NotesFetchTests/FetchDriver.swift Tests/TestSupport/SeededRandom.swift \
+        Sources/NotesGen/SplitMix64.swift -o "$build/FuzzFetch.o"
 fi
 if stale "$build/fuzz-fetch" "$build"/NotesJSON.o "$build"/NotesPage.o "$build"/NotesFetch.o "$build"/FuzzFetch.o; then
     swiftc -sanitize="$sanitizers" -use-ld=lld "$build/NotesJSON.o" "$build/NotesPage.o" "$build/NotesFetch.o" \
