@@ -157,9 +157,9 @@ tsan: deps
 	NOTES_SANITIZER=thread TSAN_OPTIONS=exitcode=66:second_deadlock_stack=1 \
 		$(SWIFT) test --skip-build --sanitize=thread --scratch-path $(TSAN_BUILD)
 
-## soak: notes-page fetch --all (release) against every fault of Tools/notes-server.mjs, with kill -9 and
-## resume, for SECONDS (default 60); prints a table and fails on any lost or doubled note, undocumented
-## exit code, memory over the bound or leaked token.
+## soak: notes-page fetch --all (release) against every fault of Tools/fixture-server/notes-server.mjs, with
+## kill -9 and resume, for SECONDS (default 60); prints a table and fails on any lost or doubled note,
+## undocumented exit code, memory over the bound or leaked token.
 soak: deps
 	SOAK_BUILD=$(SOAK_BUILD) Tools/soak.sh $(SECONDS)
 # END reliability targets

@@ -16,7 +16,7 @@ bin=$(swift build -c release --show-bin-path)
 echo "Generating $COUNT notes in pages of 1,000 ..."
 "$bin/notes-gen" --count "$COUNT" --page-size 1000 --seed 42 --out "$work/pages"
 
-node Tools/notes-server.mjs --dir "$work/pages" --port 0 --quiet > "$work/server.out" &
+node Tools/fixture-server/notes-server.mjs --dir "$work/pages" --port 0 --quiet > "$work/server.out" &
 server=$!
 for _ in $(seq 100); do [ -s "$work/server.out" ] && break; sleep 0.05; done
 url=$(head -n 1 "$work/server.out")

@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # Tools/soak.sh [SECONDS]  (make soak SECONDS=N; default 60)
 #
-# A hostile-server soak of `notes-page fetch --all` (release build) against Tools/notes-server.mjs on
-# loopback. Each pass runs every scenario below once (status errors, resets, truncation, slow drip, stalls
-# and idle timeouts, rate limits, a gzip bomb, redirects, auth, wrong content types, invalid pages,
-# duplicate ids, cursor cycles, huge tokens, deep nesting, hostile next references), then two large
-# pages with a truncation, a round of random `kill -9` and resume with --state, the same with --sqlite,
-# and a SIGINT and resume.
+# A hostile-server soak of `notes-page fetch --all` (release build) against the fixture server
+# (Tools/fixture-server/notes-server.mjs) on loopback. Each pass runs every scenario below once (status
+# errors, resets, truncation, slow drip, stalls and idle timeouts, rate limits, a gzip bomb, redirects,
+# auth, wrong content types, invalid pages, duplicate ids, cursor cycles, huge tokens, deep nesting, hostile
+# next references), then two large pages with a truncation, a round of random `kill -9` and resume with
+# --state, the same with --sqlite, and a SIGINT and resume.
 # Passes repeat, rotating the envelope style (contract, drf, link), until SECONDS have passed; the first
 # pass always runs whole, so every fault is injected at least once.
 #
@@ -89,8 +89,8 @@ server_url=""
 start_server() {
     local dir=$1
     shift
-    NOTES_SERVER_TOKEN=$token node Tools/notes-server.mjs --count "$count" --page-size "$page_size" "$@" \
-        >"$dir/server.out" 2>"$dir/server.log" &
+    NOTES_SERVER_TOKEN=$token node Tools/fixture-server/notes-server.mjs --count "$count" --page-size "$page_size" \
+        "$@" >"$dir/server.out" 2>"$dir/server.log" &
     server_pid=$!
     servers+=("$server_pid")
     wait_for_server "$dir"
@@ -577,7 +577,7 @@ big_pages() {
     step_failed=0
     local dir=$work/$runs-big
     mkdir -p "$dir"
-    NOTES_SERVER_TOKEN=$token node Tools/notes-server.mjs --count "$big" --page-size 10000 --seed "$notes_seed" \
+    NOTES_SERVER_TOKEN=$token node Tools/fixture-server/notes-server.mjs --count "$big" --page-size 10000 --seed "$notes_seed" \
         --style "$style" --fault "truncate:500000@2x1" >"$dir/server.out" 2>"$dir/server.log" &
     server_pid=$!
     servers+=("$server_pid")
@@ -596,7 +596,7 @@ big_pages() {
 
 # MARK: - The loop
 
-echo "soak: $bin against Tools/notes-server.mjs, $count notes in pages of $page_size; for $seconds s;" \
+echo "soak: $bin against Tools/fixture-server/notes-server.mjs, $count notes in pages of $page_size; for $seconds s;" \
     "SOAK_SEED=$random_seed; RSS bound $max_rss_mb MB"
 clean_run
 slash_cursor

@@ -151,11 +151,11 @@ final class Inputs: @unchecked Sendable {
         }
     }
 
-    /// Starts `Tools/notes-server.mjs` with `arguments` and reads the URL it prints first.
+    /// Starts `Tools/fixture-server/notes-server.mjs` with `arguments` and reads the URL it prints first.
     private func startServer(_ arguments: [String]) throws -> (Process, String) {
         let server = Process()
         server.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        server.arguments = ["node", root + "/Tools/notes-server.mjs"] + arguments + ["--quiet"]
+        server.arguments = ["node", root + "/Tools/fixture-server/notes-server.mjs"] + arguments + ["--quiet"]
         let output = Pipe()
         server.standardOutput = output
         try server.run()

@@ -152,7 +152,8 @@ public enum NotesGenCommand {
                 standardError(
                     "Wrote \(summary.noteCount) notes in \(configuration.pageCount) page"
                         + "\(configuration.pageCount == 1 ? "" : "s") (\(megabytes(summary.totalBytes))) to "
-                        + "\(defaultDirectory)/\nServe them: node Tools/notes-server.mjs --dir \(defaultDirectory)/\n")
+                        + "\(defaultDirectory)/\nServe them: node Tools/fixture-server/notes-server.mjs --dir "
+                        + "\(defaultDirectory)/\n")
             }
             return .success
         } catch let error as GeneratorError {

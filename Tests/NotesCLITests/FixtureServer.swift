@@ -1,7 +1,7 @@
 import Foundation
 import TestSupport
 
-/// `Tools/notes-server.mjs` in a child process, on a free loopback port, for end-to-end tests.
+/// `Tools/fixture-server/notes-server.mjs` in a child process, on a free loopback port, for end-to-end tests.
 final class FixtureServer {
     static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent()
@@ -21,7 +21,8 @@ final class FixtureServer {
         let output = Spawning.pipe()
         guard let node = Self.node else { throw CocoaError(.fileNoSuchFile, userInfo: [NSFilePathErrorKey: "node"]) }
         process.executableURL = node
-        process.arguments = [Self.repository.appendingPathComponent("Tools/notes-server.mjs").path] + arguments
+        process.arguments =
+            [Self.repository.appendingPathComponent("Tools/fixture-server/notes-server.mjs").path] + arguments
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         process.standardOutput = output
         process.standardError = log

@@ -2,7 +2,7 @@ import Foundation
 import TestSupport
 import Testing
 
-/// `notes-page fetch --all URL` with no options against `Tools/notes-server.mjs` in the styles that say
+/// `notes-page fetch --all URL` with no options against `Tools/fixture-server/notes-server.mjs` in the styles that say
 /// where the next page is the way a real server does (Kinto's `Next-Page`, pygeoapi's `links`,
 /// flask-smorest's `X-Pagination`, Litestar's echoes, Eve's `_links` and `_id`), records without a title:
 /// the same 250 notes, each once, as the contract style serves them, and each page asked for once.

@@ -2,8 +2,8 @@ import Foundation
 import TestSupport
 import Testing
 
-/// `notes-page fetch --paginate …` against `Tools/notes-server.mjs` in each of its styles: the same 250
-/// notes whatever the scheme, a resume in the scheme's own terms, a retried middle page.
+/// `notes-page fetch --paginate …` against `Tools/fixture-server/notes-server.mjs` in each of its styles:
+/// the same 250 notes whatever the scheme, a resume in the scheme's own terms, a retried middle page.
 @Suite(
     "Every pagination scheme against the fixture server",
     .enabled(if: FixtureServer.isAvailable, "node is not installed: fixture server tests skipped")

@@ -2,7 +2,7 @@ import Foundation
 import TestSupport
 import Testing
 
-/// `notes-page fetch --sqlite` and incremental syncs against `Tools/notes-server.mjs`, the database read
+/// `notes-page fetch --sqlite` and incremental syncs against `Tools/fixture-server/notes-server.mjs`, the database read
 /// back with the `sqlite3` shell: a full walk, `kill -9` and resume, syncs over notes that change while
 /// the server runs (`--updates`, `POST /admin/add` and `/admin/touch`), a locked database, files that are
 /// not the walk's, and the usage errors of the options.

@@ -24,7 +24,7 @@ private func whereabouts(_ name: String, _ manifest: Manifest) -> String {
     let pages = manifest.pages.count
     return """
         Wrote \(manifest.count) notes in \(pages) page\(pages == 1 ? "" : "s") (\(size)) to \(name)/
-        Serve them: node Tools/notes-server.mjs --dir \(name)/
+        Serve them: node Tools/fixture-server/notes-server.mjs --dir \(name)/
 
         """
 }

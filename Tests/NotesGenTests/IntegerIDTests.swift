@@ -153,7 +153,7 @@ struct IntegerIDTests {
     }
 
     @Test(
-        "The ids are the fixture server's: noteId(seed, i, 'int') of Tools/notes-server-lib.mjs",
+        "The ids are the fixture server's: noteId(seed, i, 'int') of Tools/fixture-server/notes/generated.mjs",
         .enabled(if: node != nil || isCI, "node is not installed: the comparison with the fixture server is skipped")
     )
     func sameAsTheFixtureServer() throws {
@@ -165,7 +165,7 @@ struct IntegerIDTests {
             const seeds = JSON.parse(process.argv[2]), indexes = JSON.parse(process.argv[3]);
             console.log(JSON.stringify(seeds.map((seed) => indexes.map((i) => noteId(seed, i, 'int')))));
             """
-        let library = Self.repository.appendingPathComponent("Tools/notes-server-lib.mjs").path
+        let library = Self.repository.appendingPathComponent("Tools/fixture-server/notes/generated.mjs").path
         let run = try Finished(
             node,
             [

@@ -24,7 +24,8 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { notionCursor, relayCursor } from './notes-server-lib.mjs';
+import { relayCursor } from './styles/graphql.mjs';
+import { notionCursor } from './styles/notion.mjs';
 
 const SERVER = fileURLToPath(new URL('./notes-server.mjs', import.meta.url));
 const JSON_TYPE = 'application/json; charset=utf-8';

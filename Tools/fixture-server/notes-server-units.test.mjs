@@ -3,9 +3,62 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import * as lib from './notes-server-lib.mjs';
+import * as m0 from './faults/auth.mjs';
+import * as m1 from './faults/delivery.mjs';
+import * as m2 from './faults/grammar.mjs';
+import * as m3 from './faults/hostile-bodies.mjs';
+import * as m4 from './faults/next-ref.mjs';
+import * as m5 from './faults/plan.mjs';
+import * as m6 from './faults/rate-limits.mjs';
+import * as m7 from './notes/access.mjs';
+import * as m8 from './notes/directory.mjs';
+import * as m9 from './notes/generated.mjs';
+import * as m10 from './notes/page-cache.mjs';
+import * as m11 from './notes/scan.mjs';
+import * as m12 from './notes/updates.mjs';
+import * as m13 from './server/compression.mjs';
+import * as m14 from './server/log.mjs';
+import * as m15 from './server/options.mjs';
+import * as m16 from './server/routing.mjs';
+import * as m17 from './server/startup.mjs';
+import * as m18 from './server/usage.mjs';
+import * as m19 from './shared/errors.mjs';
+import * as m20 from './shared/http.mjs';
+import * as m21 from './shared/parts.mjs';
+import * as m22 from './shared/python.mjs';
+import * as m23 from './shared/rfc3339.mjs';
+import * as m24 from './shared/seeded.mjs';
+import * as m25 from './styles/catalog.mjs';
+import * as m26 from './styles/cursor.mjs';
+import * as m27 from './styles/drf.mjs';
+import * as m28 from './styles/graphql.mjs';
+import * as m29 from './styles/jsonapi.mjs';
+import * as m30 from './styles/keyset.mjs';
+import * as m31 from './styles/link.mjs';
+import * as m32 from './styles/list.mjs';
+import * as m33 from './styles/notion.mjs';
+import * as m34 from './styles/offset-page.mjs';
+import * as m35 from './styles/real-servers.mjs';
+import * as m36 from './styles/real-servers/dynamodb.mjs';
+import * as m37 from './styles/real-servers/eve.mjs';
+import * as m38 from './styles/real-servers/flask-smorest.mjs';
+import * as m39 from './styles/real-servers/kinto.mjs';
+import * as m40 from './styles/real-servers/litestar.mjs';
+import * as m41 from './styles/real-servers/pygeoapi.mjs';
 
-const contract = (name) => readFileSync(new URL(`../Fixtures/contract/${name}`, import.meta.url));
+const lib = { ...m0, ...m1, ...m2, ...m3, ...m4, ...m5, ...m6, ...m7, ...m8, ...m9, ...m10, ...m11, ...m12, ...m13, ...m14, ...m15, ...m16, ...m17, ...m18, ...m19, ...m20, ...m21, ...m22, ...m23, ...m24, ...m25, ...m26, ...m27, ...m28, ...m29, ...m30, ...m31, ...m32, ...m33, ...m34, ...m35, ...m36, ...m37, ...m38, ...m39, ...m40, ...m41 };
+const ENVELOPES = {
+  contract: m26.wrapContract, header: m26.wrapHeader, drf: m27.wrapDrf,
+  link: m31.wrapLink, offset: m34.wrapOffset, page: m34.wrapPageNumber,
+  keyset: m30.wrapKeyset, jsonapi: m29.wrapJsonApi, notion: m33.wrapNotion,
+  'next-page': m39.wrapNextPage, ogc: m41.wrapOgc,
+  'x-pagination': m38.wrapXPagination, 'page-echo': m40.wrapPageEcho,
+  'offset-echo': m40.wrapOffsetEcho, eve: m37.wrapEve,
+  dynamodb: m36.wrapDynamoDb,
+};
+lib.wrapPage = (style, items, nav) => ENVELOPES[style](items, nav);
+
+const contract = (name) => readFileSync(new URL(`../../Fixtures/contract/${name}`, import.meta.url));
 const parseFaults = (...specs) => lib.parseFaultList(specs, 'flag');
 const bytes = (parts) => Buffer.concat([...lib.chunks(parts, 1 << 16)]);
 

@@ -18,10 +18,10 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import zlib from 'node:zlib';
-import { scanNotes } from './notes-server-lib.mjs';
+import { scanNotes } from './notes/scan.mjs';
 
 const SERVER = fileURLToPath(new URL('./notes-server.mjs', import.meta.url));
-const CONTRACT = fileURLToPath(new URL('../Fixtures/contract/', import.meta.url));
+const CONTRACT = fileURLToPath(new URL('../../Fixtures/contract/', import.meta.url));
 const JSON_TYPE = 'application/json; charset=utf-8';
 const HTML_TYPE = 'text/html; charset=utf-8';
 
