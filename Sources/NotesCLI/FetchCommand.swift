@@ -14,65 +14,74 @@ struct FetchCommand {
     /// The library's defaults are the command's: the help text says them, the parser falls back to them.
     private static let defaults = FetchConfiguration()
 
+    // The options, each declared once: its help, its default and how its value reads.
+    static let all = Declared.flag("--all", help: "Fetch every page, not just the first.")
+    static let cursor = Declared.text(
+        "--cursor", value: "token", help: "Start at this cursor instead of the first page.")
+    static let maxPages = Declared<Int?>.integer("--max-pages", help: "Stop after this many pages.", in: 1...Int.max)
+    static let maxNotes = Declared<Int?>.integer(
+        "--max-notes", help: "Stop after the page that brings the notes to this many.", in: 1...Int.max)
+    static let output = Declared.text(
+        "-o", "--output", value: "file", help: "Write the notes to this file instead of standard output.")
+    static let state = Declared.text(
+        "--state", value: "file", help: "Keep progress here after each page; run again to resume.")
+    static let sqlite = Declared.text(
+        "--sqlite", value: "file",
+        help:
+            "Keep the notes in this SQLite database, a row per id, each page one transaction with the walk's state; run again to resume, or when complete to refresh."
+    )
+    static let postgres = Declared.text(
+        "--postgres", value: "url",
+        help:
+            "Keep the notes in a PostgreSQL table instead (libpq's URI or connection string, and its PG* environment), each page one transaction with the walk's state."
+    )
+    static let schemaOption = Declared.text(
+        "--schema", value: "name", help: "The schema of --postgres.", defaultShown: "public")
+    static let tableOption = Declared.text(
+        "--table", value: "name", help: "The table of --sqlite or --postgres.", defaultShown: "notes")
+    static let sincePath = Declared.text(
+        "--since-path", value: "path",
+        help: "Incremental sync: the records' field whose highest value the next run asks from, e.g. updated_at.")
+    static let sinceParam = Declared.text(
+        "--since-param", value: "name", help: "The query parameter that sends it, e.g. since (with --since-path).")
+    static let lookback = Declared.text(
+        "--lookback", value: "duration", help: "Ask from that much before the highest value (e.g. 30s, 5m, 1h).",
+        defaultShown: "0")
+    static let retries = Declared<Int>.integer(
+        "--retries", help: "Retries of a failing page after the first attempt.", default: defaults.retries,
+        in: 0...100)
+    static let timeout = Declared<Int>.integer(
+        "--timeout", value: "seconds",
+        help: "Seconds without a byte (connecting, TLS, head, body) before an attempt fails.",
+        default: Int(defaults.idleTimeout), in: 1...86_400)
+    static let pageTimeout = Declared<Int>.integer(
+        "--page-timeout", value: "seconds", help: "Seconds one attempt at a page may take in all.",
+        default: Int(defaults.pageTimeout), in: 1...604_800)
+    static let maxWait = Declared<Int>.integer(
+        "--max-wait", value: "seconds", help: "Longest wait for a rate limit to reset; longer ends the run (69).",
+        default: Int(defaults.maxWait), in: 0...604_800)
+    static let rate = Declared<Int?>.integer(
+        "--rate", help: "At most this many requests a second, parallel ones included.", in: 1...100_000)
+    static let cacert = Declared.text(
+        "--cacert", value: "file", help: "Trust this PEM file of certificate authorities (a private server).")
+    static let transportOption = Declared.choice(
+        "--transport", value: "name", help: "curl (libcurl) or urlsession (Foundation's URLSession, as on iOS).",
+        choices: Transport.available, default: Transport.default)
+    static let header = Declared.repeated(
+        "--header", value: "'Name: value'", help: "An extra request header (repeatable).")
+    static let tokenFile = Declared.text(
+        "--token-file", value: "file", help: "Read the bearer token from this file.", defaultShown: "$NOTES_TOKEN")
+    static let quietOption = Declared.flag("--quiet", help: "No progress and no summary on standard error.")
+
     static let spec = CommandSpec(
         name: "notes-page fetch",
         overview: "Fetch notes from a cursor-paginated endpoint: one page, or every page with --all.",
         arguments: [.init("url", help: "The endpoint, e.g. https://api.example/notes. Default: $NOTES_URL.")],
         options: [
-            .init("--all", help: "Fetch every page, not just the first."),
-            .init("--cursor", value: "token", help: "Start at this cursor instead of the first page."),
-            .init("--max-pages", value: "n", help: "Stop after this many pages."),
-            .init("--max-notes", value: "n", help: "Stop after the page that brings the notes to this many."),
-            .init("-o", "--output", value: "file", help: "Write the notes to this file instead of standard output."),
-            .init("--state", value: "file", help: "Keep progress here after each page; run again to resume."),
-            .init(
-                "--sqlite", value: "file",
-                help:
-                    "Keep the notes in this SQLite database, a row per id, each page one transaction with the walk's state; run again to resume, or when complete to refresh."
-            ),
-            .init(
-                "--postgres", value: "url",
-                help:
-                    "Keep the notes in a PostgreSQL table instead (libpq's URI or connection string, and its PG* environment), each page one transaction with the walk's state."
-            ),
-            .init("--schema", value: "name", help: "The schema of --postgres. Default: public."),
-            .init("--table", value: "name", help: "The table of --sqlite or --postgres. Default: notes."),
-            .init(
-                "--since-path", value: "path",
-                help:
-                    "Incremental sync: the records' field whose highest value the next run asks from, e.g. updated_at."),
-            .init(
-                "--since-param", value: "name",
-                help: "The query parameter that sends it, e.g. since (with --since-path)."),
-            .init(
-                "--lookback", value: "duration",
-                help: "Ask from that much before the highest value (e.g. 30s, 5m, 1h). Default: 0."),
-            .init(
-                "--retries", value: "n",
-                help: "Retries of a failing page after the first attempt. Default: \(defaults.retries)."),
-            .init(
-                "--timeout", value: "seconds",
-                help:
-                    "Seconds without a byte (connecting, TLS, head, body) before an attempt fails. Default: \(Int(defaults.idleTimeout))."
-            ),
-            .init(
-                "--page-timeout", value: "seconds",
-                help: "Seconds one attempt at a page may take in all. Default: \(Int(defaults.pageTimeout))."),
-            .init(
-                "--max-wait", value: "seconds",
-                help:
-                    "Longest wait for a rate limit to reset; longer ends the run (69). Default: \(Int(defaults.maxWait))."
-            ),
-            .init("--rate", value: "n", help: "At most this many requests a second, parallel ones included."),
-            .init(
-                "--cacert", value: "file", help: "Trust this PEM file of certificate authorities (a private server)."),
-            .init(
-                "--transport", value: "name",
-                help:
-                    "curl (libcurl) or urlsession (Foundation's URLSession, as on iOS). Default: \(Transport.default)."),
-            .init("--header", value: "'Name: value'", help: "An extra request header (repeatable).", repeatable: true),
-            .init("--token-file", value: "file", help: "Read the bearer token from this file. Default: $NOTES_TOKEN."),
-            .init("--quiet", help: "No progress and no summary on standard error."),
+            all.spec, cursor.spec, maxPages.spec, maxNotes.spec, output.spec, state.spec, sqlite.spec, postgres.spec,
+            schemaOption.spec, tableOption.spec, sincePath.spec, sinceParam.spec, lookback.spec, retries.spec,
+            timeout.spec, pageTimeout.spec, maxWait.spec, rate.spec, cacert.spec, transportOption.spec, header.spec,
+            tokenFile.spec, quietOption.spec,
         ] + PageOptions.specs + PaginationOptions.specs
     )
 
@@ -105,7 +114,7 @@ struct FetchCommand {
     var transport = Transport.default
 
     /// The HTTP libraries `--transport` chooses from.
-    enum Transport: String {
+    enum Transport: String, Sendable {
         case curl, urlsession
 
         /// This platform's, the default first: libcurl only where NotesFetch is built with it (Linux).
@@ -129,9 +138,9 @@ struct FetchCommand {
             throw UsageError("Invalid URL '\(text.prefix(200))': \(problem)")
         }
         self.url = url
-        all = parsed.has("--all")
+        all = try parsed[Self.all]
         pagination = try PaginationOptions.pagination(parsed, endpoint: url)
-        if let cursor = parsed.value("--cursor") {
+        if let cursor = try parsed[Self.cursor] {
             guard let location = pagination.location(cursor: cursor) else {
                 throw UsageError(
                     "Invalid --cursor '\(cursor.prefix(40))' for --paginate \(pagination): expected a number")
@@ -141,31 +150,32 @@ struct FetchCommand {
         } else {
             start = pagination.start(endpoint: url)
         }
-        maxPages = parsed.has("--max-pages") ? try parsed.integer("--max-pages", default: 0, in: 1...Int.max) : nil
-        maxNotes = parsed.has("--max-notes") ? try parsed.integer("--max-notes", default: 0, in: 1...Int.max) : nil
-        outputPath = parsed.value("--output").flatMap { $0 == "-" ? nil : $0 }
-        statePath = parsed.value("--state")
-        quiet = parsed.has("--quiet")
+        maxPages = try parsed[Self.maxPages]
+        maxNotes = try parsed[Self.maxNotes]
+        outputPath = try parsed[Self.output].flatMap { $0 == "-" ? nil : $0 }
+        statePath = try parsed[Self.state]
+        quiet = try parsed[Self.quietOption]
         options = try PageOptions(parsed)
-        sqlitePath = parsed.value("--sqlite")
+        sqlitePath = try parsed[Self.sqlite]
         if let sqlitePath {
-            for option in ["--output", "--state", "--format"] where parsed.has(option) {
+            for option in [Self.output.name, Self.state.name, PageOptions.format.name] where parsed.has(option) {
                 throw UsageError(
                     "--sqlite and \(option) cannot go together: the database holds the notes and the state")
             }
             guard !sqlitePath.isEmpty else { throw UsageError("--sqlite needs a file name") }
             options.configuration.keepsJSON = true
         }
-        postgres = parsed.value("--postgres")
+        postgres = try parsed[Self.postgres]
         if let postgres {
-            for option in ["--output", "--state", "--format", "--sqlite"] where parsed.has(option) {
+            for option in [Self.output.name, Self.state.name, PageOptions.format.name, Self.sqlite.name]
+            where parsed.has(option) {
                 throw UsageError(
                     "--postgres and \(option) cannot go together: the database holds the notes and the state")
             }
             guard !postgres.isEmpty else { throw UsageError("--postgres needs a connection URI or string") }
             options.configuration.keepsJSON = true
         }
-        if let name = parsed.value("--schema") {
+        if let name = try parsed[Self.schemaOption] {
             guard postgres != nil else { throw UsageError("--schema needs --postgres") }
             guard SQLiteDestination.isValidTableName(name) else {
                 throw UsageError(
@@ -173,7 +183,7 @@ struct FetchCommand {
             }
             schema = name
         }
-        if let name = parsed.value("--table") {
+        if let name = try parsed[Self.tableOption] {
             guard sqlitePath != nil || postgres != nil else { throw UsageError("--table needs --sqlite or --postgres") }
             guard SQLiteDestination.isValidTableName(name) else {
                 throw UsageError(
@@ -189,42 +199,34 @@ struct FetchCommand {
         if incremental != nil { options.configuration.keepsJSON = true }
 
         var configuration = FetchConfiguration(page: options.configuration)
-        configuration.page.duplicates = try PaginationOptions.duplicates(parsed)
-        let defaults = Self.defaults
-        configuration.parallel = try parsed.integer("--parallel", default: defaults.parallel, in: 1...64)
-        if parsed.has("--no-early-requests") { configuration.earlyRequests = false }
-        configuration.retries = try parsed.integer("--retries", default: defaults.retries, in: 0...100)
-        configuration.idleTimeout = Double(
-            try parsed.integer("--timeout", default: Int(defaults.idleTimeout), in: 1...86_400))
-        configuration.pageTimeout = Double(
-            try parsed.integer("--page-timeout", default: Int(defaults.pageTimeout), in: 1...604_800))
-        configuration.maxWait = Double(
-            try parsed.integer("--max-wait", default: Int(defaults.maxWait), in: 0...604_800))
-        if parsed.has("--rate") {
-            configuration.rate = Double(try parsed.integer("--rate", default: 0, in: 1...100_000))
-        }
-        if let caFile = parsed.value("--cacert") {
+        configuration.page.duplicates = try parsed[PaginationOptions.onDuplicate]
+        configuration.parallel = try parsed[PaginationOptions.parallel]
+        if try parsed[PaginationOptions.noEarlyRequests] { configuration.earlyRequests = false }
+        configuration.retries = try parsed[Self.retries]
+        configuration.idleTimeout = Double(try parsed[Self.timeout])
+        configuration.pageTimeout = Double(try parsed[Self.pageTimeout])
+        configuration.maxWait = Double(try parsed[Self.maxWait])
+        if let rate = try parsed[Self.rate] { configuration.rate = Double(rate) }
+        if let caFile = try parsed[Self.cacert] {
             guard (try? readFile(caFile, limit: FetchLimits.maxCAFileBytes)) != nil else {
                 throw UsageError("Cannot read the CA file '\(caFile)'")
             }
             self.caFile = caFile
         }
-        let transportName = try parsed.choice(
-            "--transport", default: Transport.default.rawValue, from: Transport.available.map(\.rawValue))
-        transport = Transport(rawValue: transportName)!
+        transport = try parsed[Self.transportOption]
         if transport == .urlsession, caFile != nil {
             throw UsageError(
                 "--cacert works with --transport curl only: URLSession on Linux cannot trust a private certificate authority"
             )
         }
-        for line in parsed.all("--header") {
+        for line in try parsed[Self.header] {
             guard let colon = line.firstIndex(of: ":"), colon != line.startIndex else {
                 throw UsageError("Invalid header '\(line.prefix(40))': expected 'Name: value'")
             }
             let value = line[line.index(after: colon)...].drop { $0 == " " }
             configuration.headers.append(HTTPHeader(String(line[..<colon]), String(value)))
         }
-        if let tokenFile = parsed.value("--token-file") {
+        if let tokenFile = try parsed[Self.tokenFile] {
             guard let bytes = try? readFile(tokenFile, limit: FetchLimits.maxTokenFileBytes) else {
                 throw UsageError("Cannot read the token file '\(tokenFile)'")
             }
@@ -241,12 +243,12 @@ struct FetchCommand {
     /// `--since-path`, `--since-param` and `--lookback`, which go together and need somewhere to keep
     /// the highest value (`canKeep`: `--sqlite` or `--state`).
     static func incremental(_ parsed: ParsedArguments, canKeep: Bool) throws(UsageError) -> IncrementalSync? {
-        let path = try PageOptions.path(parsed, "--since-path")
-        let parameter = parsed.value("--since-param")
+        let path = try PageOptions.path(parsed, sincePath)
+        let parameter = try parsed[sinceParam]
         guard let path, let parameter else {
             if path != nil { throw UsageError("--since-path needs --since-param: the query parameter that sends it") }
             if parameter != nil { throw UsageError("--since-param needs --since-path: the field it is the highest of") }
-            if parsed.has("--lookback") { throw UsageError("--lookback needs --since-path and --since-param") }
+            if parsed.has(lookback) { throw UsageError("--lookback needs --since-path and --since-param") }
             return nil
         }
         guard !parameter.isEmpty, parameter.utf8.count <= 256 else {
@@ -256,15 +258,15 @@ struct FetchCommand {
             throw UsageError(
                 "--since-path needs --sqlite, --postgres or --state: somewhere to keep the highest value between runs")
         }
-        var lookback = 0.0
-        if let text = parsed.value("--lookback") {
-            guard let seconds = Self.duration(text) else {
+        var seconds = 0.0
+        if let text = try parsed[lookback] {
+            guard let duration = Self.duration(text) else {
                 throw UsageError(
                     "Invalid --lookback '\(text.prefix(40))': expected a duration such as 30s, 5m, 2h or 1d")
             }
-            lookback = seconds
+            seconds = duration
         }
-        return IncrementalSync(path: path, parameter: parameter, lookback: lookback)
+        return IncrementalSync(path: path, parameter: parameter, lookback: seconds)
     }
 
     /// Seconds in a duration: a whole number with s, m, h or d (seconds without one), at most 366 days.

@@ -27,20 +27,9 @@ public enum NotesPageCommand {
         ]
     )
 
-    /// The subcommands' specs as the completion scripts read them: each enumerated option with the words
-    /// its parser accepts, taken from the same lists, so that a new style or format completes as soon as
-    /// it parses.
-    static var subcommandSpecs: [CommandSpec] {
-        let choices: [String: CommandSpec.Completion] = [
-            "--paginate": .list(PaginationOptions.Style.allCases.map(\.rawValue)),
-            "--next-is": .list(NextValuePagination.Kind.allCases.map(\.rawValue)),
-            "--on-duplicate": .list(DuplicatePolicy.allCases.map(\.rawValue)),
-            "--method": .list(["GET", "POST"]),
-            "--format": .list(PageOptions.Format.allCases.map(\.rawValue)),
-            "--transport": .list(FetchCommand.Transport.available.map(\.rawValue)),
-        ]
-        return [FetchCommand.spec.completing(choices), DecodeCommand.spec.completing(choices)]
-    }
+    /// The subcommands' specs, as the completion scripts read them: each enumerated option completes with
+    /// the words its parser accepts (``Declared/choice(_:value:help:choices:default:showsDefault:group:)``).
+    static var subcommandSpecs: [CommandSpec] { [FetchCommand.spec, DecodeCommand.spec] }
 
     /// Runs the command line `arguments` (without the program name).
     /// - Parameter urlSession: Makes a URLSession transport, in a program that links one

@@ -18,142 +18,138 @@ enum PaginationOptions {
 
     static let group = "PAGINATION"
 
+    /// `--method`'s values.
+    enum Method: String, CaseIterable, Sendable {
+        case get = "GET"
+        case post = "POST"
+    }
+
+    // The options, each declared once: its help, its default and how its value reads.
+    static let paginate = Declared.choice(
+        "--paginate", value: "style",
+        help: "auto, next, link, header, offset, page, keyset, graphql or body (docs/pagination.md).",
+        choices: Style.allCases, default: .auto, group: group)
+    static let nextIs = Declared.choice(
+        "--next-is", value: "kind",
+        help: "next: the next value is a cursor, a url, or auto (a URL if it has a scheme or starts with /).",
+        choices: NextValuePagination.Kind.allCases, default: .auto, showsDefault: false, group: group)
+    static let cursorParam = name("--cursor-param", help: "The query parameter of a cursor.", default: "cursor")
+    static let nextHeader = name(
+        "--next-header", help: "header: the response header with the next cursor, e.g. X-Next-Cursor.", default: nil)
+    static let pageSize = Declared<Int?>.integer(
+        "--page-size", help: "offset, page, keyset: notes per page to ask for (offset: unless the URL has one).",
+        in: 1...1_000_000, group: group)
+    static let offsetParam = name("--offset-param", help: "offset: the offset parameter.", default: "offset")
+    static let limitParam = name("--limit-param", help: "offset, keyset: the page size parameter.", default: "limit")
+    static let pageParam = name("--page-param", help: "page: the page number parameter.", default: "page")
+    static let firstPage = Declared<Int>.integer(
+        "--first-page", help: "page: the number of the first page, 0 or 1.", default: 1, in: 0...1, group: group)
+    static let pageSizeParam = name(
+        "--page-size-param", help: "page: the page size parameter.", default: "per_page")
+    static let afterParam = name(
+        "--after-param", help: "keyset: the parameter that takes the last id.", default: "starting_after")
+    static let hasMorePath = Declared.text(
+        "--has-more-path", value: "path", help: "keyset: path of the has-more flag.", defaultShown: "has_more",
+        group: group)
+    static let totalPath = Declared.text(
+        "--total-path", value: "path",
+        help: "offset, page: path of the total number of notes, e.g. count (X-Total-Count is read anyway).",
+        group: group)
+    static let parallel = Declared<Int>.integer(
+        "--parallel", help: "offset, page: pages in flight at once (1: one after another).",
+        default: FetchConfiguration().parallel, in: 1...64, group: group)
+    static let noEarlyRequests = Declared.flag(
+        "--no-early-requests",
+        help: "next, link, header, auto: do not request the next page before the current one has ended.",
+        group: group)
+    static let graphql = Declared.text(
+        "--graphql", value: "file",
+        help: "graphql: POST this query (it declares $after) and walk one connection of it.",
+        group: group)
+    static let connection = Declared.text(
+        "--connection", value: "path",
+        help: "graphql: the connection's path in the response, e.g. data.repository.issues.",
+        group: group)
+    static let variables = Declared.text(
+        "--variables", value: "json", help: "graphql: the query's other variables, a JSON object (or @file).",
+        group: group)
+    static let cursorVariable = name(
+        "--cursor-variable", help: "graphql: the variable that takes the cursor.", default: "after")
+    static let method = Declared.choice(
+        "--method", value: "name", help: "body: GET or POST; --body needs POST.", choices: Method.allCases,
+        default: .get, group: group)
+    static let body = Declared.text(
+        "--body", value: "json", help: "body: the JSON object to POST (or @file).", group: group)
+    static let bodyCursor = Declared.text(
+        "--body-cursor", value: "path",
+        help: "body: where the cursor goes in the body, e.g. start_cursor (absent on the first page).", group: group)
+    static let retryPost = Declared.flag(
+        "--retry-post", help: "body: the POST changes nothing: send it again after any failure.", group: group)
+    static let onDuplicate = Declared.choice(
+        "--on-duplicate", value: "action", help: "fail or skip a note whose id the run has seen.",
+        choices: DuplicatePolicy.allCases, default: .fail, group: group)
+
     static let specs: [CommandSpec.Option] = [
-        .init(
-            "--paginate", value: "style",
-            help:
-                "auto, next, link, header, offset, page, keyset, graphql or body (docs/pagination.md). Default: auto.",
-            group: group),
-        .init(
-            "--next-is", value: "kind",
-            help: "next: the next value is a cursor, a url, or auto (a URL if it has a scheme or starts with /).",
-            group: group),
-        .init("--cursor-param", value: "name", help: "The query parameter of a cursor. Default: cursor.", group: group),
-        .init(
-            "--next-header", value: "name",
-            help: "header: the response header with the next cursor, e.g. X-Next-Cursor.",
-            group: group),
-        .init(
-            "--page-size", value: "n",
-            help: "offset, page, keyset: notes per page to ask for (offset: unless the URL has one).", group: group),
-        .init("--offset-param", value: "name", help: "offset: the offset parameter. Default: offset.", group: group),
-        .init(
-            "--limit-param", value: "name", help: "offset, keyset: the page size parameter. Default: limit.",
-            group: group),
-        .init("--page-param", value: "name", help: "page: the page number parameter. Default: page.", group: group),
-        .init(
-            "--first-page", value: "n", help: "page: the number of the first page, 0 or 1. Default: 1.", group: group),
-        .init(
-            "--page-size-param", value: "name", help: "page: the page size parameter. Default: per_page.", group: group),
-        .init(
-            "--after-param", value: "name",
-            help: "keyset: the parameter that takes the last id. Default: starting_after.",
-            group: group),
-        .init(
-            "--has-more-path", value: "path", help: "keyset: path of the has-more flag. Default: has_more.",
-            group: group),
-        .init(
-            "--total-path", value: "path",
-            help: "offset, page: path of the total number of notes, e.g. count (X-Total-Count is read anyway).",
-            group: group),
-        .init(
-            "--parallel", value: "n",
-            help:
-                "offset, page: pages in flight at once (1: one after another). Default: \(FetchConfiguration().parallel).",
-            group: group),
-        .init(
-            "--no-early-requests",
-            help: "next, link, header, auto: do not request the next page before the current one has ended.",
-            group: group),
-        .init(
-            "--graphql", value: "file",
-            help: "graphql: POST this query (it declares $after) and walk one connection of it.", group: group),
-        .init(
-            "--connection", value: "path",
-            help: "graphql: the connection's path in the response, e.g. data.repository.issues.", group: group),
-        .init(
-            "--variables", value: "json",
-            help: "graphql: the query's other variables, a JSON object (or @file).", group: group),
-        .init(
-            "--cursor-variable", value: "name", help: "graphql: the variable that takes the cursor. Default: after.",
-            group: group),
-        .init(
-            "--method", value: "name", help: "body: GET or POST; --body needs POST. Default: GET.", group: group),
-        .init("--body", value: "json", help: "body: the JSON object to POST (or @file).", group: group),
-        .init(
-            "--body-cursor", value: "path",
-            help: "body: where the cursor goes in the body, e.g. start_cursor (absent on the first page).",
-            group: group),
-        .init(
-            "--retry-post", help: "body: the POST changes nothing: send it again after any failure.",
-            group: group),
-        .init(
-            "--on-duplicate", value: "action", help: "fail or skip a note whose id the run has seen. Default: fail.",
-            group: group),
+        paginate.spec, nextIs.spec, cursorParam.spec, nextHeader.spec, pageSize.spec, offsetParam.spec,
+        limitParam.spec, pageParam.spec, firstPage.spec, pageSizeParam.spec, afterParam.spec, hasMorePath.spec,
+        totalPath.spec, parallel.spec, noEarlyRequests.spec, graphql.spec, connection.spec, variables.spec,
+        cursorVariable.spec, method.spec, body.spec, bodyCursor.spec, retryPost.spec, onDuplicate.spec,
     ]
 
     /// The styles each style-specific option applies to.
-    private static let appliesTo: [String: [Style]] = [
-        "--next-is": [.next],
-        "--cursor-param": [.auto, .next, .header],
-        "--next-header": [.header],
-        "--page-size": [.offset, .page, .keyset],
-        "--offset-param": [.offset],
-        "--limit-param": [.offset, .keyset],
-        "--page-param": [.page],
-        "--first-page": [.page],
-        "--page-size-param": [.page],
-        "--after-param": [.keyset],
-        "--has-more-path": [.keyset, .body],
-        "--total-path": [.offset, .page],
-        "--graphql": [.graphql],
-        "--connection": [.graphql],
-        "--variables": [.graphql],
-        "--cursor-variable": [.graphql],
-        "--method": [.body],
-        "--body": [.body],
-        "--body-cursor": [.body],
-        "--retry-post": [.body],
+    private static let appliesTo: [(option: String, styles: [Style])] = [
+        (nextIs.name, [.next]),
+        (cursorParam.name, [.auto, .next, .header]),
+        (nextHeader.name, [.header]),
+        (pageSize.name, [.offset, .page, .keyset]),
+        (offsetParam.name, [.offset]),
+        (limitParam.name, [.offset, .keyset]),
+        (pageParam.name, [.page]),
+        (firstPage.name, [.page]),
+        (pageSizeParam.name, [.page]),
+        (afterParam.name, [.keyset]),
+        (hasMorePath.name, [.keyset, .body]),
+        (totalPath.name, [.offset, .page]),
+        (graphql.name, [.graphql]),
+        (connection.name, [.graphql]),
+        (variables.name, [.graphql]),
+        (cursorVariable.name, [.graphql]),
+        (method.name, [.body]),
+        (body.name, [.body]),
+        (bodyCursor.name, [.body]),
+        (retryPost.name, [.body]),
     ]
 
     /// The scheme the options describe for `endpoint`.
     /// - Throws: ``UsageError`` for a bad value or an option that does not fit the style.
     static func pagination(_ parsed: ParsedArguments, endpoint: URL) throws(UsageError) -> any Pagination {
         // --graphql says the style on its own.
-        let implied = parsed.has("--graphql") ? Style.graphql : parsed.has("--body-cursor") ? .body : .auto
-        let style = Style(
-            rawValue: try parsed.choice(
-                "--paginate", default: implied.rawValue, from: Style.allCases.map(\.rawValue)))!
-        for (option, styles) in appliesTo.sorted(by: { $0.key < $1.key }) where parsed.has(option) {
+        let implied = parsed.has(graphql) ? Style.graphql : parsed.has(bodyCursor) ? .body : .auto
+        let style = parsed.has(paginate) ? try parsed[paginate] : implied
+        for (option, styles) in appliesTo.sorted(by: { $0.option < $1.option }) where parsed.has(option) {
             guard styles.contains(style) else {
                 let names = styles.map(\.rawValue).joined(separator: ", ")
                 throw UsageError("\(option) applies to --paginate \(names), not \(style.rawValue)")
             }
         }
-        let cursorParameter = try name(parsed, "--cursor-param", default: "cursor")
-        let pageSize =
-            parsed.has("--page-size") ? try parsed.integer("--page-size", default: 0, in: 1...1_000_000) : nil
-        let totalPath = try PageOptions.path(parsed, "--total-path")
+        let cursorParameter = try parsed[cursorParam] ?? ""
+        let pageSize = try parsed[Self.pageSize]
+        let totalPath = try PageOptions.path(parsed, Self.totalPath)
         switch style {
         case .auto:
             return AutoPagination(cursorParameter: cursorParameter)
         case .next:
-            let kind = try parsed.choice(
-                "--next-is", default: NextValuePagination.Kind.auto.rawValue,
-                from: NextValuePagination.Kind.allCases.map(\.rawValue))
-            return NextValuePagination(
-                cursorParameter: cursorParameter, kind: NextValuePagination.Kind(rawValue: kind)!)
+            return NextValuePagination(cursorParameter: cursorParameter, kind: try parsed[nextIs])
         case .link:
             return LinkPagination()
         case .header:
-            guard parsed.has("--next-header") else {
+            guard let header = try parsed[nextHeader] else {
                 throw UsageError("--paginate header needs --next-header NAME, the header with the next cursor")
             }
-            return HeaderCursorPagination(
-                header: try name(parsed, "--next-header", default: ""), cursorParameter: cursorParameter)
+            return HeaderCursorPagination(header: header, cursorParameter: cursorParameter)
         case .offset:
-            let offsetParameter = try name(parsed, "--offset-param", default: "offset")
-            let limitParameter = try name(parsed, "--limit-param", default: "limit")
+            let offsetParameter = try parsed[offsetParam] ?? ""
+            let limitParameter = try parsed[limitParam] ?? ""
             let fromURL = URLComponents(url: endpoint, resolvingAgainstBaseURL: false)?.queryItems?
                 .first { $0.name == limitParameter }?.value.flatMap { Int($0) }.flatMap { $0 > 0 ? $0 : nil }
             guard let limit = pageSize ?? fromURL else {
@@ -164,16 +160,16 @@ enum PaginationOptions {
                 offsetParameter: offsetParameter, limitParameter: limitParameter, limit: limit, totalPath: totalPath)
         case .page:
             return PageNumberPagination(
-                pageParameter: try name(parsed, "--page-param", default: "page"),
-                firstPage: try parsed.integer("--first-page", default: 1, in: 0...1),
-                pageSizeParameter: try name(parsed, "--page-size-param", default: "per_page"),
+                pageParameter: try parsed[pageParam] ?? "",
+                firstPage: try parsed[firstPage],
+                pageSizeParameter: try parsed[pageSizeParam] ?? "",
                 pageSize: pageSize,
                 totalPath: totalPath)
         case .keyset:
             return KeysetPagination(
-                afterParameter: try name(parsed, "--after-param", default: "starting_after"),
-                hasMorePath: try PageOptions.path(parsed, "--has-more-path") ?? FieldPath("has_more"),
-                limitParameter: try name(parsed, "--limit-param", default: "limit"),
+                afterParameter: try parsed[afterParam] ?? "",
+                hasMorePath: try PageOptions.path(parsed, hasMorePath) ?? FieldPath("has_more"),
+                limitParameter: try parsed[limitParam] ?? "",
                 pageSize: pageSize)
         case .graphql:
             return try graphQL(parsed)
@@ -185,24 +181,24 @@ enum PaginationOptions {
     /// `--graphql FILE --connection PATH [--variables JSON] [--cursor-variable NAME]`, the query checked
     /// before any request.
     private static func graphQL(_ parsed: ParsedArguments) throws(UsageError) -> GraphQLPagination {
-        guard let file = parsed.value("--graphql") else {
+        guard let file = try parsed[graphql] else {
             throw UsageError("--paginate graphql needs --graphql FILE, the query")
         }
-        guard let connection = try PageOptions.path(parsed, "--connection") else {
+        guard let connection = try PageOptions.path(parsed, Self.connection) else {
             throw UsageError("--graphql needs --connection PATH, e.g. data.repository.issues")
         }
-        for option in ["--items-path", "--next-path"] where parsed.has(option) {
+        for option in [PageOptions.itemsPath, PageOptions.nextPath] where parsed.has(option) {
             throw UsageError(
-                "\(option) does not apply to --graphql: the connection's edges or nodes and pageInfo are read")
+                "\(option.name) does not apply to --graphql: the connection's edges or nodes and pageInfo are read")
         }
-        let text = try contents(file, of: "--graphql")
-        var variables = parsed.value("--variables")
+        let text = try contents(file, of: Self.graphql.name)
+        var variables = try parsed[Self.variables]
         if let value = variables, value.hasPrefix("@") {
-            variables = try contents(String(value.dropFirst()), of: "--variables")
+            variables = try contents(String(value.dropFirst()), of: Self.variables.name)
         }
         do {
             let query = try GraphQLQuery(
-                text, connection: connection, cursorVariable: try name(parsed, "--cursor-variable", default: "after"))
+                text, connection: connection, cursorVariable: try parsed[cursorVariable] ?? "")
             return try GraphQLPagination(query: query, variables: variables)
         } catch {
             throw UsageError("--graphql \(file.prefix(80)): \(error)")
@@ -211,15 +207,15 @@ enum PaginationOptions {
 
     /// `--method POST --body JSON --body-cursor PATH [--has-more-path PATH] [--retry-post]`.
     private static func bodyCursor(_ parsed: ParsedArguments) throws(UsageError) -> BodyCursorPagination {
-        let method = try parsed.choice("--method", default: "GET", from: ["GET", "POST"])
-        guard var body = parsed.value("--body"), let cursorPath = try PageOptions.path(parsed, "--body-cursor")
+        let method = try parsed[Self.method]
+        guard var body = try parsed[Self.body], let cursorPath = try PageOptions.path(parsed, bodyCursor)
         else { throw UsageError("--paginate body needs --method POST, --body JSON and --body-cursor PATH") }
-        guard method == "POST" else { throw UsageError("--body needs --method POST") }
-        if body.hasPrefix("@") { body = try contents(String(body.dropFirst()), of: "--body") }
+        guard method == .post else { throw UsageError("--body needs --method POST") }
+        if body.hasPrefix("@") { body = try contents(String(body.dropFirst()), of: Self.body.name) }
         do {
             return try BodyCursorPagination(
-                body: body, cursorPath: cursorPath, hasMorePath: try PageOptions.path(parsed, "--has-more-path"),
-                resendsBody: parsed.has("--retry-post"))
+                body: body, cursorPath: cursorPath, hasMorePath: try PageOptions.path(parsed, hasMorePath),
+                resendsBody: try parsed[retryPost])
         } catch {
             throw UsageError("--body: \(error)")
         }
@@ -237,23 +233,17 @@ enum PaginationOptions {
         return String(decoding: bytes, as: UTF8.self)
     }
 
-    /// What to do with a note whose id the run has seen.
-    static func duplicates(_ parsed: ParsedArguments) throws(UsageError) -> DuplicatePolicy {
-        DuplicatePolicy(
-            rawValue: try parsed.choice(
-                "--on-duplicate", default: DuplicatePolicy.fail.rawValue, from: DuplicatePolicy.allCases.map(\.rawValue)
-            ))!
-    }
-
-    /// A parameter or header name: 1 to 256 bytes of visible ASCII, no `=`, `&`, `#` or `:`.
-    private static func name(_ parsed: ParsedArguments, _ option: String, default defaultValue: String)
-        throws(UsageError) -> String
-    {
-        guard let value = parsed.value(option) else { return defaultValue }
-        let valid =
-            !value.isEmpty && value.utf8.count <= 256
-            && value.utf8.allSatisfy { $0 > 0x20 && $0 < 0x7F && !"=&#:".utf8.contains($0) }
-        guard valid else { throw UsageError("Invalid \(option) '\(value.prefix(40))': expected a name") }
-        return value
+    /// A parameter or header name (1 to 256 bytes of visible ASCII, no `=`, `&`, `#` or `:`), `defaultValue`
+    /// when absent.
+    private static func name(_ option: String, help: String, default defaultValue: String?) -> Declared<String?> {
+        let spec = Declared.text(option, value: "name", help: help, defaultShown: defaultValue, group: group).spec
+        return Declared(spec) { parsed, option throws(UsageError) in
+            guard let value = parsed.value(option) else { return defaultValue }
+            let valid =
+                !value.isEmpty && value.utf8.count <= 256
+                && value.utf8.allSatisfy { $0 > 0x20 && $0 < 0x7F && !"=&#:".utf8.contains($0) }
+            guard valid else { throw UsageError("Invalid \(option) '\(value.prefix(40))': expected a name") }
+            return value
+        }
     }
 }
