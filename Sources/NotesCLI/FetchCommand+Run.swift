@@ -106,6 +106,7 @@ extension FetchCommand {
             case .sessionExpired: return .noPermission
             case .cancelled: return .interrupted
             case .output: return .ioError
+            case .credentials: return .noPermission
             case .usage: return .usage
             }
         }

@@ -29,8 +29,8 @@ public struct FetchError: Error, Sendable, Hashable, CustomStringConvertible {
         case tls(String)
         /// The walk was cancelled.
         case cancelled
-        /// Writing the output or the state failed.
-        case output(String)
+        /// Where the walk commits its pages failed (a file, a database).
+        case output(StoreError)
         /// The walk would send credentials where they could be read on the way (plain http).
         case insecureCredentials(String)
     }
@@ -42,6 +42,8 @@ public struct FetchError: Error, Sendable, Hashable, CustomStringConvertible {
         case sessionExpired
         case cancelled
         case output
+        /// A database server refused the credentials.
+        case credentials
         /// The walk was set up wrongly; nothing was sent.
         case usage
     }
@@ -67,7 +69,12 @@ public struct FetchError: Error, Sendable, Hashable, CustomStringConvertible {
         case .sessionExpired: return .sessionExpired
         case .unavailable, .rateLimited, .tls: return .unavailable
         case .cancelled: return .cancelled
-        case .output: return .output
+        case .output(let failure):
+            switch failure.kind {
+            case .output: return .output
+            case .unavailable: return .unavailable
+            case .credentials: return .credentials
+            }
         case .insecureCredentials: return .usage
         }
     }
@@ -90,7 +97,8 @@ public struct FetchError: Error, Sendable, Hashable, CustomStringConvertible {
         case .rateLimited(let reason): return reason
         case .tls(let message): return "the TLS handshake failed, not retried: \(message)"
         case .cancelled: return "interrupted"
-        case .output(let message), .insecureCredentials(let message): return message
+        case .output(let failure): return failure.description
+        case .insecureCredentials(let message): return message
         }
     }
 

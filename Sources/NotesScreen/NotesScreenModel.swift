@@ -200,7 +200,7 @@ public final class NotesScreenModel {
                     startsOver: true)
             } catch {
                 supersede()
-                let failure = LoadFailure(FetchError(.output(error.description), page: 1, location: .start))
+                let failure = LoadFailure(FetchError(.output(error), page: 1, location: .start))
                 let rows = storedRows()
                 show(rows.isEmpty ? .failed(failure) : .loaded(rows: rows, next: .failed(failure)))
                 return lastTask

@@ -127,8 +127,8 @@ public struct LoadFailure: Sendable, Hashable, CustomStringConvertible {
             (reason, canRetry) = ("Your session has expired.", false)
         case .cancelled:
             (reason, canRetry) = ("Loading was interrupted.", true)
-        case .output(let message):
-            (reason, canRetry) = (message, true)
+        case .output(let failure):
+            (reason, canRetry) = (failure.description, true)
         case .insecureCredentials:
             (reason, canRetry) = ("This app will not send your credentials over an unencrypted connection.", false)
         }

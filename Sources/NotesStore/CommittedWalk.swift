@@ -210,7 +210,7 @@ public final class CommittedWalk {
         do {
             try destination.commit(kept, checkpoint: next, nextIdentity: page.next.map { locator.identity(for: $0) })
         } catch {
-            throw FetchError(.output(error.description), page: page.number, location: page.location)
+            throw FetchError(.output(error), page: page.number, location: page.location)
         }
         checkpoint = next
     }

@@ -42,26 +42,7 @@ extension PageDestination {
     public func prepare(_ page: FetchedPage) {}
 }
 
-/// A destination that cannot be read, written, or belongs to another walk. Committed pages stay.
-public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
-    /// What kind of failure it is, which decides the command's exit code.
-    public enum Kind: Sendable, Hashable {
-        /// Reading or writing failed, or the destination belongs to another walk (exit 74).
-        case output
-        /// A database server that cannot be reached (exit 69).
-        case unavailable
-        /// A database server that refused the credentials (exit 77).
-        case credentials
-    }
-
-    public var description: String
-    public var kind: Kind
-
-    public init(_ description: String, kind: Kind = .output) {
-        self.description = description
-        self.kind = kind
-    }
-
+extension StoreError {
     init(_ error: SystemError) {
         self.init(error.description)
     }

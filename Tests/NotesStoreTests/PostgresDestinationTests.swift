@@ -264,6 +264,26 @@ struct PostgresDestinationTests {
         #expect(try Self.server().psql("SELECT count(*), count(DISTINCT id) FROM terminated") == "10|10\n")
     }
 
+    @Test("The server gone mid-walk and not back: the walk stops as unavailable (exit 69), its pages kept")
+    func serverGoneMidWalk() async throws {
+        let api = SyncAPI(count: 10, size: 4)
+        var stopped = false
+        let error = await #expect(throws: FetchError.self) {
+            _ = try await Self.walk(api, table: "gone") { destination in
+                destination.afterStep = { done throws(CommitStop) in
+                    guard done == .committed, !stopped else { return }
+                    stopped = true
+                    try? Self.server().stop(removing: false)
+                }
+            }.walk.checkpoint
+        }
+        try Self.server().start()
+        #expect(stopped)
+        #expect(error?.kind == .unavailable && error?.page == 2, "\(String(describing: error))")
+        if case .output(let failure) = error?.code { #expect(failure.kind == .unavailable) }
+        #expect(try Self.server().psql("SELECT count(*) FROM gone") == "4\n")
+    }
+
     @Test("Another endpoint's table, a table notes-page did not write: refused, nothing changed")
     func refusals() async throws {
         let api = SyncAPI(count: 4, size: 4)
