@@ -92,7 +92,7 @@ final class EarlyPages: Sendable {
             do throws(FetchError) {
                 let page = try await fetcher.fetchPage(
                     location, number: following, ids: IDSet(capacity: 1024), cancellation: CancellationFlag(),
-                    lane: 1 + following % 2, early: early)
+                    lane: 1 + following % 2, lookahead: Lookahead(nextPage: early))
                 return .success(page)
             } catch {
                 return .failure(error)
@@ -100,6 +100,19 @@ final class EarlyPages: Sendable {
         }
         state.requests[following] = (location, task)
     }
+}
+
+/// How far ahead of a page its walk reaches while the page streams: never past the next page.
+struct Lookahead: Sendable {
+    /// Told the next page as soon as the page's head or a next value before its items names it: the walk
+    /// requests that page early on another lane (``EarlyPages``).
+    var nextPage: (@Sendable (PageLocation) -> Void)?
+    /// With the walk's visited pages: the next request goes out on the page's own lane as soon as the
+    /// page's bytes name the next page, unless the walk has visited it.
+    var nextRequestUnlessVisited: VisitedPages?
+
+    /// Nothing ahead: the next page is asked for once this one has ended.
+    static let none = Lookahead()
 }
 
 /// The walk's visited pages, for the next request made from a page's bytes (``NextValuePeek``): read only

@@ -8,80 +8,50 @@ extension NotesFetcher {
         case failed(AttemptStateMachine.Failure)
     }
 
-    /// One attempt at a page, following redirects, on the transport queue.
-    func attemptPage(
-        url: String, body: [UInt8]?, ids: IDSet, cancellation: CancellationFlag, lane: Lane,
-        early: (@Sendable (PageLocation) -> Void)?,
-        sendsNextEarly: VisitedPages?, meter: ExchangeMeter, fresh: Bool
-    ) async -> Outcome {
-        let ids = UnsafeTransfer(ids)
+    /// One attempt at a page: what to send, and what the walk wants of it besides its notes.
+    struct Attempt {
+        var url: String
+        /// A POST's body (a body cursor's page), `nil` for a GET.
+        let body: [UInt8]?
+        /// The run's id set; the page's ids are left open in it.
+        let ids: IDSet
+        let cancellation: CancellationFlag
+        /// How far ahead of the page its walk reaches while the page streams.
+        let lookahead: Lookahead
+        /// Counts the attempt's sends and the page's bytes on the wire.
+        let meter: ExchangeMeter
+        /// Whether the request must go out on a new connection (a retry).
+        let fresh: Bool
+    }
+
+    /// One attempt at a page, following redirects, on the lane's thread.
+    func attemptPage(_ attempt: Attempt, lane: Lane) async -> Outcome {
+        let attempt = UnsafeTransfer(attempt)  // used on the lane's thread only, while this task waits
         return await withCheckedContinuation { continuation in
             lane.thread.async { [self] in
                 continuation.resume(
-                    returning: performPage(
-                        url: url, body: body, ids: ids.value, cancellation: cancellation, transport: lane.transport,
-                        worker: lane.worker, early: early, sendsNextEarly: sendsNextEarly, meter: meter, fresh: fresh))
+                    returning: performPage(attempt.value, transport: lane.transport, worker: lane.worker))
             }
         }
     }
 
-    func performPage(
-        url: String, body: [UInt8]?, ids: IDSet, cancellation: CancellationFlag, transport: any HTTPTransport,
-        worker: JSONPipelineWorker, early: (@Sendable (PageLocation) -> Void)?, sendsNextEarly: VisitedPages?,
-        meter: ExchangeMeter, fresh: Bool
-    ) -> Outcome {
-        var url = url
+    func performPage(_ attempt: Attempt, transport: any HTTPTransport, worker: JSONPipelineWorker) -> Outcome {
+        var url = attempt.url
         var redirects = 0
         while true {
             // Only the first request of an attempt counts its sends (redirects are not attempts); the page's
             // bytes on the wire are those of the last response.
             let hop = ExchangeMeter()
             let isFirst = redirects == 0
-            let request = request(for: url, body: body, fresh: fresh, meter: hop)
+            let request = request(for: url, body: attempt.body, fresh: attempt.fresh, meter: hop)
             defer {
-                if isFirst { meter.sent(hop.sendCount) }
+                if isFirst { attempt.meter.sent(hop.sendCount) }
             }
-            let reception = PageReception(configuration: page, ids: ids, worker: worker)
-            // A page number is not sent back as it is read (auto asks for it as ?page=): nothing goes early.
-            let nextIsNumber = AutoPagination.readsPageNumber(at: page.nextPath)
-            if let visited = sendsNextEarly, !nextIsNumber {
-                let pageURL = url
-                reception.makeNextRequest = { [self] head, value in
-                    // Not while a rate is kept or a limit waited out, nor after a head that spent the limit.
-                    let now = environment.now()
-                    guard gate.isOpen(at: now), !(RateLimit.wait(head, now: now).map { $0 > 0 } ?? false),
-                        let next = locator.pagination.earlyNext(
-                            head: head, nextValue: .value(value), read: { _ in nil }, url: pageURL,
-                            endpoint: locator.endpoint)
-                    else { return nil }
-                    let nextURL = locator.url(for: next)
-                    // A page already visited is a cycle the walk refuses: it costs no request.
-                    guard FetchLimits.urlProblem(nextURL) == nil, !visited.contains(locator.identity(for: next))
-                    else { return nil }
-                    // As the next page's first attempt will make it, so that it takes this exchange over.
-                    return self.request(
-                        for: nextURL, body: locator.pagination.body(for: next), fresh: configuration.retries == 0,
-                        meter: nil)
-                }
-            }
-            if let early, !nextIsNumber {
-                let pagination = locator.pagination
-                let endpoint = locator.endpoint
-                let pageURL = url
-                let fieldPaths = page.fieldPaths
-                reception.early = { head, value, fields in
-                    let read = { (path: FieldPath) -> FieldValue? in
-                        fieldPaths.firstIndex(of: path).flatMap { fields.indices.contains($0) ? fields[$0] : nil }
-                    }
-                    return pagination.earlyNext(
-                        head: head, nextValue: value, read: read, url: pageURL, endpoint: endpoint
-                    )
-                    .map(early) != nil
-                }
-            }
+            let reception = PageReception(configuration: page, ids: attempt.ids, worker: worker)
+            look(ahead: attempt.lookahead, of: reception, at: url)
             let completed: Bool
             do {
-                completed = try transport.perform(request, receiver: reception, cancellation: cancellation)
+                completed = try transport.perform(request, receiver: reception, cancellation: attempt.cancellation)
             } catch {
                 return .failed(AttemptStateMachine.failure(of: error))
             }
@@ -93,7 +63,7 @@ extension NotesFetcher {
             {
             case .read:
                 guard completed else { return .failed(.fatal(.cancelled)) }
-                meter.received(wireBytes: hop.wireBytes)
+                attempt.meter.received(wireBytes: hop.wireBytes)
                 do {
                     let summary = try reception.finish()
                     return .page(notes: reception.notes, summary: summary, url: url, head: head)
@@ -103,13 +73,58 @@ extension NotesFetcher {
             case .follow(let target):
                 // A POST is sent again only where the status says so (307, 308); browsers make the others a
                 // GET, which would ask for something else.
-                if body != nil, head.status != 307, head.status != 308 { return .failed(.fatal(.status(head.status))) }
+                if attempt.body != nil, head.status != 307, head.status != 308 {
+                    return .failed(.fatal(.status(head.status)))
+                }
                 redirects += 1
                 url = target
             case .end(let failure):
                 return .failed(failure)
             }
         }
+    }
+
+    /// Sets what `reception` does when the page at `pageURL` names the next page before its end:
+    /// ``Lookahead/nextPage`` is told it (from the head, or a next value before the items), and with
+    /// ``Lookahead/nextRequestUnlessVisited`` the next request is made from the bytes that name it.
+    private func look(ahead lookahead: Lookahead, of reception: PageReception, at pageURL: String) {
+        // A page number is not sent back as it is read (auto asks for it as ?page=): nothing goes early.
+        guard !AutoPagination.readsPageNumber(at: page.nextPath) else { return }
+        if let visited = lookahead.nextRequestUnlessVisited {
+            reception.makeNextRequest = { [self] head, value in
+                nextRequest(after: head, value: value, pageURL: pageURL, unless: visited)
+            }
+        }
+        if let tell = lookahead.nextPage {
+            let pagination = locator.pagination
+            let endpoint = locator.endpoint
+            let fieldPaths = page.fieldPaths
+            reception.early = { head, value, fields in
+                let read = { (path: FieldPath) -> FieldValue? in
+                    fieldPaths.firstIndex(of: path).flatMap { fields.indices.contains($0) ? fields[$0] : nil }
+                }
+                return pagination.earlyNext(head: head, nextValue: value, read: read, url: pageURL, endpoint: endpoint)
+                    .map(tell) != nil
+            }
+        }
+    }
+
+    /// The next page's request, made from the next value `value` read off the page at `pageURL` before its
+    /// end, as that page's first attempt will make it (so that it takes the exchange over); `nil` while a
+    /// rate is kept or a limit waited out, after a head that spent the limit, or for a page already in
+    /// `visited` (a cycle the walk refuses costs no request).
+    private func nextRequest(after head: HTTPResponseHead, value: String, pageURL: String, unless visited: VisitedPages)
+        -> HTTPRequest?
+    {
+        let now = environment.now()
+        guard gate.isOpen(at: now), !(RateLimit.wait(head, now: now).map { $0 > 0 } ?? false),
+            let next = locator.pagination.earlyNext(
+                head: head, nextValue: .value(value), read: { _ in nil }, url: pageURL, endpoint: locator.endpoint)
+        else { return nil }
+        let nextURL = locator.url(for: next)
+        guard FetchLimits.urlProblem(nextURL) == nil, !visited.contains(locator.identity(for: next)) else { return nil }
+        return request(
+            for: nextURL, body: locator.pagination.body(for: next), fresh: configuration.retries == 0, meter: nil)
     }
 
     /// The request for `url`: credentials go to the endpoint's origin only (the token, and headers that

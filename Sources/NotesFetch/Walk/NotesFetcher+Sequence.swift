@@ -108,10 +108,11 @@ extension NotesFetcher {
                 let sendsNextEarly =
                     earlyPages != nil && (configuration.parallel <= 1 || pages >= 2)
                     && (sendsNextAfterLast || (maxPages.map { pages + 2 <= $0 } ?? true)) && maxNotes == nil
+                let lookahead = Lookahead(
+                    nextPage: earlyPages?.earlyHandler(for: number),
+                    nextRequestUnlessVisited: sendsNextEarly ? VisitedPages(visited) : nil)
                 page = try await fetchPage(
-                    location, number: number, ids: ids, cancellation: cancellation, lane: 0,
-                    early: earlyPages?.earlyHandler(for: number),
-                    sendsNextEarly: sendsNextEarly ? VisitedPages(visited) : nil)
+                    location, number: number, ids: ids, cancellation: cancellation, lane: 0, lookahead: lookahead)
             }
             // A page whose next link loops is refused whole, so that a resumed run meets the same error.
             if let next = page.next {

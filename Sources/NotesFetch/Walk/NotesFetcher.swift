@@ -131,8 +131,7 @@ public final class NotesFetcher: Sendable {
         ids: IDSet,
         cancellation: CancellationFlag,
         lane: Int,
-        early: (@Sendable (PageLocation) -> Void)? = nil,
-        sendsNextEarly: VisitedPages? = nil
+        lookahead: Lookahead = .none
     ) async throws(FetchError) -> FetchedPage {
         let url = locator.url(for: location)
         let body = locator.pagination.body(for: location)
@@ -156,9 +155,10 @@ public final class NotesFetcher: Sendable {
             let fresh = attempts.nextIsFresh
             let outcome = await withTaskCancellationHandler {
                 await attemptPage(
-                    url: url, body: body, ids: ids, cancellation: cancellation, lane: lanes[lane % lanes.count],
-                    early: early,
-                    sendsNextEarly: sendsNextEarly, meter: meter, fresh: fresh)
+                    Attempt(
+                        url: url, body: body, ids: ids, cancellation: cancellation, lookahead: lookahead, meter: meter,
+                        fresh: fresh),
+                    lane: lanes[lane % lanes.count])
             } onCancel: {
                 cancellation.cancel()
             }
