@@ -164,11 +164,9 @@ public final class CommittedWalk {
         do throws(FetchError) {
             stop = try await fetcher.walk(
                 from: from,
-                firstNumber: checkpoint.pages + 1,
                 ids: ids,
                 visited: visited,
-                maxPages: maxPages,
-                maxNotes: maxNotes,
+                span: WalkSpan(firstNumber: checkpoint.pages + 1, maxPages: maxPages, maxNotes: maxNotes),
                 cancellation: cancellation
             ) { page throws(FetchError) in
                 if ahead != nil { destination.prepare(page) }

@@ -155,7 +155,7 @@ struct RepeatingServerTests {
         var ids: [String] = []
         do {
             // A bound of its own, so that a walk that would not end fails here, at once.
-            _ = try await fetcher.walk(from: .offset(0), ids: IDSet(), visited: IDSet(), maxPages: 50) {
+            _ = try await fetcher.walk(from: .offset(0), ids: IDSet(), visited: IDSet(), span: WalkSpan(maxPages: 50)) {
                 ids += $0.notes.map(\.id)
             }
         } catch {

@@ -14,7 +14,9 @@ struct WalkTests {
     {
         var pages: [[String]] = []
         do {
-            let stop = try await fetcher.walk(from: start, ids: IDSet(), visited: IDSet(), maxPages: maxPages) { page in
+            let stop = try await fetcher.walk(
+                from: start, ids: IDSet(), visited: IDSet(), span: WalkSpan(maxPages: maxPages)
+            ) { page in
                 pages.append(page.notes.map(\.id))
             }
             return (pages, stop, nil)

@@ -8,7 +8,7 @@ public import NotesPage
 
 /// How an endpoint's pages follow one another: where the first page is, the URL of a page, and what a
 /// page says about the next one. One type per scheme; a walk
-/// (``NotesFetcher/walk(from:firstNumber:ids:visited:maxPages:maxNotes:cancellation:body:)``) and the
+/// (``NotesFetcher/walk(from:ids:visited:span:cancellation:body:)``) and the
 /// notes screen follow any of them the same way.
 ///
 /// A scheme's locations are ``PageLocation`` values in its own terms (a cursor, an offset, a page

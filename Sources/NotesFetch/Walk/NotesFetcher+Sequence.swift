@@ -3,7 +3,7 @@ internal import NotesJSON
 import NotesPage
 
 extension NotesFetcher {
-    /// ``walk(from:firstNumber:ids:visited:maxPages:maxNotes:cancellation:body:)`` when the first page
+    /// ``walk(from:ids:visited:span:cancellation:body:)`` when the first page
     /// shows how to read the rest (a scheme that learns the server's page size from it, paths to find on
     /// it): that page on its own, then the rest with the scheme and the paths it showed (in parallel where
     /// the scheme allows).

@@ -238,11 +238,10 @@ public final class NotesFetcher: Sendable {
     /// Walks from `start` to the last page (or a bound), handing each complete page to `body` in order.
     /// - Parameters:
     ///   - start: The first page to fetch.
-    ///   - firstNumber: Its number in the run (more than 1 when resuming).
     ///   - ids: The run's id set.
     ///   - visited: Page URLs seen in the run, for cycle detection; the start's URL is added.
-    ///   - maxPages: Stop after this many pages, if set.
-    ///   - maxNotes: Stop after the page that brings the run's notes to this many, if set.
+    ///   - span: The start's number in the run (more than 1 when resuming), and where to stop short of the
+    ///     end: after so many pages, or after the page that brings the run's notes to so many.
     ///   - cancellation: Stops the walk at the next chunk.
     ///   - body: Takes each page, its ids committed to `ids`; the walk waits for it. It may throw
     ///     ``FetchError`` to stop. A sequential walk runs it on the thread its pages run on: it may await
@@ -250,21 +249,19 @@ public final class NotesFetcher: Sendable {
     /// - Returns: Where the walk stopped: the next page's location, or `nil` when it reached the end.
     public func walk(
         from start: PageLocation,
-        firstNumber: Int = 1,
         ids: IDSet,
         visited: IDSet,
-        maxPages: Int? = nil,
-        maxNotes: Int? = nil,
+        span: WalkSpan = WalkSpan(),
         cancellation: CancellationFlag = CancellationFlag(),
         body: (FetchedPage) async throws(FetchError) -> Void
     ) async throws(FetchError) -> PageLocation? {
         let plan = WalkPlan(
-            start: start, firstNumber: firstNumber, ids: ids, visited: visited, maxPages: maxPages, maxNotes: maxNotes,
-            cancellation: cancellation)
+            start: start, firstNumber: span.firstNumber, ids: ids, visited: visited, maxPages: span.maxPages,
+            maxNotes: span.maxNotes, cancellation: cancellation)
         return try await walk(plan, learning: locator.pagination.learnsFromFirstPage, body: body)
     }
 
-    /// ``walk(from:firstNumber:ids:visited:maxPages:maxNotes:cancellation:body:)``, `learning` what the first
+    /// ``walk(from:ids:visited:span:cancellation:body:)``, `learning` what the first
     /// page shows of the server's pages (``Pagination/learned(from:)``), or not: the rest of a walk that has.
     func walk(
         _ plan: WalkPlan,

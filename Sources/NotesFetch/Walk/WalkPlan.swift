@@ -1,5 +1,21 @@
 import NotesPage
 
+/// Where a walk starts counting its pages and where it stops short of the end.
+public struct WalkSpan: Sendable, Hashable {
+    /// The start's number in the run: more than 1 when a run resumes.
+    public var firstNumber: Int
+    /// Stop after this many pages, if set.
+    public var maxPages: Int?
+    /// Stop after the page that brings the run's notes to this many, if set.
+    public var maxNotes: Int?
+
+    public init(firstNumber: Int = 1, maxPages: Int? = nil, maxNotes: Int? = nil) {
+        self.firstNumber = firstNumber
+        self.maxPages = maxPages
+        self.maxNotes = maxNotes
+    }
+}
+
 /// Where a walk starts and what bounds it: what each of the fetcher's walks hands on to the one that
 /// takes over (the rest of a walk after its first page, the switch to pages in parallel).
 struct WalkPlan {
