@@ -102,16 +102,16 @@ extension Declared where Value == Int? {
 }
 
 extension Declared {
-    /// One of `choices`' raw values, `defaultValue` when absent (said in the help when `showsDefault`);
-    /// a shell completes it with those words.
+    /// One of `choices`' raw values, `defaultValue` when absent (said in the help); a shell completes it
+    /// with those words.
     public static func choice(
         _ names: String..., value valueName: String, help: String, choices: [Value], default defaultValue: Value,
-        showsDefault: Bool = true, group: String? = nil
+        group: String? = nil
     ) -> Declared where Value: RawRepresentable & Sendable, Value.RawValue == String {
         let words = choices.map(\.rawValue)
         var spec = CommandSpec.Option(
-            value: valueName, help: Self.help(help, default: showsDefault ? defaultValue.rawValue : nil),
-            group: group, completion: .list(words))
+            value: valueName, help: Self.help(help, default: defaultValue.rawValue), group: group,
+            completion: .list(words))
         spec.names = names
         return Declared(spec) { parsed, name throws(UsageError) in
             let word = try parsed.choice(name, default: defaultValue.rawValue, from: words)

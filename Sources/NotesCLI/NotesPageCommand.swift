@@ -28,7 +28,7 @@ public enum NotesPageCommand {
     )
 
     /// The subcommands' specs, as the completion scripts read them: each enumerated option completes with
-    /// the words its parser accepts (``Declared/choice(_:value:help:choices:default:showsDefault:group:)``).
+    /// the words its parser accepts (``Declared/choice(_:value:help:choices:default:group:)``).
     static var subcommandSpecs: [CommandSpec] { [FetchCommand.spec, DecodeCommand.spec] }
 
     /// Runs the command line `arguments` (without the program name).

@@ -32,7 +32,7 @@ enum PaginationOptions {
     static let nextIs = Declared.choice(
         "--next-is", value: "kind",
         help: "next: the next value is a cursor, a url, or auto (a URL if it has a scheme or starts with /).",
-        choices: NextValuePagination.Kind.allCases, default: .auto, showsDefault: false, group: group)
+        choices: NextValuePagination.Kind.allCases, default: .auto, group: group)
     static let cursorParam = name("--cursor-param", help: "The query parameter of a cursor.", default: "cursor")
     static let nextHeader = name(
         "--next-header", help: "header: the response header with the next cursor, e.g. X-Next-Cursor.", default: nil)
