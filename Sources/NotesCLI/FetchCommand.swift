@@ -11,6 +11,8 @@ import NotesStore
 
 /// `notes-page fetch [--all] [<url>]`: walks the endpoint's pages, streaming each through the decoder.
 struct FetchCommand {
+    /// The longest file `--cacert` names.
+    static let maxCAFileBytes = 16 << 20
     /// The library's defaults are the command's: the help text says them, the parser falls back to them.
     private static let defaults = FetchConfiguration()
 
@@ -134,7 +136,7 @@ struct FetchCommand {
         guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
             url.host != nil
         else { throw UsageError("Invalid URL '\(text)': expected http:// or https://") }
-        if let problem = FetchLimits.urlProblem(url.absoluteString, what: "the endpoint") {
+        if let problem = PageLocator.urlProblem(url.absoluteString, what: "the endpoint") {
             throw UsageError("Invalid URL '\(text.prefix(200))': \(problem)")
         }
         self.url = url
@@ -208,7 +210,7 @@ struct FetchCommand {
         configuration.maxWait = Double(try parsed[Self.maxWait])
         if let rate = try parsed[Self.rate] { configuration.rate = Double(rate) }
         if let caFile = try parsed[Self.cacert] {
-            guard (try? readFile(caFile, limit: FetchLimits.maxCAFileBytes)) != nil else {
+            guard (try? readFile(caFile, limit: FetchCommand.maxCAFileBytes)) != nil else {
                 throw UsageError("Cannot read the CA file '\(caFile)'")
             }
             self.caFile = caFile

@@ -11,6 +11,9 @@ import NotesStore
 
 /// `fetch`'s pagination options: `--paginate STYLE` and the parameters of each style.
 enum PaginationOptions {
+    /// The longest GraphQL query file (`--graphql`), variables file (`--variables @FILE`) or body file
+    /// (`--body @FILE`).
+    static let maxQueryFileBytes = 1 << 20
     /// The styles `--paginate` takes.
     enum Style: String, CaseIterable {
         case auto, next, link, header, offset, page, keyset, graphql, body
@@ -221,11 +224,11 @@ enum PaginationOptions {
         }
     }
 
-    /// A file's text for `option`, at most ``FetchLimits/maxQueryFileBytes``.
+    /// A file's text for `option`, at most ``maxQueryFileBytes``.
     private static func contents(_ path: String, of option: String) throws(UsageError) -> String {
         let bytes: [UInt8]?
         do {
-            bytes = try readFile(path, limit: FetchLimits.maxQueryFileBytes)
+            bytes = try readFile(path, limit: PaginationOptions.maxQueryFileBytes)
         } catch {
             throw UsageError("Cannot read \(option) '\(path.prefix(80))': \(error)")
         }

@@ -20,6 +20,10 @@ public import NotesPage
 /// journal, then the state file is replaced atomically. A crash between steps leaves bytes past the
 /// committed lengths, which opening cuts off.
 public final class NDJSONDestination: PageDestination {
+    /// The longest state file read back.
+    public static let maxStateFileBytes = 1 << 20
+    /// The longest journal read back (the ids and visited URLs of the run's pages).
+    public static let maxJournalBytes = 1 << 30
     /// What each note's line holds.
     public enum Format: String, Sendable, CaseIterable {
         /// The note's exact JSON.
@@ -81,7 +85,7 @@ public final class NDJSONDestination: PageDestination {
             if let statePath {
                 let journalPath = statePath + ".journal"
                 if saved.journalBytes > 0,
-                    let bytes = try readFile(journalPath, limit: FetchLimits.maxJournalBytes)
+                    let bytes = try readFile(journalPath, limit: NDJSONDestination.maxJournalBytes)
                 {
                     try Journal.replay(Array(bytes.prefix(saved.journalBytes)), ids: ids, visited: visited)
                 }
@@ -171,7 +175,7 @@ struct SavedState: Equatable, Codable {
         struct Version: Decodable { var version: Int }
         let read: [UInt8]?
         do {
-            read = try readFile(path, limit: FetchLimits.maxStateFileBytes)
+            read = try readFile(path, limit: NDJSONDestination.maxStateFileBytes)
         } catch {
             throw StoreError(error)
         }

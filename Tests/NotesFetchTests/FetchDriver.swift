@@ -5,7 +5,7 @@
 // public and `package` API only.
 //
 // An input is lines (LF-separated):
-//   1. the endpoint (the user's URL): taken when `URL(string:)` reads it and `FetchLimits.urlProblem`
+//   1. the endpoint (the user's URL): taken when `URL(string:)` reads it and `PageLocator.urlProblem`
 //      accepts it, else https://api.example/notes?limit=100
 //   2. the page's URL (where the page came from, after redirects: the base of its relative references)
 //   3. the body's next value as JSON text ("…", a number, null, true); absent when the line is empty; a
@@ -22,7 +22,7 @@
 // What it checks: nothing traps (the fuzz target runs under AddressSanitizer, and Swift's overflow and
 // bounds checks trap); every URL the walk could request (a page's URL in every scheme, a next page, a page
 // addressed ahead, an early request, a redirect's target, a parameter set on a URL, a `Link` target)
-// that `FetchLimits.urlProblem` accepts is a URI by RFC 3986 (``StrictURI``); waits and delays are
+// that `PageLocator.urlProblem` accepts is a URI by RFC 3986 (``StrictURI``); waits and delays are
 // finite, never negative and within their caps; HTTP dates read back as the second they were written for.
 
 import NotesFetch
@@ -69,7 +69,7 @@ enum FetchDriver {
             let fallback = URL(string: "https://api.example/notes?limit=100")!
             endpoint =
                 line(0).flatMap { text in
-                    URL(string: text).flatMap { FetchLimits.urlProblem($0.absoluteString) == nil ? $0 : nil }
+                    URL(string: text).flatMap { PageLocator.urlProblem($0.absoluteString) == nil ? $0 : nil }
                 } ?? fallback
             pageURL = line(1) ?? endpoint.absoluteString
             next = line(2)
@@ -98,13 +98,13 @@ enum FetchDriver {
 
         func add(_ what: String) { all.append(what) }
 
-        /// `url` is one the walk could request: if `FetchLimits.urlProblem` lets it through, it must be a
+        /// `url` is one the walk could request: if `PageLocator.urlProblem` lets it through, it must be a
         /// URI by RFC 3986.
         func check(url: String, _ context: @autoclosure () -> String) {
-            guard checked.insert(url).inserted, FetchLimits.urlProblem(url) == nil, let problem = StrictURI.problem(url)
+            guard checked.insert(url).inserted, PageLocator.urlProblem(url) == nil, let problem = StrictURI.problem(url)
             else { return }
             add(
-                "\(context()): \(String(reflecting: url)) passed FetchLimits.urlProblem but is not RFC 3986: \(problem)"
+                "\(context()): \(String(reflecting: url)) passed PageLocator.urlProblem but is not RFC 3986: \(problem)"
             )
         }
     }
@@ -310,7 +310,7 @@ enum FetchDriver {
                 case .read:
                     if !(200...299).contains(input.status) { findings.add("HTTP \(input.status) read as a page") }
                 case .follow(let target):
-                    if let problem = FetchLimits.urlProblem(target, what: "the redirect's target") {
+                    if let problem = PageLocator.urlProblem(target, what: "the redirect's target") {
                         findings.add("a redirect followed to a target with a problem: \(problem)")
                     }
                     if redirects >= policy.maxRedirects { findings.add("redirect \(redirects + 1) followed") }
@@ -380,7 +380,7 @@ enum FetchDriver {
                 else { return nil }
                 let url = peek.url(for: location, endpoint: input.endpoint)
                 findings.check(url: url, "the next request from the bytes (\(location))")
-                return FetchLimits.urlProblem(url) == nil ? HTTPRequest(url: url) : nil
+                return PageLocator.urlProblem(url) == nil ? HTTPRequest(url: url) : nil
             }
             guard reception.receive(head: jsonHead) else { continue }
             let split = Int((input.hash >> 8) % UInt64(body.count + 1))
@@ -540,7 +540,7 @@ enum FetchDriver {
 }
 
 /// RFC 3986's URI grammar (§3, appendix A), strictly, with RFC 9110's rule that an http or https URI has a
-/// host: the oracle for every URL the walk would request. Written apart from `FetchLimits.urlProblem`, so
+/// host: the oracle for every URL the walk would request. Written apart from `PageLocator.urlProblem`, so
 /// that the fuzz target compares two readings of the RFC.
 enum StrictURI {
     /// Why `text` is not a URI, or `nil` when it is one.

@@ -43,7 +43,7 @@ struct FetchLayerTrapTests {
             "http://h/?page[offset]=1",
         ])
     func invalidURLsRefused(_ url: String) {
-        let problem = FetchLimits.urlProblem(url)
+        let problem = PageLocator.urlProblem(url)
         #expect(problem?.hasPrefix("the next URL is not a valid URL (RFC 3986): ") == true, "\(problem ?? "nil")")
         #expect(problem.map { !$0.contains(url) } ?? false, "the message quotes the URL: \(problem ?? "nil")")
     }
@@ -57,7 +57,7 @@ struct FetchLayerTrapTests {
             "http://h/n?", "http://h/n;v=1/!$&'()*+,=~", "http://h:65535/",
         ])
     func validURLsAccepted(_ url: String) {
-        #expect(FetchLimits.urlProblem(url) == nil)
+        #expect(PageLocator.urlProblem(url) == nil)
     }
 
     @Test("A next value that is not a URL ends the walk as a contract error on its page, with no request for it")

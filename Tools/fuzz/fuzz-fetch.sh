@@ -5,7 +5,7 @@
 # Tools/fuzz/fetch-seeds and Fixtures/regressions-fetch (copied into a temporary directory, never into the
 # repository).
 #
-# A crash or trap, a finding of the driver (a URL that FetchLimits.urlProblem accepts and RFC 3986 does
+# A crash or trap, a finding of the driver (a URL that PageLocator.urlProblem accepts and RFC 3986 does
 # not, a wait past its cap), a hang (-timeout), an allocation over -malloc_limit_mb or a resident size over
 # -rss_limit_mb is a finding: the input is minimized, saved as Fixtures/regressions-fetch/fuzz-<kind>-<sha1>.txt
 # (replayed by Tests/NotesFetchTests/FetchRegressionTests.swift), and the script exits 1.

@@ -101,7 +101,7 @@ package struct AttemptStateMachine: Sendable {
             guard redirects < policy.maxRedirects else { return .end(.fatal(.redirects(policy.maxRedirects))) }
             guard let location = head.value(of: "Location"), let target = PageLocator.resolve(location, against: url)
             else { return .end(.fatal(.status(head.status))) }
-            if let problem = FetchLimits.urlProblem(target, what: "the redirect's target") {
+            if let problem = PageLocator.urlProblem(target, what: "the redirect's target") {
                 return .end(.fatal(.pagination(problem)))
             }
             return .follow(target)

@@ -82,7 +82,7 @@ final class EarlyPages: Sendable {
     private func start(after number: Int, at location: PageLocation, in state: inout State) {
         let following = number + 1
         guard !state.stopped, state.requests[following] == nil, lastNumber.map({ following <= $0 }) ?? true,
-            !cancellation.isCancelled, FetchLimits.urlProblem(self.fetcher.locator.url(for: location)) == nil
+            !cancellation.isCancelled, PageLocator.urlProblem(self.fetcher.locator.url(for: location)) == nil
         else { return }
         let identity = self.fetcher.locator.identity(for: location)
         guard !visited.withLock({ $0.contains(identity) }) else { return }

@@ -122,7 +122,7 @@ extension NotesFetcher {
                 head: head, nextValue: .value(value), read: { _ in nil }, url: pageURL, endpoint: locator.endpoint)
         else { return nil }
         let nextURL = locator.url(for: next)
-        guard FetchLimits.urlProblem(nextURL) == nil, !visited.contains(locator.identity(for: next)) else { return nil }
+        guard PageLocator.urlProblem(nextURL) == nil, !visited.contains(locator.identity(for: next)) else { return nil }
         return request(
             for: nextURL, body: locator.pagination.body(for: next), fresh: configuration.retries == 0, meter: nil)
     }

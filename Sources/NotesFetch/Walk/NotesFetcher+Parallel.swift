@@ -130,7 +130,7 @@ extension NotesFetcher {
                     if index == 0, let facts = page.facts, let end = pagination.lastIndex(after: facts, start: start) {
                         last = min(last ?? end, end)
                     }
-                    if let url = page.next.map(locator.identity(for:)), FetchLimits.urlProblem(url) == nil {
+                    if let url = page.next.map(locator.identity(for:)), PageLocator.urlProblem(url) == nil {
                         visited.insert(url)
                         visited.commitPage()
                     }

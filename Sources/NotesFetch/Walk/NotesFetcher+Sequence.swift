@@ -77,7 +77,7 @@ extension NotesFetcher {
                 fetcher: self, lastNumber: maxPages.map { firstNumber + $0 - 1 }, cancellation: cancellation) : nil
         defer { earlyPages?.stop() }
         let first = locator.identity(for: location)
-        if FetchLimits.urlProblem(first) == nil {
+        if PageLocator.urlProblem(first) == nil {
             visited.insert(first)
             earlyPages?.visit(first)
         }
@@ -118,7 +118,7 @@ extension NotesFetcher {
             if let next = page.next {
                 // Its identity: the URL, or for a POST the URL and the cursor its body carries.
                 let url = locator.identity(for: next)
-                if let reason = FetchLimits.urlProblem(url) {
+                if let reason = PageLocator.urlProblem(url) {
                     ids.rollbackPage()
                     throw FetchError(.pagination(reason), page: number, location: location, attempts: page.attempts)
                 }
