@@ -60,7 +60,9 @@ let package = Package(
         /// run's id set. No Foundation networking: a program that links it maps no more than it uses.
         .target(
             name: "NotesFetch",
-            dependencies: ["NotesPage", .target(name: "CCurl", condition: .when(platforms: [.linux]))],
+            dependencies: [
+                "NotesJSON", "NotesPage", .target(name: "CCurl", condition: .when(platforms: [.linux])),
+            ],
             swiftSettings: swiftSettings),
         /// The transport on Foundation's URLSession (Apple platforms' default; on Linux for comparison), and
         /// `defaultTransport()`. A module of its own: on Linux, Foundation and FoundationNetworking cost
@@ -84,7 +86,7 @@ let package = Package(
         .target(name: "NotesGen", dependencies: ["ArgumentParsing"], swiftSettings: swiftSettings),
         /// The `notes-page` command line, as a library so tests can call it.
         .target(
-            name: "NotesCLI", dependencies: ["NotesPage", "NotesFetch", "NotesStore", "ArgumentParsing"],
+            name: "NotesCLI", dependencies: ["NotesJSON", "NotesPage", "NotesFetch", "NotesStore", "ArgumentParsing"],
             swiftSettings: swiftSettings),
 
         // MARK: - Executables
