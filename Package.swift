@@ -50,10 +50,13 @@ let package = Package(
 
         // MARK: - Libraries
 
+        /// The system, at the bottom: files read and written with POSIX calls, threads of their own, locks.
+        .target(name: "NotesSystem", swiftSettings: swiftSettings),
         /// The scanner's 64-bytes-at-a-time classifier (SSE2 / NEON / plain C), header only.
         .target(name: "CJSONBlocks"),
         /// A push parser over yajl with hard limits; knows nothing about notes.
-        .target(name: "NotesJSON", dependencies: ["CYajl", "CJSONBlocks"], swiftSettings: swiftSettings),
+        .target(
+            name: "NotesJSON", dependencies: ["CYajl", "CJSONBlocks", "NotesSystem"], swiftSettings: swiftSettings),
         /// The page contract: notes, cursors, the id set.
         .target(name: "NotesPage", dependencies: ["NotesJSON"], swiftSettings: swiftSettings),
         /// Walking a paginated endpoint: the transport protocol and libcurl's (Linux), retries, cursors, the
@@ -61,7 +64,7 @@ let package = Package(
         .target(
             name: "NotesFetch",
             dependencies: [
-                "NotesJSON", "NotesPage", .target(name: "CCurl", condition: .when(platforms: [.linux])),
+                "NotesSystem", "NotesJSON", "NotesPage", .target(name: "CCurl", condition: .when(platforms: [.linux])),
             ],
             swiftSettings: swiftSettings),
         /// The transport on Foundation's URLSession (Apple platforms' default; on Linux for comparison), and
@@ -72,10 +75,13 @@ let package = Package(
         /// checkpoint, resume and incremental syncs.
         .target(
             name: "NotesStore",
-            dependencies: ["NotesFetch", "CSQLite", .target(name: "CPostgres", condition: .when(platforms: [.linux]))],
+            dependencies: [
+                "NotesSystem", "NotesFetch", "CSQLite",
+                .target(name: "CPostgres", condition: .when(platforms: [.linux])),
+            ],
             swiftSettings: swiftSettings),
         /// A transport that answers from memory, for tests of code that walks an endpoint.
-        .target(name: "NotesFetchTesting", dependencies: ["NotesFetch"], swiftSettings: swiftSettings),
+        .target(name: "NotesFetchTesting", dependencies: ["NotesSystem", "NotesFetch"], swiftSettings: swiftSettings),
         /// The notes screen: a platform-neutral view model (and a SwiftUI view where SwiftUI exists).
         .target(
             name: "NotesScreen", dependencies: ["NotesFetch", "NotesStore", "NotesURLSession"],
@@ -83,10 +89,11 @@ let package = Package(
         /// Hand-written command-line parsing and help in the style of swift-argument-parser.
         .target(name: "ArgumentParsing", swiftSettings: swiftSettings),
         /// Deterministic fixture pages for tests and benchmarks.
-        .target(name: "NotesGen", dependencies: ["ArgumentParsing"], swiftSettings: swiftSettings),
+        .target(name: "NotesGen", dependencies: ["NotesSystem", "ArgumentParsing"], swiftSettings: swiftSettings),
         /// The `notes-page` command line, as a library so tests can call it.
         .target(
-            name: "NotesCLI", dependencies: ["NotesJSON", "NotesPage", "NotesFetch", "NotesStore", "ArgumentParsing"],
+            name: "NotesCLI",
+            dependencies: ["NotesSystem", "NotesJSON", "NotesPage", "NotesFetch", "NotesStore", "ArgumentParsing"],
             swiftSettings: swiftSettings),
 
         // MARK: - Executables

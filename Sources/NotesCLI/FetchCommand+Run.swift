@@ -1,6 +1,7 @@
 import ArgumentParsing
 import NotesFetch
 import NotesStore
+import NotesSystem
 
 #if canImport(Glibc)
     import Glibc

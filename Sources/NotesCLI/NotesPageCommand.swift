@@ -3,6 +3,7 @@ import Dispatch
 public import NotesFetch
 import NotesPage
 import NotesStore
+import NotesSystem
 
 #if canImport(FoundationEssentials)
     import FoundationEssentials

@@ -2,6 +2,7 @@ import ArgumentParsing
 import NotesFetch
 import NotesPage
 import NotesStore
+import NotesSystem
 
 #if canImport(FoundationEssentials)
     import FoundationEssentials

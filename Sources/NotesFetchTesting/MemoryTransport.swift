@@ -1,4 +1,5 @@
 public import NotesFetch
+import NotesSystem
 
 #if canImport(Glibc)
     import Glibc

@@ -1,3 +1,5 @@
+import NotesSystem
+
 extension Generator {
     /// The dir format (Fixtures/README.md): `pages/NNNNN.json`, then `manifest.json`.
     ///

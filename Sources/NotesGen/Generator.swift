@@ -1,4 +1,5 @@
 public import ArgumentParsing
+import NotesSystem
 
 /// Writes a deterministic run of notes: a fixture directory, one page, or NDJSON.
 ///
@@ -86,7 +87,7 @@ public struct Generator: Sendable {
     /// Flushes `sink` and closes `file`, reporting the first error of either.
     /// - Returns: The file's size.
     func finish(_ sink: inout ByteSink, file: Int32, path: String, closing: Bool = true) throws(GeneratorError) -> Int {
-        var failure: Errno?
+        var failure: SystemError?
         var bytes = 0
         do { bytes = try sink.finishFile() } catch { failure = error }
         if closing {

@@ -1,3 +1,5 @@
+import NotesSystem
+
 /// Why a run stopped: the output could not be created, or writing failed part way.
 ///
 /// The description names the path and the system's reason (`strerror`), never file contents.
@@ -22,8 +24,8 @@ public struct GeneratorError: Error, Sendable, Hashable, CustomStringConvertible
         self.reason = reason
     }
 
-    init(_ code: Code, path: String, _ errno: Errno) {
-        self.init(code, path: path, reason: errno.message)
+    init(_ code: Code, path: String, _ error: SystemError) {
+        self.init(code, path: path, reason: error.message)
     }
 
     public var description: String {

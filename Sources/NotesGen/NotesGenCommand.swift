@@ -1,4 +1,5 @@
 public import ArgumentParsing
+import NotesSystem
 
 /// The `notes-gen` command line: parsing is a pure function (``parse(_:)``);
 /// ``run(_:context:standardOutput:standardError:)`` adds the effects; `main.swift` only calls ``main(_:)``.

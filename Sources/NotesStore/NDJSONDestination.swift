@@ -1,5 +1,6 @@
 public import NotesFetch
 public import NotesPage
+import NotesSystem
 
 #if canImport(FoundationEssentials)
     import FoundationEssentials

@@ -1,5 +1,6 @@
 public import NotesFetch
 public import NotesPage
+import NotesSystem
 
 /// Where a walk commits its pages: an NDJSON file with its state and journal (``NDJSONDestination``), a
 /// SQLite database (``SQLiteDestination``), or a PostgreSQL table (`PostgresDestination`, on Linux).

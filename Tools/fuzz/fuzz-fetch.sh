@@ -73,12 +73,14 @@ module() {  # module NAME DEPENDENCY... -- SOURCE...
             -c "${sources[@]}" -o "$build/$name.o"
     fi
 }
+mapfile -t system_sources < <(find Sources/NotesSystem -name '*.swift' | sort)
 mapfile -t json_sources < <(find Sources/NotesJSON -name '*.swift' | sort)
 mapfile -t page_sources < <(find Sources/NotesPage -name '*.swift' | sort)
 mapfile -t fetch_sources < <(find Sources/NotesFetch -name '*.swift' | sort)
-module NotesJSON -- "${json_sources[@]}"
-module NotesPage NotesJSON -- "${page_sources[@]}"
-module NotesFetch NotesJSON NotesPage -- "${fetch_sources[@]}"
+module NotesSystem -- "${system_sources[@]}"
+module NotesJSON NotesSystem -- "${json_sources[@]}"
+module NotesPage NotesSystem NotesJSON -- "${page_sources[@]}"
+module NotesFetch NotesSystem NotesJSON NotesPage -- "${fetch_sources[@]}"
 if stale "$build/FuzzFetch.o" Tools/fuzz/FuzzFetch.swift Tests/NotesFetchTests/FetchDriver.swift \
     Tests/TestSupport/SeededRandom.swift Sources/NotesGen/SplitMix64.swift \
     "$build/NotesFetch.swiftmodule"; then
@@ -87,8 +89,8 @@ if stale "$build/FuzzFetch.o" Tools/fuzz/FuzzFetch.swift Tests/NotesFetchTests/F
         Tests/NotesFetchTests/FetchDriver.swift Tests/TestSupport/SeededRandom.swift \
         Sources/NotesGen/SplitMix64.swift -o "$build/FuzzFetch.o"
 fi
-if stale "$build/fuzz-fetch" "$build"/NotesJSON.o "$build"/NotesPage.o "$build"/NotesFetch.o "$build"/FuzzFetch.o; then
-    swiftc -sanitize="$sanitizers" -use-ld=lld "$build/NotesJSON.o" "$build/NotesPage.o" "$build/NotesFetch.o" \
+if stale "$build/fuzz-fetch" "$build"/NotesSystem.o "$build"/NotesJSON.o "$build"/NotesPage.o "$build"/NotesFetch.o "$build"/FuzzFetch.o; then
+    swiftc -sanitize="$sanitizers" -use-ld=lld "$build/NotesSystem.o" "$build/NotesJSON.o" "$build/NotesPage.o" "$build/NotesFetch.o" \
         "$build/FuzzFetch.o" -lyajl -o "$build/fuzz-fetch"
 fi
 printf '%s' "$stamp" >"$build/flags"

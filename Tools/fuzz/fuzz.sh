@@ -33,14 +33,17 @@ flags=(-swift-version 6 -package-name notes_page -enable-upcoming-feature Existe
     -parse-as-library -O -g -sanitize=fuzzer,address -I Sources/CYajl -I Sources/CJSONBlocks/include -I "$build")
 echo "fuzz: building $build/fuzz-page"
 # Every source of each module, in its folders too.
+mapfile -t system_sources < <(find Sources/NotesSystem -name '*.swift' | sort)
 mapfile -t json_sources < <(find Sources/NotesJSON -name '*.swift' | sort)
 mapfile -t page_sources < <(find Sources/NotesPage -name '*.swift' | sort)
+swiftc "${flags[@]}" -module-name NotesSystem -wmo -emit-module -emit-module-path "$build/NotesSystem.swiftmodule" \
+    -c "${system_sources[@]}" -o "$build/NotesSystem.o"
 swiftc "${flags[@]}" -module-name NotesJSON -wmo -emit-module -emit-module-path "$build/NotesJSON.swiftmodule" \
     -c "${json_sources[@]}" -o "$build/NotesJSON.o"
 swiftc "${flags[@]}" -module-name NotesPage -wmo -emit-module -emit-module-path "$build/NotesPage.swiftmodule" \
     -c "${page_sources[@]}" -o "$build/NotesPage.o"
 swiftc "${flags[@]}" -module-name FuzzPage -wmo -c Tools/fuzz/FuzzPage.swift -o "$build/FuzzPage.o"
-swiftc -sanitize=fuzzer,address -use-ld=lld "$build/NotesJSON.o" "$build/NotesPage.o" "$build/FuzzPage.o" \
+swiftc -sanitize=fuzzer,address -use-ld=lld "$build/NotesSystem.o" "$build/NotesJSON.o" "$build/NotesPage.o" "$build/FuzzPage.o" \
     -lyajl -o "$build/fuzz-page"
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/notes-fuzz.XXXXXX")

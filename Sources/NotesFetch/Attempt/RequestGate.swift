@@ -1,3 +1,5 @@
+import NotesSystem
+
 /// When the next request of a walk may start, across every page in flight: not before a rate limit
 /// resets, and no sooner than `1 / rate` seconds after the one before.
 final class RequestGate: Sendable {

@@ -1,4 +1,5 @@
 import NotesPage
+import NotesSystem
 
 /// The page after the current one, requested as soon as its reference is known, while the current page
 /// still streams: at most one page ahead.

@@ -1,4 +1,5 @@
 internal import NotesJSON
+import NotesSystem
 
 /// The thread of one lane of a ``NotesFetcher``: it runs the lane's blocking exchanges (a transport blocks
 /// the thread that calls it) and, as a `TaskExecutor`, the sequential walk itself, which prefers it. A

@@ -1,6 +1,7 @@
 import Dispatch
 internal import NotesJSON
 public import NotesPage
+import NotesSystem
 
 /// Walks a cursor-paginated endpoint: fetches each page through the transport, streams the body into a
 /// ``PageDecoder`` as it arrives, retries what is worth retrying, and follows the next cursor.

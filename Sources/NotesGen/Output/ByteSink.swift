@@ -1,3 +1,5 @@
+import NotesSystem
+
 /// Bytes on their way to a file descriptor through one fixed-size buffer, so memory stays at
 /// ``capacity`` however much is written.
 ///
@@ -10,7 +12,7 @@ struct ByteSink: ~Copyable {
     private var descriptor: Int32 = -1
     /// Bytes handed to `write(2)` for the current descriptor.
     private var flushed = 0
-    private var failure: Errno?
+    private var failure: SystemError?
 
     /// - Parameter capacity: The buffer's size in bytes; defaults to 256 KiB.
     init(capacity: Int = 256 << 10) {
@@ -36,7 +38,7 @@ struct ByteSink: ~Copyable {
 
     /// Writes out what is buffered and reports the first write error since ``attach(_:)``.
     /// - Returns: The file's size in bytes.
-    mutating func finishFile() throws(Errno) -> Int {
+    mutating func finishFile() throws(SystemError) -> Int {
         flush()
         if let failure { throw failure }
         return flushed
@@ -129,7 +131,7 @@ struct ByteSink: ~Copyable {
     }
 
     /// Appends everything `descriptor` holds from its current position to its end.
-    mutating func append(contentsOf descriptor: Int32) throws(Errno) {
+    mutating func append(contentsOf descriptor: Int32) throws(SystemError) {
         while true {
             if count == capacity { flush() }
             let room = UnsafeMutableRawBufferPointer(start: buffer + count, count: capacity - count)

@@ -1,3 +1,4 @@
+import NotesSystem
 import Synchronization
 
 #if canImport(Glibc)

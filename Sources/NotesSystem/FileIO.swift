@@ -71,7 +71,7 @@ package struct OutputWriter: ~Copyable {
 }
 
 /// A failed system call, with `strerror`'s text.
-package struct SystemError: Error, CustomStringConvertible {
+package struct SystemError: Error, Equatable, CustomStringConvertible {
     package var operation: String
     package var code: Int32
 
@@ -80,7 +80,10 @@ package struct SystemError: Error, CustomStringConvertible {
         self.code = code
     }
 
-    package var description: String { "\(operation): \(String(cString: strerror(code)))" }
+    /// The C library's text for the code (`strerror`), e.g. `No such file or directory`.
+    package var message: String { String(cString: strerror(code)) }
+
+    package var description: String { "\(operation): \(message)" }
 }
 
 /// Writes `text` to standard error at once.

@@ -4,99 +4,93 @@
     import Darwin
 #endif
 
-// Every libc call of NotesGen lives in this file.
-
-/// A failed system call: its `errno`.
-struct Errno: Error, Equatable {
-    var code: Int32
-
-    /// The C library's text for the code (`strerror`), e.g. `No such file or directory`.
-    var message: String { String(cString: strerror(code)) }
-}
+// The file calls notes-gen makes, each retrying on `EINTR`.
 
 /// Thin wrappers over the POSIX calls the generator needs; each retries on `EINTR`.
-enum System {
-    static let standardOutput: Int32 = 1
+package enum System {
+    package static let standardOutput: Int32 = 1
 
     /// Opens `path` for writing, created with mode 0644 and truncated (`open(2)`).
     /// - Parameter readable: Also open for reading; defaults to `false`.
-    static func create(_ path: String, readable: Bool = false) throws(Errno) -> Int32 {
+    package static func create(_ path: String, readable: Bool = false) throws(SystemError) -> Int32 {
         let flags = (readable ? O_RDWR : O_WRONLY) | O_CREAT | O_TRUNC | O_CLOEXEC
         while true {
             let descriptor = open(path, flags, 0o644)
             if descriptor >= 0 { return descriptor }
-            if errno != EINTR { throw Errno(code: errno) }
+            if errno != EINTR { throw SystemError(operation: "cannot create '\(path)'") }
         }
     }
 
     /// Makes the directory `path` (`mkdir(2)`, mode 0755); a directory already there is fine.
-    static func makeDirectory(_ path: String) throws(Errno) {
+    package static func makeDirectory(_ path: String) throws(SystemError) {
         if mkdir(path, 0o755) == 0 { return }
         let code = errno
-        guard code == EEXIST else { throw Errno(code: code) }
+        guard code == EEXIST else { throw SystemError(operation: "cannot make the directory '\(path)'", code: code) }
         // Something is there: make sure it is a directory.
         let descriptor = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard descriptor >= 0 else { throw Errno(code: errno) }
+        guard descriptor >= 0 else { throw SystemError(operation: "cannot make the directory '\(path)'") }
         _ = close(descriptor)
     }
 
     /// Makes the directory `path` (`mkdir(2)`, mode 0755), which must not exist yet.
     /// - Returns: `false` when something (a directory, a file, a link) is already there.
-    static func makeNewDirectory(_ path: String) throws(Errno) -> Bool {
+    package static func makeNewDirectory(_ path: String) throws(SystemError) -> Bool {
         if mkdir(path, 0o755) == 0 { return true }
         if errno == EEXIST { return false }
-        throw Errno(code: errno)
+        throw SystemError(operation: "cannot make the directory '\(path)'")
     }
 
     /// Whether file descriptor `descriptor` is a terminal (`isatty(3)`).
-    static func isTerminal(_ descriptor: Int32) -> Bool { isatty(descriptor) == 1 }
+    package static func isTerminal(_ descriptor: Int32) -> Bool { isatty(descriptor) == 1 }
 
     /// Writes all of `bytes` (`write(2)`), continuing after short writes.
-    static func writeAll(_ descriptor: Int32, _ bytes: UnsafeRawBufferPointer) throws(Errno) {
+    package static func writeAll(_ descriptor: Int32, _ bytes: UnsafeRawBufferPointer) throws(SystemError) {
         var done = 0
         while done < bytes.count {
             let written = write(descriptor, bytes.baseAddress! + done, bytes.count - done)
             if written < 0 {
                 if errno == EINTR { continue }
-                throw Errno(code: errno)
+                throw SystemError(operation: "cannot write")
             }
             done += written
         }
     }
 
     /// Reads at most `buffer.count` bytes (`read(2)`); 0 at the end of the file.
-    static func readSome(_ descriptor: Int32, into buffer: UnsafeMutableRawBufferPointer) throws(Errno) -> Int {
+    package static func readSome(_ descriptor: Int32, into buffer: UnsafeMutableRawBufferPointer) throws(SystemError)
+        -> Int
+    {
         while true {
             let count = read(descriptor, buffer.baseAddress, buffer.count)
             if count >= 0 { return count }
-            if errno != EINTR { throw Errno(code: errno) }
+            if errno != EINTR { throw SystemError(operation: "cannot read") }
         }
     }
 
     /// Moves the read/write position back to the start (`lseek(2)`).
-    static func rewind(_ descriptor: Int32) throws(Errno) {
-        if lseek(descriptor, 0, SEEK_SET) < 0 { throw Errno(code: errno) }
+    package static func rewind(_ descriptor: Int32) throws(SystemError) {
+        if lseek(descriptor, 0, SEEK_SET) < 0 { throw SystemError(operation: "cannot rewind") }
     }
 
     /// Closes `descriptor` (`close(2)`); an error here can mean lost data, so it is reported.
-    static func closeFile(_ descriptor: Int32) throws(Errno) {
-        if close(descriptor) != 0 && errno != EINTR { throw Errno(code: errno) }
+    package static func closeFile(_ descriptor: Int32) throws(SystemError) {
+        if close(descriptor) != 0 && errno != EINTR { throw SystemError(operation: "cannot close") }
     }
 
     /// Renames `source` to `destination`, replacing it atomically (`rename(2)`).
-    static func renameFile(_ source: String, to destination: String) throws(Errno) {
-        if rename(source, destination) != 0 { throw Errno(code: errno) }
+    package static func renameFile(_ source: String, to destination: String) throws(SystemError) {
+        if rename(source, destination) != 0 { throw SystemError(operation: "cannot rename '\(source)'") }
     }
 
     /// Removes the file `path` (`unlink(2)`).
-    static func removeFile(_ path: String) throws(Errno) {
-        if unlink(path) != 0 { throw Errno(code: errno) }
+    package static func removeFile(_ path: String) throws(SystemError) {
+        if unlink(path) != 0 { throw SystemError(operation: "cannot remove '\(path)'") }
     }
 }
 
 extension System {
     /// Writes `text` to `descriptor`, ignoring errors: for help and error messages.
-    static func writeText(_ text: String, to descriptor: Int32) {
+    package static func writeText(_ text: String, to descriptor: Int32) {
         var text = text
         text.withUTF8 { try? writeAll(descriptor, UnsafeRawBufferPointer($0)) }
     }
