@@ -22,16 +22,16 @@ deps:
 		echo "Installing:$$missing"; \
 		$(SUDO) apt-get update -qq && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; \
 	fi
-	@Tools/drf/install.sh || { [ "$${CI:-}" != true ] && echo 'deps: no Django REST framework: its tests are skipped'; }
-	@Tools/fastapi/install.sh || { [ "$${CI:-}" != true ] && echo 'deps: no FastAPI: its tests are skipped'; }
-	@Tools/datasette/install.sh || { [ "$${CI:-}" != true ] && echo 'deps: no Datasette: its tests are skipped'; }
-	@Tools/kinto/install.sh || { [ "$${CI:-}" != true ] && echo 'deps: no Kinto: its tests are skipped'; }
-	@Tools/smorest/install.sh || { [ "$${CI:-}" != true ] && echo 'deps: no flask-smorest: its tests are skipped'; }
-	@Tools/eve/install.sh || { [ "$${CI:-}" != true ] && echo 'deps: no Eve: its tests are skipped'; }
-	@Tools/django-apis/install.sh || { [ "$${CI:-}" != true ] && echo 'deps: no django-ninja, tastypie or Wagtail: its tests are skipped'; }
-	@Tools/litestar/install.sh || { [ "$${CI:-}" != true ] && echo 'deps: no Litestar: its tests are skipped'; }
-	@Tools/pygeoapi/install.sh || { [ "$${CI:-}" != true ] && echo 'deps: no pygeoapi: its tests are skipped'; }
-	@Tools/moto/install.sh || { [ "$${CI:-}" != true ] && echo 'deps: no moto: its tests are skipped'; }
+	@Tools/apps/drf/install.sh || { [ "$${CI:-}" != true ] && echo 'deps: no Django REST framework: its tests are skipped'; }
+	@Tools/apps/fastapi/install.sh || { [ "$${CI:-}" != true ] && echo 'deps: no FastAPI: its tests are skipped'; }
+	@Tools/apps/datasette/install.sh || { [ "$${CI:-}" != true ] && echo 'deps: no Datasette: its tests are skipped'; }
+	@Tools/apps/kinto/install.sh || { [ "$${CI:-}" != true ] && echo 'deps: no Kinto: its tests are skipped'; }
+	@Tools/apps/smorest/install.sh || { [ "$${CI:-}" != true ] && echo 'deps: no flask-smorest: its tests are skipped'; }
+	@Tools/apps/eve/install.sh || { [ "$${CI:-}" != true ] && echo 'deps: no Eve: its tests are skipped'; }
+	@Tools/apps/django-apis/install.sh || { [ "$${CI:-}" != true ] && echo 'deps: no django-ninja, tastypie or Wagtail: its tests are skipped'; }
+	@Tools/apps/litestar/install.sh || { [ "$${CI:-}" != true ] && echo 'deps: no Litestar: its tests are skipped'; }
+	@Tools/apps/pygeoapi/install.sh || { [ "$${CI:-}" != true ] && echo 'deps: no pygeoapi: its tests are skipped'; }
+	@Tools/apps/moto/install.sh || { [ "$${CI:-}" != true ] && echo 'deps: no moto: its tests are skipped'; }
 
 build: deps
 	$(SWIFT) build

@@ -27,12 +27,12 @@ endpoints() {
 
 printf '| endpoint | exit | records | unique | error |\n|---|---|---|---|---|\n'
 for app in kinto smorest eve litestar pygeoapi django-apis fastapi drf datasette; do
-    python3 "Tools/$app/server.py" --count 2000 --quiet >"$scratch/url" 2>/dev/null &
+    python3 "Tools/apps/$app/server.py" --count 2000 --quiet >"$scratch/url" 2>/dev/null &
     server=$!
     for _ in $(seq 600); do [ -s "$scratch/url" ] && break; sleep 0.1; done
     url=$(head -n 1 "$scratch/url")
     if [ -z "$url" ]; then
-        echo "| $app | not started (Tools/$app/install.sh) | | | |"
+        echo "| $app | not started (Tools/apps/$app/install.sh) | | | |"
         kill "$server" 2>/dev/null
         continue
     fi

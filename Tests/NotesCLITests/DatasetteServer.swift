@@ -1,10 +1,10 @@
 import Foundation
 import TestSupport
 
-/// `Tools/datasette/server.py`: a real Datasette serving a table `notes` (ids 1 to `count` but the multiples
+/// `Tools/apps/datasette/server.py`: a real Datasette serving a table `notes` (ids 1 to `count` but the multiples
 /// of 97, each with an `updated_at`) at `url + "/notes/notes.json"`.
 final class DatasetteServer: PythonAppServer {
-    /// Whether `python3` on `PATH` imports Datasette and uvicorn (`Tools/datasette/install.sh` installs them).
+    /// Whether `python3` on `PATH` imports Datasette and uvicorn (`Tools/apps/datasette/install.sh` installs them).
     static let isAvailable: Bool = {
         let path = ProcessInfo.processInfo.environment["PATH"] ?? ""
         guard let python3 = TestSupport.executable(named: "python3", searchPath: path),
@@ -17,7 +17,7 @@ final class DatasetteServer: PythonAppServer {
     /// change rows between two walks; `notes.db` is served at `/notes/`), else a temporary one.
     init(count: Int, database: String? = nil) throws {
         try super.init(
-            script: "Tools/datasette/server.py", count: count,
+            script: "Tools/apps/datasette/server.py", count: count,
             ["--quiet"] + (database.map { ["--database", $0] } ?? []))
     }
 }

@@ -2,14 +2,14 @@ import Foundation
 import TestSupport
 import Testing
 
-/// `notes-page fetch --all` against a real Django REST framework app (`Tools/drf/server.py`): DRF's stock
+/// `notes-page fetch --all` against a real Django REST framework app (`Tools/apps/drf/server.py`): DRF's stock
 /// paginators with their defaults, a default model's integer ids with gaps, page sizes the server caps
 /// silently, and djangorestframework-jsonapi's documents.
 @Suite(
     "Django REST framework end to end",
     .enabled(
         if: DjangoServer.isAvailable,
-        "python3 does not import django and rest_framework (Tools/drf/install.sh installs them): Django REST framework tests skipped"
+        "python3 does not import django and rest_framework (Tools/apps/drf/install.sh installs them): Django REST framework tests skipped"
     )
 )
 struct DjangoRESTFrameworkTests {

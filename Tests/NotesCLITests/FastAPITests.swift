@@ -2,14 +2,14 @@ import Foundation
 import TestSupport
 import Testing
 
-/// `notes-page fetch --all` against a real FastAPI app with fastapi-pagination (`Tools/fastapi/server.py`):
+/// `notes-page fetch --all` against a real FastAPI app with fastapi-pagination (`Tools/apps/fastapi/server.py`):
 /// the library's stock page types with their defaults (50 a page, at most 100, 422 above), `items` and
 /// `total` rather than `results` and `count`, its percent-encoded cursors, and links without a host.
 @Suite(
     "FastAPI with fastapi-pagination end to end",
     .enabled(
         if: FastAPIServer.isAvailable,
-        "python3 does not import fastapi, fastapi_pagination, uvicorn and sqlalchemy (Tools/fastapi/install.sh installs them): FastAPI tests skipped"
+        "python3 does not import fastapi, fastapi_pagination, uvicorn and sqlalchemy (Tools/apps/fastapi/install.sh installs them): FastAPI tests skipped"
     )
 )
 struct FastAPITests {

@@ -28,46 +28,46 @@ struct FirstTryTests {
 
     static let endpoints: [Endpoint] = [
         Endpoint(
-            script: "Tools/kinto/server.py", modules: ["kinto"], path: "/v1/buckets/notes/collections/notes/records",
+            script: "Tools/apps/kinto/server.py", modules: ["kinto"], path: "/v1/buckets/notes/collections/notes/records",
             number: "number", says: ["items at 'data'", "follows the Next-Page header, a URL"]),
         Endpoint(
-            script: "Tools/smorest/server.py", modules: ["flask_smorest"], path: "/notes",
+            script: "Tools/apps/smorest/server.py", modules: ["flask_smorest"], path: "/notes",
             says: ["X-Pagination's next page, a page number sent as ?page="]),
         Endpoint(
-            script: "Tools/eve/server.py", modules: ["eve", "mongomock"], path: "/notes", number: "number",
+            script: "Tools/apps/eve/server.py", modules: ["eve", "mongomock"], path: "/notes", number: "number",
             says: ["items at '_items'", "ids at '_id'", "next at '_links.next.href'"]),
         Endpoint(
-            script: "Tools/django-apis/server.py", modules: ["ninja"], path: "/ninja/notes",
+            script: "Tools/apps/django-apis/server.py", modules: ["ninja"], path: "/ninja/notes",
             says: ["total at 'count' (1980)", "offsets sent as ?offset="]),
         Endpoint(
-            script: "Tools/django-apis/server.py", modules: ["tastypie"], path: "/tastypie/api/v1/note/",
+            script: "Tools/apps/django-apis/server.py", modules: ["tastypie"], path: "/tastypie/api/v1/note/",
             says: ["items at 'objects'", "next at 'meta.next'"]),
         Endpoint(
-            script: "Tools/django-apis/server.py", modules: ["wagtail"], path: "/wagtail/api/v2/pages/",
+            script: "Tools/apps/django-apis/server.py", modules: ["wagtail"], path: "/wagtail/api/v2/pages/",
             says: ["total at 'meta.total_count' (1980)", "offsets sent as ?offset="]),
         Endpoint(
-            script: "Tools/litestar/server.py", modules: ["litestar"], path: "/classic",
+            script: "Tools/apps/litestar/server.py", modules: ["litestar"], path: "/classic",
             says: ["'current_page' of 'total_pages' (20), page numbers sent as ?current_page="]),
         Endpoint(
-            script: "Tools/litestar/server.py", modules: ["litestar"], path: "/offset",
+            script: "Tools/apps/litestar/server.py", modules: ["litestar"], path: "/offset",
             says: ["'offset' before 'total' (1980), offsets sent as ?offset="]),
         Endpoint(
-            script: "Tools/litestar/server.py", modules: ["litestar"], path: "/cursor",
+            script: "Tools/apps/litestar/server.py", modules: ["litestar"], path: "/cursor",
             says: ["next at 'cursor'", "a cursor sent as ?cursor="]),
         Endpoint(
-            script: "Tools/pygeoapi/server.py", modules: ["pygeoapi"], path: "/collections/notes/items?f=json",
+            script: "Tools/apps/pygeoapi/server.py", modules: ["pygeoapi"], path: "/collections/notes/items?f=json",
             says: ["items at 'features'", "next at 'links[rel=next]'", "total at 'numberMatched' (1980)"]),
         Endpoint(
-            script: "Tools/fastapi/server.py", modules: ["fastapi_pagination"], path: "/page",
+            script: "Tools/apps/fastapi/server.py", modules: ["fastapi_pagination"], path: "/page",
             says: ["'page' of 'pages'", "page numbers sent as ?page="]),
         Endpoint(
-            script: "Tools/fastapi/server.py", modules: ["fastapi_pagination"], path: "/limit-offset",
+            script: "Tools/apps/fastapi/server.py", modules: ["fastapi_pagination"], path: "/limit-offset",
             says: ["'offset' before 'total'"]),
         Endpoint(
-            script: "Tools/drf/server.py", modules: ["rest_framework_json_api"], path: "/jsonapi/",
+            script: "Tools/apps/drf/server.py", modules: ["rest_framework_json_api"], path: "/jsonapi/",
             says: ["items at 'data'", "next at 'links.next'"]),
         Endpoint(
-            script: "Tools/datasette/server.py", modules: ["datasette"], path: "/notes/notes.json?_shape=objects",
+            script: "Tools/apps/datasette/server.py", modules: ["datasette"], path: "/notes/notes.json?_shape=objects",
             says: ["items at 'rows'", "next at 'next_url'"]),
     ]
 
@@ -109,7 +109,7 @@ struct FirstTryTests {
             print("python3 does not import moto and boto3: the DynamoDB test skipped (make deps installs them)")
             return
         }
-        let server = try PythonAppServer(script: "Tools/moto/server.py", count: 2000, ["--quiet"])
+        let server = try PythonAppServer(script: "Tools/apps/moto/server.py", count: 2000, ["--quiet"])
         defer { server.stop() }
         let run = try await Run([
             "fetch", "--all", "--format", "ids", "--method", "POST", "--body", #"{"TableName":"notes","Limit":100}"#,

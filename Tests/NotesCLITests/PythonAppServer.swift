@@ -100,7 +100,7 @@ class PythonAppServer {
     }
 }
 
-/// `Tools/drf/server.py`: Django REST framework's paginators, and djangorestframework-jsonapi's.
+/// `Tools/apps/drf/server.py`: Django REST framework's paginators, and djangorestframework-jsonapi's.
 final class DjangoServer: PythonAppServer {
     /// Whether `python3` imports Django and Django REST framework.
     static let isAvailable = imports(["django", "rest_framework"])
@@ -108,11 +108,11 @@ final class DjangoServer: PythonAppServer {
     static let hasJSONAPI = imports(["django", "rest_framework", "rest_framework_json_api"])
 
     init(count: Int, _ arguments: [String] = []) throws {
-        try super.init(script: "Tools/drf/server.py", count: count, arguments)
+        try super.init(script: "Tools/apps/drf/server.py", count: count, arguments)
     }
 }
 
-/// `Tools/fastapi/server.py`: fastapi-pagination's pages over SQLAlchemy, served by uvicorn.
+/// `Tools/apps/fastapi/server.py`: fastapi-pagination's pages over SQLAlchemy, served by uvicorn.
 final class FastAPIServer: PythonAppServer {
     /// Whether `python3` imports what the server needs to start.
     static let isAvailable = imports(["fastapi", "fastapi_pagination", "uvicorn", "sqlalchemy"])
@@ -120,7 +120,7 @@ final class FastAPIServer: PythonAppServer {
     static let hasCursor = imports(["fastapi", "fastapi_pagination", "uvicorn", "sqlalchemy", "sqlakeyset"])
 
     init(count: Int, _ arguments: [String] = []) throws {
-        try super.init(script: "Tools/fastapi/server.py", count: count, arguments)
+        try super.init(script: "Tools/apps/fastapi/server.py", count: count, arguments)
     }
 }
 

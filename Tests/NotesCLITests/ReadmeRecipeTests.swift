@@ -85,7 +85,7 @@ struct ReadmeRecipeTests {
         "Django REST framework: LimitOffsetPagination with no options, results, next and count found",
         .enabled(
             if: DjangoServer.isAvailable,
-            "python3 does not import django and rest_framework (Tools/drf/install.sh installs them)")
+            "python3 does not import django and rest_framework (Tools/apps/drf/install.sh installs them)")
     )
     func drf() async throws {
         let server = try DjangoServer(count: 1000, ["--quiet"])
@@ -99,7 +99,7 @@ struct ReadmeRecipeTests {
         "FastAPI: fastapi-pagination's Page by page number, pages in parallel",
         .enabled(
             if: FastAPIServer.isAvailable,
-            "python3 does not import fastapi, fastapi_pagination, uvicorn and sqlalchemy (Tools/fastapi/install.sh)")
+            "python3 does not import fastapi, fastapi_pagination, uvicorn and sqlalchemy (Tools/apps/fastapi/install.sh)")
     )
     func fastAPI() async throws {
         let server = try FastAPIServer(count: 1000, ["--quiet"])
@@ -113,7 +113,7 @@ struct ReadmeRecipeTests {
         "JSON:API: djangorestframework-jsonapi's data, attributes and links.next",
         .enabled(
             if: DjangoServer.hasJSONAPI,
-            "python3 does not import rest_framework_json_api (Tools/drf/install.sh installs it)")
+            "python3 does not import rest_framework_json_api (Tools/apps/drf/install.sh installs it)")
     )
     func jsonAPI() async throws {
         let server = try DjangoServer(count: 1000, ["--quiet"])
@@ -127,7 +127,7 @@ struct ReadmeRecipeTests {
         "Datasette: a table's rows by next_url, pages of 1000",
         .enabled(
             if: DatasetteServer.isAvailable,
-            "python3 does not import datasette (Tools/datasette/install.sh installs it)")
+            "python3 does not import datasette (Tools/apps/datasette/install.sh installs it)")
     )
     func datasette() async throws {
         let server = try DatasetteServer(count: 2500)
@@ -157,7 +157,7 @@ struct ReadmeRecipeTests {
         "A SQLite copy: a row per id in notes.db, queried with sqlite3",
         .enabled(
             if: DjangoServer.isAvailable,
-            "python3 does not import django and rest_framework (Tools/drf/install.sh installs them)"),
+            "python3 does not import django and rest_framework (Tools/apps/drf/install.sh installs them)"),
         .enabled(if: hasSQLite3, "sqlite3 is not installed (make deps installs it): the recipe queries with it")
     )
     func sqliteCopy() async throws {
@@ -210,7 +210,7 @@ struct ReadmeRecipeTests {
         "An incremental sync: the second run asks from the highest updated_at less 5m, and the copy follows",
         .enabled(
             if: DatasetteServer.isAvailable,
-            "python3 does not import datasette (Tools/datasette/install.sh installs it)"),
+            "python3 does not import datasette (Tools/apps/datasette/install.sh installs it)"),
         .enabled(if: hasSQLite3, "sqlite3 is not installed (make deps installs it): the test reads the copy with it")
     )
     func incrementalSync() async throws {
