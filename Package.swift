@@ -159,6 +159,12 @@ let package = Package(
                 "ArgumentParsing", "TestSupport",
             ],
             swiftSettings: swiftSettings),
+        /// The command run end to end against servers of their own: the fixture server (Node), the real
+        /// framework apps (Python), PostgreSQL. Needs what `make deps` installs; skips what is missing.
+        .testTarget(
+            name: "EndToEndTests",
+            dependencies: ["NotesFetch", "NotesPage", "NotesURLSession", "TestSupport"],
+            swiftSettings: swiftSettings),
         .testTarget(
             name: "NotesGenTests", dependencies: ["NotesGen", "NotesPage", "TestSupport"], swiftSettings: swiftSettings),
         /// Runs the built `benchmarks --report --from-baselines` and checks the page against the JSON.

@@ -554,7 +554,7 @@ struct TransportTests {
         #expect(run.status == 65, "\(run.stderr)")
         #expect(run.stderr.contains("document longer than 8388608 bytes (byte 8388608)"), "\(run.stderr)")
         let kilobytes = run.stderr.split(separator: "\n").last.flatMap { Int($0.dropFirst(4)) } ?? Int.max
-        if RealServerTests.sanitizer == nil {
+        if Run.sanitizer == nil {
             #expect(kilobytes * 1024 < (kind == .curl ? 64 << 20 : inflated + (128 << 20)), "peak \(kilobytes) KB")
         }
     }

@@ -99,7 +99,8 @@ struct ReadmeRecipeTests {
         "FastAPI: fastapi-pagination's Page by page number, pages in parallel",
         .enabled(
             if: FastAPIServer.isAvailable,
-            "python3 does not import fastapi, fastapi_pagination, uvicorn and sqlalchemy (Tools/apps/fastapi/install.sh)")
+            "python3 does not import fastapi, fastapi_pagination, uvicorn and sqlalchemy (Tools/apps/fastapi/install.sh)"
+        )
     )
     func fastAPI() async throws {
         let server = try FastAPIServer(count: 1000, ["--quiet"])

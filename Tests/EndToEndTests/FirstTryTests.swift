@@ -28,7 +28,8 @@ struct FirstTryTests {
 
     static let endpoints: [Endpoint] = [
         Endpoint(
-            script: "Tools/apps/kinto/server.py", modules: ["kinto"], path: "/v1/buckets/notes/collections/notes/records",
+            script: "Tools/apps/kinto/server.py", modules: ["kinto"],
+            path: "/v1/buckets/notes/collections/notes/records",
             number: "number", says: ["items at 'data'", "follows the Next-Page header, a URL"]),
         Endpoint(
             script: "Tools/apps/smorest/server.py", modules: ["flask_smorest"], path: "/notes",
