@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Usage: Tools/pip-install.sh MODULES PACKAGE...
+# Usage: Tools/apps/pip-install.sh MODULES PACKAGE...
 #
 # Installs the Python PACKAGEs (pinned, e.g. django==5.2.19) unless python3 imports every one of MODULES
 # (comma-separated, e.g. "django, rest_framework") already. No prompts: fit for `make deps` and CI. Where the

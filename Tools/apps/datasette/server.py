@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """A real Datasette serving a SQLite table of notes, for testing clients against its JSON API.
 
-    python3 Tools/datasette/server.py [--count N] [--port P] [--quiet] [--database FILE]
+    python3 Tools/apps/datasette/server.py [--count N] [--port P] [--quiet] [--database FILE]
 
 At start-up it creates the SQLite database `notes.db` in a new temporary directory (removed on exit), or
 uses FILE (`--database`, kept, created when missing), with the table
@@ -9,7 +9,7 @@ uses FILE (`--database`, kept, created when missing), with the table
     notes (id INTEGER PRIMARY KEY, title TEXT NOT NULL, body TEXT NOT NULL, updated_at TEXT NOT NULL)
 
 and, when the table is new, inserts N notes (`--count`, default 5000) with ids 1 to N and deletes every
-note whose id is a multiple of 97, as Tools/drf/server.py does:
+note whose id is a multiple of 97, as Tools/apps/drf/server.py does:
 
     the ids served are exactly {i for i in range(1, N + 1) if i % 97 != 0}
 
@@ -110,7 +110,7 @@ def serve(app, port, quiet):
 
 def main():
     arguments = command_line()
-    # As Tools/fastapi/server.py: a parent may start it with signals blocked; uvicorn takes SIGTERM and
+    # As Tools/apps/fastapi/server.py: a parent may start it with signals blocked; uvicorn takes SIGTERM and
     # SIGINT while it serves, then raises them again, which these handlers turn into exit 0.
     signal.pthread_sigmask(signal.SIG_SETMASK, [])
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """One Django project serving three real frameworks' list endpoints, each with its stock pagination.
 
-    python3 Tools/django-apis/server.py [--count N] [--port P] [--quiet]
+    python3 Tools/apps/django-apis/server.py [--count N] [--port P] [--quiet]
 
 At start-up it creates an SQLite database in a new temporary directory (removed on exit), creates the
 tables (`migrate`), inserts N notes (`--count`, default 5000) with ids 1 to N, and deletes every note

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """A real Django REST framework app over SQLite, for testing clients against the framework's defaults.
 
-    python3 Tools/drf/server.py [--count N] [--port P] [--quiet]
+    python3 Tools/apps/drf/server.py [--count N] [--port P] [--quiet]
 
 At start-up it creates an SQLite database in a new temporary directory (removed on exit), creates the
 tables (`migrate`), inserts N notes (`--count`, default 5000) with ids 1 to N, and deletes every note

@@ -1,14 +1,14 @@
 #!/usr/bin/env python3
 """A real Eve app over mongomock, for testing clients against Eve's default pagination.
 
-    python3 Tools/eve/server.py [--count N] [--port P] [--quiet]
+    python3 Tools/apps/eve/server.py [--count N] [--port P] [--quiet]
 
 Eve stores resources in MongoDB through PyMongo; here its PyMongo client class is mongomock's in-memory
 `MongoClient` (`eve.io.mongo.flask_pymongo.MongoClient`, replaced before the app starts), so no MongoDB
 is needed. At start-up it inserts N notes (`--count`, default 5000) through Eve's own POST code
 (`post_internal`, one bulk insert, with Eve's validation, `_created`, `_updated` and `_etag`), then deletes
 each note whose number is a multiple of 97 through Eve's DELETE code (`deleteitem_internal`), as
-Tools/drf/server.py deletes rows:
+Tools/apps/drf/server.py deletes rows:
 
     the numbers served are exactly {i for i in range(1, N + 1) if i % 97 != 0}
 

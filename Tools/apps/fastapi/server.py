@@ -1,11 +1,11 @@
 #!/usr/bin/env python3
 """A real FastAPI app with fastapi-pagination over SQLite, for testing clients against the library's defaults.
 
-    python3 Tools/fastapi/server.py [--count N] [--port P] [--quiet]
+    python3 Tools/apps/fastapi/server.py [--count N] [--port P] [--quiet]
 
 At start-up it creates an SQLite database in a new temporary directory (removed on exit) through SQLAlchemy,
 inserts N notes (`--count`, default 5000) with ids 1 to N, and deletes every note whose id is a multiple of
-97, as Tools/drf/server.py does:
+97, as Tools/apps/drf/server.py does:
 
     the ids served are exactly {i for i in range(1, N + 1) if i % 97 != 0}
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """A real Kinto server with its in-memory backends, for testing clients against Kinto's own pagination.
 
-    python3 Tools/kinto/server.py [--count N] [--port P] [--quiet]
+    python3 Tools/apps/kinto/server.py [--count N] [--port P] [--quiet]
 
 At start-up it builds Kinto's WSGI app (`kinto.main`) with the memory storage, permission and cache
 backends and Kinto's stock Basic authentication. Through Kinto's HTTP API, in process, as a Basic-auth
@@ -9,7 +9,7 @@ user, it creates the bucket `notes`, readable by everyone (`"read": ["system.Eve
 needs no credentials), and its collection `notes`; then through Kinto's storage backend (the records
 endpoint's own storage calls: a POST each took 4 s for 5000) N records (`--count`, default 5000),
 and it deletes each record whose number is a multiple of 97 (a tombstone each, as a DELETE leaves), as
-Tools/drf/server.py deletes rows:
+Tools/apps/drf/server.py deletes rows:
 
     the numbers served are exactly {i for i in range(1, N + 1) if i % 97 != 0}
 

@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
 """A real Litestar app with Litestar's three stock pagination containers, for testing clients against them.
 
-    python3 Tools/litestar/server.py [--count N] [--port P] [--quiet]
+    python3 Tools/apps/litestar/server.py [--count N] [--port P] [--quiet]
 
 At start-up it builds N notes in memory (`--count`, default 5000) with ids 1 to N, ordered by id, and drops
-every note whose id is a multiple of 97, as Tools/drf/server.py does:
+every note whose id is a multiple of 97, as Tools/apps/drf/server.py does:
 
     the ids served are exactly {i for i in range(1, N + 1) if i % 97 != 0}
 

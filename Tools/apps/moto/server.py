@@ -2,13 +2,13 @@
 """moto's DynamoDB mock, served by moto's own ThreadedMotoServer with a table of notes, for testing clients
 against DynamoDB's Scan paging (`LastEvaluatedKey` / `ExclusiveStartKey`).
 
-    python3 Tools/moto/server.py [--count N] [--port P] [--quiet]
+    python3 Tools/apps/moto/server.py [--count N] [--port P] [--quiet]
 
 moto's server (werkzeug, threaded; all of moto's state in memory, gone on exit) listens on 127.0.0.1
 (`--port`, default 0: a free port). At start-up, through boto3 against that server (region us-east-1, dummy
 credentials, account 123456789012), it creates the table `notes` (hash key `id` of type N, on-demand) and
 writes N notes (`--count`, default 5000) with `BatchWriteItem`, every note but those whose id is a multiple
-of 97, as Tools/drf/server.py serves them:
+of 97, as Tools/apps/drf/server.py serves them:
 
     the ids served are exactly {i for i in range(1, N + 1) if i % 97 != 0}
 

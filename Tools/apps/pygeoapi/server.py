@@ -2,11 +2,11 @@
 """A real pygeoapi (OGC API - Features) serving a collection of notes, for testing clients against its
 items paging with `next` links.
 
-    python3 Tools/pygeoapi/server.py [--count N] [--port P] [--quiet]
+    python3 Tools/apps/pygeoapi/server.py [--count N] [--port P] [--quiet]
 
 At start-up it writes, in a new temporary directory (removed on exit), `notes.geojson`, a FeatureCollection
 of N notes (`--count`, default 5000; at least 1, as pygeoapi's GeoJSON provider fails on an empty file)
-with ids 1 to N, ordered by id, but for every note whose id is a multiple of 97, as Tools/drf/server.py
+with ids 1 to N, ordered by id, but for every note whose id is a multiple of 97, as Tools/apps/drf/server.py
 serves them:
 
     the ids served are exactly {i for i in range(1, N + 1) if i % 97 != 0}

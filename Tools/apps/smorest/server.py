@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
 """A real Flask app with flask-smorest's pagination, for testing clients against the library's defaults.
 
-    python3 Tools/smorest/server.py [--count N] [--port P] [--quiet]
+    python3 Tools/apps/smorest/server.py [--count N] [--port P] [--quiet]
 
 At start-up it fills an in-memory table (a dict by id, kept in id order) with N notes (`--count`, default
-5000) with ids 1 to N, and deletes every note whose id is a multiple of 97, as Tools/drf/server.py does:
+5000) with ids 1 to N, and deletes every note whose id is a multiple of 97, as Tools/apps/drf/server.py does:
 
     the ids served are exactly {i for i in range(1, N + 1) if i % 97 != 0}
 
