@@ -78,16 +78,16 @@ first-try: release
 perf-table: deps
 	$(SWIFT) run benchmarks --baseline-table docs/performance.md
 
-## mutants: mutation testing: applies each breakage in Tools/mutants/mutants.txt (format in its header) to a
-## copy of the tree in .build/mutants, builds it (incrementally) and runs that entry's tests, which must fail
-## ("killed": the run stops at the first failing test); a mutant whose tests still pass "survived" and fails
-## the target. Each mutant's time (build, tests) is printed, and the 10 slowest at the end (17 minutes for
+## mutants: mutation testing: applies each breakage in Tools/reliability/mutants/mutants.txt (format in its
+## header) to a copy of the tree in .build/mutants, builds it (incrementally) and runs that entry's tests, which
+## must fail ("killed": the run stops at the first failing test); a mutant whose tests still pass "survived" and
+## fails the target. Each mutant's time (build, tests) is printed, and the 10 slowest at the end (17 minutes for
 ## 198 entries on 2 cores). MUTANTS_ARGS="--only NAME" picks entries; mutants-ci runs only those marked `ci: yes`.
 mutants: deps
-	SWIFT=$(SWIFT) Tools/mutants/run.py $(MUTANTS_ARGS)
+	SWIFT=$(SWIFT) Tools/reliability/mutants/run.py $(MUTANTS_ARGS)
 
 mutants-ci: deps
-	SWIFT=$(SWIFT) Tools/mutants/run.py --ci
+	SWIFT=$(SWIFT) Tools/reliability/mutants/run.py --ci
 
 ## The tests open files only through TestSupport.Files (O_CLOEXEC): Foundation's file calls do not set it,
 ## and a file open at the start of another test's child is handed to it. Every mutation must still apply.
@@ -96,8 +96,8 @@ lint:
 	@! grep -rnE 'write\(to(File)?:|contentsOfFile:|Data\(contentsOf:|FileHandle\(for|fopen\(' Tests \
 		--include='*.swift' | grep -v '^Tests/TestSupport/Files.swift' \
 		|| { echo 'lint: open test files with TestSupport.Files (closed on exec), not Foundation'; exit 1; }
-	@out=$$(Tools/mutants/run.py --list 2>&1) || { echo "$$out" | grep -i 'must occur'; \
-		echo 'lint: a mutation in Tools/mutants/mutants.txt no longer applies'; exit 1; }
+	@out=$$(Tools/reliability/mutants/run.py --list 2>&1) || { echo "$$out" | grep -i 'must occur'; \
+		echo 'lint: a mutation in Tools/reliability/mutants/mutants.txt no longer applies'; exit 1; }
 
 format:
 	$(SWIFT) format format --in-place --recursive $(SWIFT_SOURCES)
@@ -123,16 +123,17 @@ SOAK_BUILD ?= .build
 ## fuzz: libFuzzer with ASan on PageDecoder for SECONDS (default 60); a finding is minimized into
 ## Fixtures/regressions/ (read by Tests/NotesPageTests/RegressionTests.swift) and fails the target.
 fuzz: deps
-	FUZZ_BUILD=$(FUZZ_BUILD) Tools/fuzz/fuzz.sh $(SECONDS)
+	FUZZ_BUILD=$(FUZZ_BUILD) Tools/reliability/fuzz/fuzz.sh $(SECONDS)
 
 ## fuzz-fetch: libFuzzer with ASan (and UBSan where swiftc has it for Swift) on the fetch layer's handling of
-## what a server sends (Tools/fuzz/FuzzFetch.swift; its driver is Tests/NotesFetchTests/FetchDriver.swift) for
-## SECONDS: next values, page URLs and header fields through every pagination scheme, the attempt state
-## machine, Retry-After and rate limits, without a network. A trap, a URL that PageLocator.urlProblem accepts
-## but RFC 3986 does not, or a wait past its cap is minimized into Fixtures/regressions-fetch/ (replayed by
-## Tests/NotesFetchTests/FetchRegressionTests.swift) and fails the target. SECONDS=0 only builds it.
+## what a server sends (Tools/reliability/fuzz/FuzzFetch.swift; its driver is
+## Tests/NotesFetchTests/FetchDriver.swift) for SECONDS: next values, page URLs and header fields through
+## every pagination scheme, the attempt state machine, Retry-After and rate limits, without a network. A trap,
+## a URL that PageLocator.urlProblem accepts but RFC 3986 does not, or a wait past its cap is minimized into
+## Fixtures/regressions-fetch/ (replayed by Tests/NotesFetchTests/FetchRegressionTests.swift) and fails the
+## target. SECONDS=0 only builds it.
 fuzz-fetch: deps
-	FUZZ_BUILD=$(FUZZ_FETCH_BUILD) Tools/fuzz/fuzz-fetch.sh $(SECONDS)
+	FUZZ_BUILD=$(FUZZ_FETCH_BUILD) Tools/reliability/fuzz/fuzz-fetch.sh $(SECONDS)
 
 ## asan: every Swift test under AddressSanitizer with LeakSanitizer. Suppressed, as leaks of the toolchain's
 ## libraries, not of this package: swift-foundation's Data(contentsOf:) leaks its 4 KiB read buffer on an
@@ -161,7 +162,7 @@ tsan: deps
 ## kill -9 and resume, for SECONDS (default 60); prints a table and fails on any lost or doubled note,
 ## undocumented exit code, memory over the bound or leaked token.
 soak: deps
-	SOAK_BUILD=$(SOAK_BUILD) Tools/soak.sh $(SECONDS)
+	SOAK_BUILD=$(SOAK_BUILD) Tools/reliability/soak.sh $(SECONDS)
 # END reliability targets
 
 # BEGIN install and docs targets

@@ -1,8 +1,8 @@
 // The fetch layer driven by one input of what a server may send, without a network. Two programs compile
 // this file as it is: the NotesFetchTests target (FetchRegressionTests replays every saved input through
-// it) and the libFuzzer target `make fuzz-fetch` (Tools/fuzz/fuzz-fetch.sh passes this path to swiftc
-// beside Tools/fuzz/FuzzFetch.swift). So it imports only the modules both have, and uses NotesFetch's
-// public and `package` API only.
+// it) and the libFuzzer target `make fuzz-fetch` (Tools/reliability/fuzz/fuzz-fetch.sh passes this path to
+// swiftc beside Tools/reliability/fuzz/FuzzFetch.swift). So it imports only the modules both have, and uses
+// NotesFetch's public and `package` API only.
 //
 // An input is lines (LF-separated):
 //   1. the endpoint (the user's URL): taken when `URL(string:)` reads it and `PageLocator.urlProblem`

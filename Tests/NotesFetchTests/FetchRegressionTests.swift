@@ -3,9 +3,9 @@ import TestSupport
 import Testing
 
 /// The inputs in `Fixtures/regressions-fetch/` (what the fetch layer's fuzz target, `make fuzz-fetch`, once
-/// trapped on or found wrong) and the target's seeds in `Tools/fuzz/fetch-seeds/`, run through the target's
-/// own driver (FetchDriver.swift, compiled here as it is there): nothing may trap, and the driver may find
-/// nothing.
+/// trapped on or found wrong) and the target's seeds in `Tools/reliability/fuzz/fetch-seeds/`, run through
+/// the target's own driver (FetchDriver.swift, compiled here as it is there): nothing may trap, and the driver
+/// may find nothing.
 @Suite("Fetch-layer fuzzer regressions")
 struct FetchRegressionTests {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
@@ -18,12 +18,12 @@ struct FetchRegressionTests {
     }
 
     static let regressions = files(in: "Fixtures/regressions-fetch")
-    static let seeds = files(in: "Tools/fuzz/fetch-seeds")
+    static let seeds = files(in: "Tools/reliability/fuzz/fetch-seeds")
 
     @Test("There are regressions and seeds to replay, and the driver's GraphQL query still reads")
     func found() {
         #expect(!Self.regressions.isEmpty, "no fixtures in Fixtures/regressions-fetch")
-        #expect(!Self.seeds.isEmpty, "no seeds in Tools/fuzz/fetch-seeds")
+        #expect(!Self.seeds.isEmpty, "no seeds in Tools/reliability/fuzz/fetch-seeds")
         #expect(FetchDriver.graphQL != nil, "GraphQLQuery refused the driver's query: GraphQL goes unfuzzed")
     }
 

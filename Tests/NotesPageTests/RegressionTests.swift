@@ -4,8 +4,8 @@ import NotesPage
 import TestSupport
 import Testing
 
-/// The inputs in `Fixtures/regressions/`: what the fuzzer (`make fuzz`, `Tools/fuzz/FuzzPage.swift`) once
-/// crashed on or found inconsistent, kept so that the fix stays fixed.
+/// The inputs in `Fixtures/regressions/`: what the fuzzer (`make fuzz`, `Tools/reliability/fuzz/FuzzPage.swift`)
+/// once crashed on or found inconsistent, kept so that the fix stays fixed.
 ///
 /// Each is decoded with the configuration the fuzz target derives from it (small limits; the paths and
 /// whether notes keep their JSON chosen by FNV-1a of the bytes), in one chunk, split at every point, cut

@@ -24,7 +24,7 @@ describe('POST /graphql and the Notion-style query over a notes-gen directory', 
   let dir;
   let server;
   before(async () => {
-    dir = mkdtempSync(path.join(os.tmpdir(), 'notes-server-graphql-'));
+    dir = mkdtempSync(path.join(os.tmpdir(), 'notes-server-post-'));
     mkdirSync(path.join(dir, 'pages'));
     const entries = PAGES.map((items, i) => {
       const head = '{"notes":';

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# make fuzz [SECONDS=60]: builds the libFuzzer target Tools/fuzz/FuzzPage.swift with AddressSanitizer and
-# runs it for SECONDS seconds on a fresh corpus seeded from Fixtures/contract, Fixtures/regressions and
-# ../shared/JSONTestSuite/test_parsing (copied into a temporary directory, never into the repository).
+# make fuzz [SECONDS=60]: builds the libFuzzer target Tools/reliability/fuzz/FuzzPage.swift with
+# AddressSanitizer and runs it for SECONDS seconds on a fresh corpus seeded from Fixtures/contract,
+# Fixtures/regressions and ../shared/JSONTestSuite/test_parsing (copied into a temporary directory, never
+# into the repository).
 #
 # A crash, a hang (-timeout), an allocation over -malloc_limit_mb or a resident size over -rss_limit_mb
 # is a finding: the input is minimized, saved as Fixtures/regressions/fuzz-<kind>-<sha1>.json (read by
@@ -10,7 +11,7 @@
 # Environment: FUZZ_BUILD (build directory, default .build/fuzz), FUZZ_CORPUS (keep the corpus there
 # across runs instead of a temporary directory), FUZZ_ARGS (more libFuzzer flags).
 set -euo pipefail
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../../.."
 
 seconds=${1:-60}
 case $seconds in '' | *[!0-9]*) echo "fuzz: SECONDS must be a whole number, not '$seconds'" >&2; exit 64 ;; esac
@@ -42,7 +43,7 @@ swiftc "${flags[@]}" -module-name NotesJSON -wmo -emit-module -emit-module-path 
     -c "${json_sources[@]}" -o "$build/NotesJSON.o"
 swiftc "${flags[@]}" -module-name NotesPage -wmo -emit-module -emit-module-path "$build/NotesPage.swiftmodule" \
     -c "${page_sources[@]}" -o "$build/NotesPage.o"
-swiftc "${flags[@]}" -module-name FuzzPage -wmo -c Tools/fuzz/FuzzPage.swift -o "$build/FuzzPage.o"
+swiftc "${flags[@]}" -module-name FuzzPage -wmo -c Tools/reliability/fuzz/FuzzPage.swift -o "$build/FuzzPage.o"
 swiftc -sanitize=fuzzer,address -use-ld=lld "$build/NotesSystem.o" "$build/NotesJSON.o" "$build/NotesPage.o" "$build/FuzzPage.o" \
     -lyajl -o "$build/fuzz-page"
 
@@ -70,7 +71,7 @@ export SWIFT_BACKTRACE=enable=no
 status=0
 ASAN_OPTIONS=${ASAN_OPTIONS:-quarantine_size_mb=64:detect_leaks=1} \
     "$build/fuzz-page" -max_total_time="$seconds" -timeout="$timeout_s" -rss_limit_mb="$rss_mb" \
-    -malloc_limit_mb="$malloc_mb" -max_len=8192 -dict=Tools/fuzz/page.dict -print_final_stats=1 \
+    -malloc_limit_mb="$malloc_mb" -max_len=8192 -dict=Tools/reliability/fuzz/page.dict -print_final_stats=1 \
     -artifact_prefix="$work/artifacts/" ${FUZZ_ARGS:-} "$corpus" "$work/seeds" >"$work/log" 2>&1 || status=$?
 
 grep -E "^(INFO: seed corpus|#[0-9]+[[:space:]]+(INITED|DONE))" "$work/log" || true

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# make fuzz-fetch [SECONDS=60]: builds the libFuzzer target Tools/fuzz/FuzzFetch.swift (its driver is
-# Tests/NotesFetchTests/FetchDriver.swift) with AddressSanitizer, and UndefinedBehaviorSanitizer where the
-# toolchain has it for Swift, and runs it for SECONDS seconds on a fresh corpus seeded from
-# Tools/fuzz/fetch-seeds and Fixtures/regressions-fetch (copied into a temporary directory, never into the
-# repository).
+# make fuzz-fetch [SECONDS=60]: builds the libFuzzer target Tools/reliability/fuzz/FuzzFetch.swift (its
+# driver is Tests/NotesFetchTests/FetchDriver.swift) with AddressSanitizer, and UndefinedBehaviorSanitizer
+# where the toolchain has it for Swift, and runs it for SECONDS seconds on a fresh corpus seeded from
+# Tools/reliability/fuzz/fetch-seeds and Fixtures/regressions-fetch (copied into a temporary directory,
+# never into the repository).
 #
 # A crash or trap, a finding of the driver (a URL that PageLocator.urlProblem accepts and RFC 3986 does
 # not, a wait past its cap), a hang (-timeout), an allocation over -malloc_limit_mb or a resident size over
@@ -14,7 +14,7 @@
 # change since its last build is not compiled again), FUZZ_CORPUS (keep the corpus there across runs
 # instead of a temporary directory), FUZZ_ARGS (more libFuzzer flags). SECONDS=0 builds the target only.
 set -euo pipefail
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../../.."
 
 seconds=${1:-60}
 case $seconds in '' | *[!0-9]*) echo "fuzz-fetch: SECONDS must be a whole number, not '$seconds'" >&2; exit 64 ;; esac
@@ -81,11 +81,11 @@ module NotesSystem -- "${system_sources[@]}"
 module NotesJSON NotesSystem -- "${json_sources[@]}"
 module NotesPage NotesSystem NotesJSON -- "${page_sources[@]}"
 module NotesFetch NotesSystem NotesJSON NotesPage -- "${fetch_sources[@]}"
-if stale "$build/FuzzFetch.o" Tools/fuzz/FuzzFetch.swift Tests/NotesFetchTests/FetchDriver.swift \
+if stale "$build/FuzzFetch.o" Tools/reliability/fuzz/FuzzFetch.swift Tests/NotesFetchTests/FetchDriver.swift \
     Tests/TestSupport/SeededRandom.swift Sources/NotesGen/SplitMix64.swift \
     "$build/NotesFetch.swiftmodule"; then
     echo "fuzz-fetch: compiling FuzzFetch"
-    swiftc "${flags[@]}" -module-name FuzzFetch -wmo -c Tools/fuzz/FuzzFetch.swift \
+    swiftc "${flags[@]}" -module-name FuzzFetch -wmo -c Tools/reliability/fuzz/FuzzFetch.swift \
         Tests/NotesFetchTests/FetchDriver.swift Tests/TestSupport/SeededRandom.swift \
         Sources/NotesGen/SplitMix64.swift -o "$build/FuzzFetch.o"
 fi
@@ -103,7 +103,7 @@ trap 'rm -rf "$work"' EXIT
 mkdir -p "$work/seeds" "$work/artifacts"
 corpus=${FUZZ_CORPUS:-$work/corpus}
 mkdir -p "$corpus"
-cp Tools/fuzz/fetch-seeds/* "$work/seeds/"
+cp Tools/reliability/fuzz/fetch-seeds/* "$work/seeds/"
 if [ -d Fixtures/regressions-fetch ]; then
     find Fixtures/regressions-fetch -maxdepth 1 -type f ! -name '*.md' -exec cp {} "$work/seeds/" \;
 fi
@@ -115,7 +115,7 @@ export SWIFT_BACKTRACE=enable=no
 options=${ASAN_OPTIONS:-quarantine_size_mb=64:detect_leaks=1}
 status=0
 ASAN_OPTIONS=$options "$build/fuzz-fetch" -max_total_time="$seconds" -timeout="$timeout_s" -rss_limit_mb="$rss_mb" \
-    -malloc_limit_mb="$malloc_mb" -max_len=4096 -dict=Tools/fuzz/fetch.dict -print_final_stats=1 \
+    -malloc_limit_mb="$malloc_mb" -max_len=4096 -dict=Tools/reliability/fuzz/fetch.dict -print_final_stats=1 \
     -artifact_prefix="$work/artifacts/" ${FUZZ_ARGS:-} "$corpus" "$work/seeds" >"$work/log" 2>&1 || status=$?
 
 grep -E "^(INFO: seed corpus|#[0-9]+[[:space:]]+(INITED|DONE))" "$work/log" || true

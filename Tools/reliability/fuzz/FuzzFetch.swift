@@ -1,5 +1,5 @@
 // libFuzzer target for the fetch layer's handling of what a server sends: `make fuzz-fetch` builds it with
-// Sources/NotesJSON, Sources/NotesPage and Sources/NotesFetch (Tools/fuzz/fuzz-fetch.sh), outside
+// Sources/NotesJSON, Sources/NotesPage and Sources/NotesFetch (Tools/reliability/fuzz/fuzz-fetch.sh), outside
 // `swift build`, since libFuzzer brings its own `main`.
 //
 // The driver is Tests/NotesFetchTests/FetchDriver.swift, compiled into this target as it is (the input's

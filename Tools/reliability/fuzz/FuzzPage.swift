@@ -1,5 +1,5 @@
 // libFuzzer target for the page decoder: `make fuzz` builds it with `-sanitize=fuzzer,address` together
-// with Sources/NotesJSON and Sources/NotesPage (Tools/fuzz/fuzz.sh), outside `swift build`, since
+// with Sources/NotesJSON and Sources/NotesPage (Tools/reliability/fuzz/fuzz.sh), outside `swift build`, since
 // libFuzzer brings its own `main`.
 //
 // Each input is one page body under small limits. It is decoded several ways, and every way must come

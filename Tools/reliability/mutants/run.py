@@ -1,15 +1,15 @@
 #!/usr/bin/env python3
 """Mutation testing: breaks the code on purpose and checks that the tests notice.
 
-Usage: Tools/mutants/run.py [--ci] [--only NAME[,NAME...]] [--list] [--timeout S]
+Usage: Tools/reliability/mutants/run.py [--ci] [--only NAME[,NAME...]] [--list] [--timeout S]
 
-Reads Tools/mutants/mutants.txt (its header documents the format) and validates all of it first. Then
-copies the working tree (tracked and untracked-but-not-ignored files) to .build/mutants/tree, builds it
+Reads Tools/reliability/mutants/mutants.txt (its header documents the format) and validates all of it first.
+Then copies the working tree (tracked and untracked-but-not-ignored files) to .build/mutants/tree, builds it
 with the scratch path .build/mutants/build (kept between runs, so builds are incremental) and runs the
-selected entries' tests once unmutated: if that baseline fails, nothing is meaningful and it stops.
-Each mutation is then applied to the copy, built (`swift build --build-tests`, incremental: a few
-seconds) and tested with its own `--filter`s; failing tests kill it, passing tests let it survive. The
-original file is always put back.
+selected entries' tests once unmutated: if that baseline fails, nothing is meaningful and it stops. Each
+mutation is then applied to the copy, built (`swift build --build-tests`, incremental: a few seconds) and
+tested with its own `--filter`s; failing tests kill it, passing tests let it survive. The original file is
+always put back.
 
 The tests run from the built test bundle itself (`notes-pagePackageTests.xctest --testing-library
 swift-testing`, as `swift test --skip-build` runs it, without SwiftPM's second of start-up each time;
@@ -39,8 +39,8 @@ import sys
 import threading
 import time
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-LIST = os.path.join(ROOT, "Tools", "mutants", "mutants.txt")
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+LIST = os.path.join(ROOT, "Tools", "reliability", "mutants", "mutants.txt")
 WORK = os.path.join(ROOT, ".build", "mutants")
 TREE, BUILD, LOGS = (os.path.join(WORK, name) for name in ("tree", "build", "logs"))
 KEYS = ("promise", "file", "find", "replace", "tests", "ci")
