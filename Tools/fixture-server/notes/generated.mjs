@@ -150,10 +150,16 @@ export function renderGeneratedPage(count, pageSize, seed, pageIndex, idKind = '
   const pages = Math.max(1, Math.ceil(count / pageSize));
   const notes = [];
   for (let i = pageIndex * pageSize; i < Math.min(count, (pageIndex + 1) * pageSize); i++) notes.push(renderNote(seed, i, idKind, 'plain', titles));
+  return contractPage(`[${notes.join(',')}]`, pageIndex + 1 < pages ? deriveCursor(seed, pageIndex + 1) : null);
+}
+
+/**
+ * A page in the notes-gen page format, `{"notes":ITEMS,"next_cursor":NEXT}`: `items` the text of the notes
+ * array, `nextCursor` a string or null. Returns `{body, items: [start, end]}`, the byte range of the array.
+ */
+export function contractPage(items, nextCursor) {
   const head = '{"notes":';
-  const items = `[${notes.join(',')}]`;
-  const next = pageIndex + 1 < pages ? deriveCursor(seed, pageIndex + 1) : null;
-  const body = Buffer.from(`${head}${items},"next_cursor":${JSON.stringify(next)}}`);
+  const body = Buffer.from(`${head}${items},"next_cursor":${JSON.stringify(nextCursor)}}`);
   const start = Buffer.byteLength(head);
   return { body, items: [start, start + Buffer.byteLength(items)] };
 }

@@ -6,7 +6,7 @@ import { jsonError, jsonResponse } from '../shared/http.mjs';
 import { rfc3339, parseRfc3339 } from '../shared/rfc3339.mjs';
 import { mix32 } from '../shared/seeded.mjs';
 import { isListStyle } from '../styles/catalog.mjs';
-import { deriveCursor, formatNote, newNoteFields, newNoteId, noteFields, noteId } from './generated.mjs';
+import { contractPage, deriveCursor, formatNote, newNoteFields, newNoteId, noteFields, noteId } from './generated.mjs';
 
 /** When generated note 0 was last updated, with --updates; note i was updated i minutes later. */
 export const UPDATES_EPOCH_MS = Date.UTC(2026, 10, 30, 8, 0, 0);
@@ -165,11 +165,8 @@ export class UpdatingNotes {
     const length = this.order.length - start;
     const pages = Math.max(1, Math.ceil(length / pageSize));
     const from = start + pageIndex * pageSize;
-    const head = '{"notes":';
     const items = this.array(from, Math.min(this.order.length, from + pageSize)).toString();
-    const next = pageIndex + 1 < pages ? deriveCursor(this.seed, pageIndex + 1) : null;
-    const body = Buffer.from(`${head}${items},"next_cursor":${JSON.stringify(next)}}`);
-    return { body, items: [Buffer.byteLength(head), Buffer.byteLength(head) + Buffer.byteLength(items)] };
+    return contractPage(items, pageIndex + 1 < pages ? deriveCursor(this.seed, pageIndex + 1) : null);
   }
 }
 
