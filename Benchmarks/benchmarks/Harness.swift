@@ -26,7 +26,7 @@ struct Benchmark {
     /// benchmark it does the job of. Their figures are context: `--compare` and the report's regression
     /// marks leave them out.
     static let peers = ["fetch/peer-node": "fetch/notes-page", "fetch/peer-python": "fetch/notes-page"]
-        .merging(storePeers) { $1 }
+        .merging(storePeers) { $1 }.merging(postgresPeers) { $1 }
 
     /// What each benchmark measures, for the report's headings.
     static let summaries = [

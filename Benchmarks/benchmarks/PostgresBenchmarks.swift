@@ -13,7 +13,12 @@ extension Benchmark {
             "notes-page fetch --all --postgres URL: the same walk into a new table, a transaction a page",
         "store/postgres-copy":
             "psql \\copy of the same rows into a table of the same shape, one transaction: the server's floor",
+        "store/dlt-postgres":
+            "a dlt pipeline merging that NDJSON file's records on id into PostgreSQL (psycopg2): the load alone, no fetch",
     ]
+
+    /// The peer of the `--postgres` walk: dlt's postgres destination.
+    static let postgresPeers = ["store/dlt-postgres": "store/postgres"]
 
     /// The `--postgres` walk and the server's floor, both paired with the walk to a file.
     static func postgres(_ inputs: Inputs) -> [Benchmark] {
@@ -57,6 +62,30 @@ extension Benchmark {
                         DROP TABLE IF EXISTS notes_floor; CREATE TABLE notes_floor (id text COLLATE "C" PRIMARY KEY,
                         json jsonb, json_text text NOT NULL, title text, fetched_at timestamptz NOT NULL, run integer NOT NULL)
                         """)
+                }
+            ),
+            // dlt loads the file the reference walk wrote, which runs before each of its runs.
+            Benchmark(
+                name: "store/dlt-postgres",
+                run: .command { inputs in
+                    [
+                        paths.python, inputs.root + "/Benchmarks/peers/dlt-postgres.py", paths.ndjson,
+                        PostgresBench.shared.url, paths.dltWork,
+                    ]
+                },
+                ceiling: ["store/ndjson-file"],
+                size: walk,
+                unavailable: { inputs in
+                    if let problem = PostgresBench.shared.problem { return problem }
+                    return FileManager.default.isExecutableFile(atPath: paths.python)
+                        ? probe(
+                            [paths.python, inputs.root + "/Benchmarks/peers/dlt-postgres.py", "--probe"],
+                            "dlt[postgres]")
+                        : "no \(paths.python) (Benchmarks/peers/install.sh, run by make bench, installs dlt there)"
+                },
+                beforeEachRun: { _ in
+                    PostgresBench.shared.sql("DROP SCHEMA IF EXISTS dlt_notes, dlt_notes_staging CASCADE")
+                    paths.remove([paths.dltWork])
                 }
             ),
         ]

@@ -4,16 +4,16 @@
 # Installs the Python peers of the store benchmarks (Benchmarks/benchmarks/StoreBenchmarks.swift) from PyPI,
 # at versions known to work, into the virtual environment DIR (default: .build/bench-peers in the package),
 # unless its Python imports them already: sqlite-utils (`sqlite-utils insert`) and dlt with its sqlalchemy
-# destination (Benchmarks/peers/dlt-sqlite.py). A virtual environment of their own: dlt's dependencies
-# stay out of the Python that the Django and FastAPI fixtures use. No prompts; installs Debian's venv
-# module when python3 has none. `make bench` runs it; `make bench-quick` (CI) never does, and skips the rows
+# and postgres destinations (Benchmarks/peers/dlt-sqlite.py, dlt-postgres.py). A virtual environment of
+# their own: dlt's dependencies stay out of the Python that the Django and FastAPI fixtures use. No
+# prompts; installs Debian's venv module when python3 has none. `make bench` runs it; `make bench-quick` (CI) never does, and skips the rows
 # of peers that are not installed, saying why.
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/../.." && pwd)
 venv=${1:-$root/.build/bench-peers}
-modules="sqlite_utils, dlt, sqlalchemy"
-packages=(sqlite-utils==4.2.1 "dlt[sqlalchemy]==1.31.0" sqlalchemy==2.1.9)
+modules="sqlite_utils, dlt, sqlalchemy, psycopg2"
+packages=(sqlite-utils==4.2.1 "dlt[sqlalchemy,postgres]==1.31.0" sqlalchemy==2.1.9)
 
 [ -x "$venv/bin/python" ] && "$venv/bin/python" -c "import $modules" 2>/dev/null && exit 0
 

@@ -5,7 +5,7 @@
 /// missing. Note 0's id is therefore always 1, ids rise by 1, 2 or 3, and id and index convert in constant
 /// time. For seed 42 the first ids are 1, 3, 5, 6, 7, 8, 9, 10, 11, 12, 13, ….
 ///
-/// This is the fixture server's rule (`noteId` in `Tools/notes-server-lib.mjs`), computed the same way,
+/// This is the fixture server's rule (`noteId` in `Tools/fixture-server/notes/generated.mjs`), computed the same way,
 /// so notes-gen and `notes-server.mjs --count … --id-kind int` give a seed's notes the same ids. The
 /// server's hash reads the seed as a 32-bit integer (JavaScript's `ToInt32`), so only the seed's low 32
 /// bits choose the gaps: seeds that differ by a multiple of 2³² share ids (and nothing else).
