@@ -69,7 +69,7 @@ extension Benchmark {
                 name: "store/dlt-postgres",
                 run: .command { inputs in
                     [
-                        paths.python, inputs.root + "/Benchmarks/peers/dlt-postgres.py", paths.ndjson,
+                        paths.python, inputs.root + "/Benchmarks/peers/dlt-load.py", "postgres", paths.ndjson,
                         PostgresBench.shared.url, paths.dltWork,
                     ]
                 },
@@ -79,7 +79,7 @@ extension Benchmark {
                     if let problem = PostgresBench.shared.problem { return problem }
                     return FileManager.default.isExecutableFile(atPath: paths.python)
                         ? probe(
-                            [paths.python, inputs.root + "/Benchmarks/peers/dlt-postgres.py", "--probe"],
+                            [paths.python, inputs.root + "/Benchmarks/peers/dlt-load.py", "postgres", "--probe"],
                             "dlt[postgres]")
                         : "no \(paths.python) (Benchmarks/peers/install.sh, run by make bench, installs dlt there)"
                 },

@@ -70,7 +70,8 @@ extension Benchmark {
                 name: "store/dlt",
                 run: .command { inputs in
                     [
-                        paths.python, inputs.root + "/Benchmarks/peers/dlt-sqlite.py", paths.ndjson, paths.dltDatabase,
+                        paths.python, inputs.root + "/Benchmarks/peers/dlt-load.py", "sqlite", paths.ndjson,
+                        paths.dltDatabase,
                         paths.dltWork,
                     ]
                 },
@@ -79,7 +80,7 @@ extension Benchmark {
                 unavailable: { inputs in
                     FileManager.default.isExecutableFile(atPath: paths.python)
                         ? probe(
-                            [paths.python, inputs.root + "/Benchmarks/peers/dlt-sqlite.py", "--probe"],
+                            [paths.python, inputs.root + "/Benchmarks/peers/dlt-load.py", "sqlite", "--probe"],
                             "dlt[sqlalchemy]")
                         : "no \(paths.python) (Benchmarks/peers/install.sh, run by make bench, installs dlt there)"
                 },
