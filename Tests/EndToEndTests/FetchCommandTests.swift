@@ -392,36 +392,3 @@ struct FetchCommandTests {
         #expect(none.messages == top.stdout)
     }
 }
-
-/// `notes-page` killed with SIGKILL at random moments, seeded so that a failure can be replayed.
-enum KillLoop {
-    /// Runs `arguments` up to `rounds` times, each killed after a delay (microseconds) drawn from `delays`,
-    /// until one run finishes by itself.
-    /// - Returns: Whether a run finished, the delays of the kills, and how to replay them
-    ///   (`NOTES_TEST_SEED=…`).
-    static func run(_ arguments: [String], rounds: Int, delays: ClosedRange<UInt32>) throws
-        -> (finished: Bool, kills: [UInt32], replay: String)
-    {
-        let seed =
-            ProcessInfo.processInfo.environment["NOTES_TEST_SEED"].flatMap(UInt64.init)
-            ?? UInt64.random(in: 0...UInt64.max)
-        var random = SeededRandom(seed: seed)
-        var finished = false
-        var kills: [UInt32] = []
-        for _ in 0..<rounds where !finished {
-            let process = Process()
-            process.executableURL = Run.binary
-            process.arguments = arguments
-            try Spawning.run(process)
-            let delay = UInt32.random(in: delays, using: &random)
-            usleep(delay)
-            if process.isRunning {
-                kill(process.processIdentifier, SIGKILL)
-                kills.append(delay)
-            }
-            process.waitUntilExit()
-            finished = process.terminationReason == .exit && process.terminationStatus == 0
-        }
-        return (finished, kills, "NOTES_TEST_SEED=\(seed); kills after \(kills.map { "\($0 / 1000) ms" })")
-    }
-}

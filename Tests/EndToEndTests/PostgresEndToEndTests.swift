@@ -56,39 +56,21 @@ struct PostgresEndToEndTests {
         let fixture = try FixtureServer(Self.notes + ["--fault", "drip:512/10", "--quiet"])
         defer { fixture.stop() }
         let arguments = ["fetch", "--all", "--quiet", "--postgres", database.url(), "--table", "killed", fixture.url]
-        let seed =
-            ProcessInfo.processInfo.environment["NOTES_TEST_SEED"].flatMap(UInt64.init) ?? .random(in: 0...UInt64.max)
-        var random = SeededRandom(seed: seed)
-        var kills: [UInt32] = []
-        var finished = false
-        for _ in 0..<8 where !finished {
-            // No walk table yet when no walk of the cluster has got as far as creating it.
-            let hasWalks = try database.psql("SELECT to_regclass('notes_page_walks') IS NOT NULL") == "t\n"
-            let pages =
-                hasWalks
-                ? try database.psql(
-                    "SELECT coalesce((SELECT checkpoint::jsonb->>'pages' FROM notes_page_walks WHERE \"table\" = 'killed'), '0')"
-                ) : "0"
-            // Whole pages only: the rows are exactly the pages the checkpoint counts.
-            if let committed = Int(pages.trimmingCharacters(in: .whitespacesAndNewlines)), committed > 0 {
-                #expect(try database.psql("SELECT count(*) FROM killed") == "\(committed * 100)\n")
-            }
-            let process = Process()
-            process.executableURL = Run.binary
-            process.arguments = arguments
-            process.standardOutput = FileHandle.nullDevice
-            process.standardError = FileHandle.nullDevice
-            try Spawning.run(process)
-            let delay = UInt32.random(in: 20_000...600_000, using: &random)
-            usleep(delay)
-            if process.isRunning {
-                kill(process.processIdentifier, SIGKILL)
-                kills.append(delay)
-            }
-            process.waitUntilExit()
-            finished = process.terminationReason == .exit && process.terminationStatus == 0
-        }
-        let replay = "NOTES_TEST_SEED=\(seed); kills after \(kills.map { "\($0 / 1000) ms" })"
+        let (finished, kills, replay) = try KillLoop.run(
+            arguments, rounds: 8, delays: 20_000...600_000,
+            beforeEachRound: { _ in
+                // No walk table yet when no walk of the cluster has got as far as creating it.
+                let hasWalks = try database.psql("SELECT to_regclass('notes_page_walks') IS NOT NULL") == "t\n"
+                let pages =
+                    hasWalks
+                    ? try database.psql(
+                        "SELECT coalesce((SELECT checkpoint::jsonb->>'pages' FROM notes_page_walks WHERE \"table\" = 'killed'), '0')"
+                    ) : "0"
+                // Whole pages only: the rows are exactly the pages the checkpoint counts.
+                if let committed = Int(pages.trimmingCharacters(in: .whitespacesAndNewlines)), committed > 0 {
+                    #expect(try database.psql("SELECT count(*) FROM killed") == "\(committed * 100)\n")
+                }
+            })
         if !finished {
             let run = try await Run(arguments)
             #expect(run.status == 0, "\(replay): \(run.stderr)")

@@ -120,39 +120,21 @@ struct SQLiteEndToEndTests {
         let server = try FixtureServer(Self.notes + ["--fault", "drip:512/10"])
         defer { server.stop() }
         let arguments = ["fetch", "--all", "--quiet", "--sqlite", database, server.url]
-        let seed =
-            ProcessInfo.processInfo.environment["NOTES_TEST_SEED"].flatMap(UInt64.init) ?? .random(in: 0...UInt64.max)
-        var random = SeededRandom(seed: seed)
         var committed: [Int] = []  // before each run
-        var kills: [UInt32] = []
-        var finished = false
-        for round in 0..<8 where !finished {
-            let pagesBefore = try Self.committedPages(database)
-            // Whole pages only: the rows are exactly the pages the checkpoint counts.
-            if pagesBefore > 0 {
-                #expect(try SQLiteShell.query(database, "SELECT count(*) FROM notes") == "\(pagesBefore * 100)\n")
-            }
-            committed.append(pagesBefore)
-            try MarkedLog.mark(server, round)
-            let process = Process()
-            process.executableURL = Run.binary
-            process.arguments = arguments
-            process.standardOutput = FileHandle.nullDevice
-            process.standardError = FileHandle.nullDevice
-            try Spawning.run(process)
-            let delay = UInt32.random(in: 20_000...600_000, using: &random)
-            usleep(delay)
-            if process.isRunning {
-                kill(process.processIdentifier, SIGKILL)
-                kills.append(delay)
-            }
-            process.waitUntilExit()
+        let (finished, kills, replay) = try KillLoop.run(
+            arguments, rounds: 8, delays: 20_000...600_000,
+            beforeEachRound: { round in
+                let pagesBefore = try Self.committedPages(database)
+                // Whole pages only: the rows are exactly the pages the checkpoint counts.
+                if pagesBefore > 0 {
+                    #expect(try SQLiteShell.query(database, "SELECT count(*) FROM notes") == "\(pagesBefore * 100)\n")
+                }
+                committed.append(pagesBefore)
+                try MarkedLog.mark(server, round)
+            },
             // A kill after the last page's commit leaves a complete walk, which the command would walk again
             // (a refresh): the walk is done.
-            let exited = process.terminationReason == .exit && process.terminationStatus == 0
-            finished = try exited || Self.checkpoint(database).done
-        }
-        let replay = "NOTES_TEST_SEED=\(seed); kills after \(kills.map { "\($0 / 1000) ms" })"
+            isDone: { try Self.checkpoint(database).done })
         if !finished {
             committed.append(try Self.committedPages(database))
             try MarkedLog.mark(server, committed.count - 1)
