@@ -82,11 +82,12 @@ module NotesJSON NotesSystem -- "${json_sources[@]}"
 module NotesPage NotesSystem NotesJSON -- "${page_sources[@]}"
 module NotesFetch NotesSystem NotesJSON NotesPage -- "${fetch_sources[@]}"
 if stale "$build/FuzzFetch.o" Tools/reliability/fuzz/FuzzFetch.swift Tests/NotesFetchTests/FetchDriver.swift \
+    Tests/NotesFetchTests/StrictURI.swift \
     Tests/TestSupport/SeededRandom.swift Sources/NotesGen/SplitMix64.swift \
     "$build/NotesFetch.swiftmodule"; then
     echo "fuzz-fetch: compiling FuzzFetch"
     swiftc "${flags[@]}" -module-name FuzzFetch -wmo -c Tools/reliability/fuzz/FuzzFetch.swift \
-        Tests/NotesFetchTests/FetchDriver.swift Tests/TestSupport/SeededRandom.swift \
+        Tests/NotesFetchTests/FetchDriver.swift Tests/NotesFetchTests/StrictURI.swift Tests/TestSupport/SeededRandom.swift \
         Sources/NotesGen/SplitMix64.swift -o "$build/FuzzFetch.o"
 fi
 if stale "$build/fuzz-fetch" "$build"/NotesSystem.o "$build"/NotesJSON.o "$build"/NotesPage.o "$build"/NotesFetch.o "$build"/FuzzFetch.o; then
