@@ -2,37 +2,104 @@ public import NotesPage
 
 /// Why a walk stopped, and on which page. Messages never hold a token or a header value.
 public struct FetchError: Error, Sendable, Hashable, CustomStringConvertible {
-    public enum Code: Sendable, Hashable {
+    /// What went wrong: compare with `==` (`error.code == .cycle`, `.status(404)`), or read what a code
+    /// carries (``pageError``, ``httpStatus``, ``storeError``). A struct over a closed set, as
+    /// async-http-client's `HTTPClientError` is, so that a new code breaks no caller's `switch`.
+    public struct Code: Sendable, Hashable, CustomStringConvertible {
+        package enum Base: Sendable, Hashable {
+            /// The body broke the contract or a limit.
+            case contract(PageError)
+            /// A status the walk cannot use: a 4xx other than 401, 403 and 429, or a redirect without a target.
+            case status(Int)
+            /// The `Content-Type` is not JSON in UTF-8 (the value, cut short).
+            case contentType(String)
+            /// `Content-Length` is over the page byte cap.
+            case tooLarge(contentLength: Int, limit: Int)
+            /// The server sent a next page already visited in this run.
+            case cycle
+            /// The page says something its pagination scheme cannot follow.
+            case pagination(String)
+            /// Too many redirects in a row.
+            case redirects(Int)
+            /// A record's field that the walk reads (an incremental sync's) is missing or of another type.
+            case record(String)
+            /// 401 or 403: the credentials are missing or no longer valid. Never retried.
+            case sessionExpired(status: Int)
+            /// Still failing after every retry: the last reason.
+            case unavailable(String)
+            /// Rate limited for longer than the walk may wait: the reason, with when the limit resets.
+            case rateLimited(String)
+            /// The TLS handshake failed (a certificate that does not verify, or names another host).
+            case tls(String)
+            /// The walk was cancelled.
+            case cancelled
+            /// Where the walk commits its pages failed (a file, a database).
+            case output(StoreError)
+            /// The walk would send credentials where they could be read on the way (plain http).
+            case insecureCredentials(String)
+        }
+
+        /// The code itself, for the package's own exhaustive switches.
+        package let base: Base
+
+        package init(_ base: Base) {
+            self.base = base
+        }
+
         /// The body broke the contract or a limit.
-        case contract(PageError)
+        public static func contract(_ error: PageError) -> Code { Code(.contract(error)) }
         /// A status the walk cannot use: a 4xx other than 401, 403 and 429, or a redirect without a target.
-        case status(Int)
+        public static func status(_ status: Int) -> Code { Code(.status(status)) }
         /// The `Content-Type` is not JSON in UTF-8 (the value, cut short).
-        case contentType(String)
+        public static func contentType(_ type: String) -> Code { Code(.contentType(type)) }
         /// `Content-Length` is over the page byte cap.
-        case tooLarge(contentLength: Int, limit: Int)
+        public static func tooLarge(contentLength: Int, limit: Int) -> Code {
+            Code(.tooLarge(contentLength: contentLength, limit: limit))
+        }
         /// The server sent a next page already visited in this run.
-        case cycle
+        public static let cycle = Code(.cycle)
         /// The page says something its pagination scheme cannot follow.
-        case pagination(String)
+        public static func pagination(_ message: String) -> Code { Code(.pagination(message)) }
         /// Too many redirects in a row.
-        case redirects(Int)
+        public static func redirects(_ count: Int) -> Code { Code(.redirects(count)) }
         /// A record's field that the walk reads (an incremental sync's) is missing or of another type.
-        case record(String)
+        public static func record(_ message: String) -> Code { Code(.record(message)) }
         /// 401 or 403: the credentials are missing or no longer valid. Never retried.
-        case sessionExpired(status: Int)
+        public static func sessionExpired(status: Int) -> Code { Code(.sessionExpired(status: status)) }
         /// Still failing after every retry: the last reason.
-        case unavailable(String)
+        public static func unavailable(_ last: String) -> Code { Code(.unavailable(last)) }
         /// Rate limited for longer than the walk may wait: the reason, with when the limit resets.
-        case rateLimited(String)
+        public static func rateLimited(_ reason: String) -> Code { Code(.rateLimited(reason)) }
         /// The TLS handshake failed (a certificate that does not verify, or names another host).
-        case tls(String)
+        public static func tls(_ message: String) -> Code { Code(.tls(message)) }
         /// The walk was cancelled.
-        case cancelled
+        public static let cancelled = Code(.cancelled)
         /// Where the walk commits its pages failed (a file, a database).
-        case output(StoreError)
+        public static func output(_ failure: StoreError) -> Code { Code(.output(failure)) }
         /// The walk would send credentials where they could be read on the way (plain http).
-        case insecureCredentials(String)
+        public static func insecureCredentials(_ message: String) -> Code { Code(.insecureCredentials(message)) }
+
+        /// The contract error of a page that broke the contract or a limit.
+        public var pageError: PageError? {
+            if case .contract(let error) = base { return error }
+            return nil
+        }
+
+        /// The HTTP status of a status the walk cannot use, or of an expired session.
+        public var httpStatus: Int? {
+            switch base {
+            case .status(let status), .sessionExpired(let status): return status
+            default: return nil
+            }
+        }
+
+        /// The failure of the destination the walk commits to.
+        public var storeError: StoreError? {
+            if case .output(let failure) = base { return failure }
+            return nil
+        }
+
+        public var description: String { "\(base)" }
     }
 
     /// The broad kind of failure, which decides the command's exit code.
@@ -64,7 +131,7 @@ public struct FetchError: Error, Sendable, Hashable, CustomStringConvertible {
     }
 
     public var kind: Kind {
-        switch code {
+        switch code.base {
         case .contract, .status, .contentType, .tooLarge, .cycle, .pagination, .redirects, .record: return .contract
         case .sessionExpired: return .sessionExpired
         case .unavailable, .rateLimited, .tls: return .unavailable
@@ -81,7 +148,7 @@ public struct FetchError: Error, Sendable, Hashable, CustomStringConvertible {
 
     /// What went wrong, without where.
     public var reason: String {
-        switch code {
+        switch code.base {
         case .contract(let error): return error.description
         case .status(let status): return "the server answered HTTP \(status)"
         case .contentType(let type):

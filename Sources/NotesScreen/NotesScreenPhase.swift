@@ -91,7 +91,7 @@ public struct LoadFailure: Sendable, Hashable, CustomStringConvertible {
     /// - Parameter error: Any failure but ``FetchError/Kind/sessionExpired``, which is a phase of its own.
     public init(_ error: FetchError) {
         self.error = error
-        switch error.code {
+        switch error.code.base {
         case .unavailable:
             (reason, canRetry) = ("The server is not answering.", true)
         case .rateLimited:

@@ -57,8 +57,9 @@ struct AttemptStateMachineTests {
         var machine = AttemptStateMachine(policy: policy)
         var random = SystemRandomNumberGenerator()
         guard
-            case .fail(.rateLimited(let reason)) = machine.ended(
-                .rateLimited(reason: "HTTP 403", wait: RateLimit.longest), sends: 1, now: now, random: &random)
+            case .fail(let code) = machine.ended(
+                .rateLimited(reason: "HTTP 403", wait: RateLimit.longest), sends: 1, now: now, random: &random),
+            case .rateLimited(let reason) = code.base
         else {
             Issue.record("a wait past --max-wait fails the page")
             return
@@ -75,7 +76,8 @@ struct AttemptStateMachineTests {
         #expect(verdict(302, [HTTPHeader("Location", "/x")], redirects: 1) == .follow("https://api.example/x"))
         #expect(verdict(302, [HTTPHeader("Location", "/x")], redirects: 2) == .end(.fatal(.redirects(2))))
         #expect(verdict(302) == .end(.fatal(.status(302))), "no Location")
-        guard case .end(.fatal(.pagination(let problem))) = verdict(302, [HTTPHeader("Location", "file:///etc/passwd")])
+        guard case .end(.fatal(let code)) = verdict(302, [HTTPHeader("Location", "file:///etc/passwd")]),
+            case .pagination(let problem) = code.base
         else {
             Issue.record("a redirect to file: is refused")
             return
@@ -174,7 +176,8 @@ struct AttemptStateMachineTests {
             .retryable(reason: "idle 30 s", retryAfter: nil),
         ] {
             var machine = AttemptStateMachine(policy: unsafe)
-            guard case .fail(.unavailable(let message)) = machine.ended(failure, sends: 1, now: now, random: &random)
+            guard case .fail(let code) = machine.ended(failure, sends: 1, now: now, random: &random),
+                case .unavailable(let message) = code.base
             else {
                 Issue.record("\(failure) is not sent again")
                 continue

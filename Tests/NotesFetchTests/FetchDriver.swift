@@ -215,7 +215,7 @@ enum FetchDriver {
         if accepted && !(200...299).contains(input.status) {
             findings.add("PageReception accepted the head of HTTP \(input.status)")
         }
-        if case .contentType(let type)? = reception.problem, type.count > 60 {
+        if case .contentType(let type)? = reception.problem?.base, type.count > 60 {
             findings.add("a content-type problem quotes \(type.count) characters")
         }
         let limit = page.limits.maxDocumentBytes
@@ -329,7 +329,7 @@ enum FetchDriver {
                                 findings.add("a hold of \(wait) s (--max-wait \(policy.maxWait))")
                             }
                         case .fail(let code):
-                            if case .rateLimited(let reason) = code, reason.isEmpty {
+                            if case .rateLimited(let reason) = code.base, reason.isEmpty {
                                 findings.add("a rate limit failed without a reason")
                             }
                         }

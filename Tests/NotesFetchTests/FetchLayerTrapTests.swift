@@ -86,7 +86,7 @@ struct FetchLayerTrapTests {
             let verdict = AttemptStateMachine.verdict(
                 on: HTTPResponseHead(status: 302, headers: [HTTPHeader("Location", location)]),
                 url: Self.endpoint.absoluteString, redirects: 0, policy: policy, now: 1_700_000_000)
-            guard case .end(.fatal(.pagination(let message))) = verdict else {
+            guard case .end(.fatal(let code)) = verdict, case .pagination(let message) = code.base else {
                 Issue.record("\(location): \(verdict)")
                 continue
             }
@@ -228,7 +228,7 @@ struct FetchLayerTrapTests {
         var random = SeededRandom(seed: 1)
         let action = machine.ended(
             .rateLimited(reason: "HTTP 429", wait: .infinity), sends: 1, now: 1_700_000_000, random: &random)
-        guard case .fail(.rateLimited(let reason)) = action else {
+        guard case .fail(let code) = action, case .rateLimited(let reason) = code.base else {
             Issue.record("\(action)")
             return
         }

@@ -40,7 +40,7 @@ struct FetchPageTests {
     func contractErrors(_ body: String, code: String) async throws {
         let transport = MemoryTransport { _, _ in .json(body) }
         let error = try #require(await firstPage(fetcher(transport)).error)
-        guard case .contract(let pageError) = error.code else {
+        guard case .contract(let pageError) = error.code.base else {
             Issue.record("expected a contract error, got \(error)")
             return
         }

@@ -151,7 +151,7 @@ struct WalkTests {
         }
         let result = await walk(fetcher(transport))
         let error = try #require(result.error)
-        guard case .contract(let pageError) = error.code else {
+        guard case .contract(let pageError) = error.code.base else {
             Issue.record("expected a contract error, got \(error)")
             return
         }
@@ -202,7 +202,7 @@ struct WalkTests {
             #expect(ids == (0..<400).map { "p\(index + 1)-\($0)" }, "page \(index + 1)")
         }
         let error = try #require(result.error)
-        guard case .contract(let pageError) = error.code else {
+        guard case .contract(let pageError) = error.code.base else {
             Issue.record("expected a contract error, got \(error)")
             return
         }

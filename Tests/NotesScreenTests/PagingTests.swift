@@ -86,7 +86,7 @@ struct PagingTests {
         await model.load().value
         await model.loadMore().value
         let failure = try #require(model.phase.failure)
-        guard case .contract(let error) = failure.error.code else {
+        guard case .contract(let error) = failure.error.code.base else {
             Issue.record("expected a contract error, got \(failure.error)")
             return
         }

@@ -280,7 +280,7 @@ struct PostgresDestinationTests {
         try Self.server().start()
         #expect(stopped)
         #expect(error?.kind == .unavailable && error?.page == 2, "\(String(describing: error))")
-        if case .output(let failure) = error?.code { #expect(failure.kind == .unavailable) }
+        if case .output(let failure) = error?.code.base { #expect(failure.kind == .unavailable) }
         #expect(try Self.server().psql("SELECT count(*) FROM gone") == "4\n")
     }
 

@@ -21,7 +21,7 @@ extension NotesFetcher {
         let pagination = locator.pagination
         let locator = locator
         let width = configuration.parallel
-        let duplicates = configuration.page.duplicates
+        let duplicates = page.duplicates
         let result = await withTaskGroup(of: (Int, Result<FetchedPage, FetchError>).self) {
             group -> Result<PageLocation?, FetchError> in
             var scheduled = 0

@@ -96,7 +96,7 @@ extension NotesFetcher {
                 let taken = page
                 let checked = await onLane(0) { [self] in
                     var page = taken
-                    let problem = addIDs(of: &page, to: run.value, duplicates: configuration.page.duplicates)
+                    let problem = addIDs(of: &page, to: run.value, duplicates: self.page.duplicates)
                     return problem.map { Result<FetchedPage, FetchError>.failure($0) } ?? .success(page)
                 }
                 page = try checked.get()
