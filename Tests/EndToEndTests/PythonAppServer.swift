@@ -92,12 +92,7 @@ class PythonAppServer {
 
     deinit { end() }
 
-    /// SIGTERM, and SIGKILL if the server has not ended within 20 s.
-    private func end() {
-        guard process.isRunning else { return }
-        process.terminate()
-        if let stacks = waitOrKill(process, within: 20) { print("\(script) ignored SIGTERM: \(stacks)") }
-    }
+    private func end() { terminate(server: process, name: script) }
 }
 
 /// `Tools/apps/drf/server.py`: Django REST framework's paginators, and djangorestframework-jsonapi's.

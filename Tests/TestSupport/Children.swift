@@ -44,6 +44,14 @@ public final class PipeReader: @unchecked Sendable {
     }
 }
 
+/// Ends a server child: SIGTERM, then SIGKILL if it has not ended within 20 s (its own grace is shorter),
+/// saying so with its threads' stacks, as `name`.
+public func terminate(server process: Process, name: String) {
+    guard process.isRunning else { return }
+    process.terminate()
+    if let stacks = waitOrKill(process, within: 20) { print("\(name) ignored SIGTERM: \(stacks)") }
+}
+
 /// Waits for `process` to end, for at most `seconds`. One still running then is taken for a hang: what its
 /// threads are doing is read (every stack, with gdb where it is installed) and it is killed.
 /// - Returns: `nil` once the process has ended in time, or what it was doing when it was killed.

@@ -41,12 +41,7 @@ public final class FixtureServer {
 
     deinit { end() }
 
-    /// SIGTERM, and SIGKILL if the server has not ended within 20 s (its own grace is 2 s at most).
-    private func end() {
-        guard process.isRunning else { return }
-        process.terminate()
-        if let stacks = waitOrKill(process, within: 20) { print("notes-server ignored SIGTERM: \(stacks)") }
-    }
+    private func end() { terminate(server: process, name: "notes-server") }
 }
 
 /// The first line a server child writes to `pipe` (its URL), read a byte at a time so that nothing after it
