@@ -61,11 +61,14 @@ public final class PostgresCluster: @unchecked Sendable {
             ], patience: 120)
         guard initdb.status == 0 else { throw Failure("initdb: exit \(initdb.status): \(initdb.stderr)") }
         try start()
-        // Whatever ends this process (a kill -9 included), the cluster ends with it.
+        // Whatever ends this process (a kill -9 included), the cluster ends with it. The watcher holds none of
+        // this process's descriptors: one it held (another child's pipe, or the socket by which Foundation
+        // learns that a child ended) would hide that child's end for as long as the tests run.
         let pgCtl = binaries.appendingPathComponent("pg_ctl").path
-        _ = system(
-            "(while kill -0 \(getpid()) 2>/dev/null; do sleep 1; done; /usr/sbin/runuser -u postgres -- \(pgCtl) "
-                + "-D \(data) -m immediate stop; rm -rf \(directory.path)) </dev/null >/dev/null 2>&1 &")
+        let watcher =
+            "while kill -0 \(getpid()) 2>/dev/null; do sleep 1; done; /usr/sbin/runuser -u postgres -- \(pgCtl) "
+            + "-D \(data) -m immediate stop; rm -rf \(directory.path)"
+        _ = system("\(Self.closingDescriptors) /bin/sh -c '\(watcher)' </dev/null >/dev/null 2>&1 &")
     }
 
     private var data: String { directory.appendingPathComponent("data").path }
@@ -147,9 +150,13 @@ public final class PostgresCluster: @unchecked Sendable {
         let quoted = words.map { "'" + $0.replacing("'", with: "'\\''") + "'" }.joined(separator: " ")
         // Every descriptor of this process but the standard three is closed first: a server started with
         // thousands of them open (a long test run's) finds too few left and refuses to start.
-        let closing = "python3 -c 'import os, sys; os.closerange(3, 1 << 20); os.execv(sys.argv[1], sys.argv[1:])'"
-        _ = system("\(closing) \(quoted) </dev/null >>\(output) 2>&1")
+        _ = system("\(Self.closingDescriptors) \(quoted) </dev/null >>\(output) 2>&1")
     }
+
+    /// A command prefix that runs the command after it with none of this process's descriptors but the
+    /// standard three.
+    private static let closingDescriptors =
+        "python3 -c 'import os, sys; os.closerange(3, 1 << 20); os.execv(sys.argv[1], sys.argv[1:])'"
 
     /// Whether the server's port takes a TCP connection.
     private func accepts() -> Bool {
