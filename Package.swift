@@ -137,7 +137,7 @@ let package = Package(
             name: "TestSupport", dependencies: ["NotesGen"], path: "Tests/TestSupport", swiftSettings: swiftSettings),
         .testTarget(name: "ArgumentParsingTests", dependencies: ["ArgumentParsing"], swiftSettings: swiftSettings),
         .testTarget(
-            name: "NotesJSONTests", dependencies: ["NotesJSON", "CJSONBlocks", "TestSupport"],
+            name: "NotesJSONTests", dependencies: ["NotesSystem", "NotesJSON", "CJSONBlocks", "TestSupport"],
             swiftSettings: swiftSettings),
         .testTarget(name: "NotesPageTests", dependencies: ["NotesPage", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(
