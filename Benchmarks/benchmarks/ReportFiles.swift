@@ -1,0 +1,60 @@
+import Foundation
+
+/// `text` with the five characters XML reserves escaped, for text and attribute values.
+func xmlEscaped(_ text: String) -> String {
+    var escaped = ""
+    escaped.reserveCapacity(text.count)
+    for character in text {
+        switch character {
+        case "&": escaped += "&amp;"
+        case "<": escaped += "&lt;"
+        case ">": escaped += "&gt;"
+        case "\"": escaped += "&quot;"
+        case "'": escaped += "&apos;"
+        default: escaped.append(character)
+        }
+    }
+    return escaped
+}
+
+/// A figure exactly as a JSON reader gets it back: the shortest text that reads back as the same double.
+func figure(_ value: Double) -> String {
+    value == value.rounded() && abs(value) < 1e15 ? String(Int(value)) : "\(value)"
+}
+
+/// The baselines in `directory` (every `.json` file but thresholds.json) in the order they were saved: by
+/// their date, undated ones (saved before dates were recorded) first, by name.
+/// - Parameters:
+///   - directory: Where baselines are saved.
+///   - excluded: A baseline not to list (this run's, just saved), or nil.
+/// - Returns: The sources, and the files that could not be read, each with why.
+func savedBaselines(in directory: String, excluding excluded: String? = nil) -> (
+    sources: [ReportSource], unreadable: [String]
+) {
+    let names = ((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? [])
+        .filter { $0.hasSuffix(".json") && $0 != "thresholds.json" && $0 != excluded.map { "\($0).json" } }
+    var sources: [ReportSource] = []
+    var unreadable: [String] = []
+    for file in names {
+        do {
+            let data = try Data(contentsOf: URL(fileURLWithPath: directory + "/" + file))
+            let baseline = try JSONDecoder().decode(Baseline.self, from: data)
+            let id = String(file.dropLast(5))
+            sources.append(ReportSource(id: id, label: id, baseline: baseline))
+        } catch {
+            unreadable.append("\(file): \(error)")
+        }
+    }
+    sources.sort { ($0.baseline.date ?? "", $0.id) < ($1.baseline.date ?? "", $1.id) }
+    return (sources, unreadable.sorted())
+}
+
+/// thresholds.json in `directory`, or the defaults (+15 % ratio, +20 % peak) where there is none.
+/// - Throws: When the file is there but does not decode.
+func loadThresholds(in directory: String) throws -> Thresholds {
+    let path = directory + "/thresholds.json"
+    guard FileManager.default.fileExists(atPath: path) else {
+        return Thresholds(defaults: .init(ratio: 1.15, peakResident: 1.2), benchmarks: [:])
+    }
+    return try JSONDecoder().decode(Thresholds.self, from: Data(contentsOf: URL(fileURLWithPath: path)))
+}
