@@ -18,25 +18,25 @@ final class NoteRenderer {
     /// 2 MiB: the length of an `oversized-title` title, twice the decoder's default string cap.
     static let oversizedTitleBytes = 2 << 20
 
-    private let seed: UInt64
-    private let seedKey: UInt64
-    private let idKind: Generator.Configuration.IDKind
-    private let words = Vocabulary()
+    let seed: UInt64
+    let seedKey: UInt64
+    let idKind: Generator.Configuration.IDKind
+    let words = Vocabulary()
 
     /// The id being rendered, as written in JSON (without quotes) and as decoded; an integer id's digits
     /// in both.
-    private let idJSON: UnsafeMutablePointer<UInt8>
-    private let idText: UnsafeMutablePointer<UInt8>
-    private var idJSONCount = 0
-    private var idTextCount = 0
-    private static let idCapacity = 128
+    let idJSON: UnsafeMutablePointer<UInt8>
+    let idText: UnsafeMutablePointer<UInt8>
+    var idJSONCount = 0
+    var idTextCount = 0
+    static let idCapacity = 128
 
     /// The run's first id (note 0), as written and decoded, for the `duplicate-id` fault.
-    private var firstIDJSON: [UInt8] = []
-    private var firstIDText: [UInt8] = []
+    var firstIDJSON: [UInt8] = []
+    var firstIDText: [UInt8] = []
 
     /// Whether the note being rendered has written a field yet, for commas.
-    private var hasField = false
+    var hasField = false
 
     /// - Parameters:
     ///   - seed: The run's seed.
@@ -60,7 +60,7 @@ final class NoteRenderer {
 
     /// The random stream of note `index`.
     @inline(__always)
-    private func noteRandom(_ index: Int) -> SplitMix64 {
+    func noteRandom(_ index: Int) -> SplitMix64 {
         SplitMix64(seed: SplitMix64.mix(seedKey ^ UInt64(index)))
     }
 
@@ -93,13 +93,13 @@ final class NoteRenderer {
 
     /// Starts a field: a comma unless it is the note's first, then the key (with quotes and colon).
     @inline(__always)
-    private func field(_ key: StaticString, into sink: inout ByteSink) {
+    func field(_ key: StaticString, into sink: inout ByteSink) {
         if hasField { sink.append(byte: UInt8(ascii: ",")) }
         hasField = true
         sink.append(key)
     }
 
-    private func writeID(index: Int, fault: Fault.Kind?, into sink: inout ByteSink, checksum: inout FNV1a64) {
+    func writeID(index: Int, fault: Fault.Kind?, into sink: inout ByteSink, checksum: inout FNV1a64) {
         switch fault {
         case .missingID:
             return
@@ -123,7 +123,7 @@ final class NoteRenderer {
 
     /// Writes the `id` field with `json`, the id as written: in quotes for a string id.
     @inline(__always)
-    private func writeID(_ json: UnsafeRawBufferPointer, into sink: inout ByteSink) {
+    func writeID(_ json: UnsafeRawBufferPointer, into sink: inout ByteSink) {
         if idKind == .int {
             field(#""id":"#, into: &sink)
             sink.append(json)
@@ -134,7 +134,7 @@ final class NoteRenderer {
         }
     }
 
-    private func writeTitle(fault: Fault.Kind?, random: inout SplitMix64, into sink: inout ByteSink) {
+    func writeTitle(fault: Fault.Kind?, random: inout SplitMix64, into sink: inout ByteSink) {
         field(#""title":""#, into: &sink)
         if fault == .oversizedTitle {
             let pattern: StaticString = "oversized-title oversized-title oversized-title oversized-title "
@@ -147,7 +147,7 @@ final class NoteRenderer {
     }
 
     /// Appends `count` words with separators, as string content.
-    private func writeWords(_ count: Int, random: inout SplitMix64, into sink: inout ByteSink) {
+    func writeWords(_ count: Int, random: inout SplitMix64, into sink: inout ByteSink) {
         for word in 0..<count {
             if word > 0 { sink.append(words.separators[random.next(below: words.separators.count)]) }
             sink.append(self.word(&random))
@@ -155,7 +155,7 @@ final class NoteRenderer {
     }
 
     @inline(__always)
-    private func word(_ random: inout SplitMix64) -> UnsafeRawBufferPointer {
+    func word(_ random: inout SplitMix64) -> UnsafeRawBufferPointer {
         let kind = random.next(below: 100)
         let table: FragmentTable
         switch kind {
@@ -169,7 +169,7 @@ final class NoteRenderer {
     }
 
     /// The optional fields: timestamps, tags, integers, decimals, booleans, null, nested objects.
-    private func writeExtras(random: inout SplitMix64, into sink: inout ByteSink) {
+    func writeExtras(random: inout SplitMix64, into sink: inout ByteSink) {
         if random.chance(70) {
             field(#""created":"#, into: &sink)
             writeTimestamp(&random, into: &sink)
@@ -221,14 +221,14 @@ final class NoteRenderer {
         }
     }
 
-    private func writeString(_ content: UnsafeRawBufferPointer, into sink: inout ByteSink) {
+    func writeString(_ content: UnsafeRawBufferPointer, into sink: inout ByteSink) {
         sink.append(byte: UInt8(ascii: "\""))
         sink.append(content)
         sink.append(byte: UInt8(ascii: "\""))
     }
 
     /// An RFC 3339 time such as `"2024-03-14T09:26:53Z"`, sometimes with milliseconds or an offset.
-    private func writeTimestamp(_ random: inout SplitMix64, into sink: inout ByteSink) {
+    func writeTimestamp(_ random: inout SplitMix64, into sink: inout ByteSink) {
         sink.append(byte: UInt8(ascii: "\""))
         sink.append(decimal: 2015 + random.next(below: 12))
         sink.append(byte: UInt8(ascii: "-"))
@@ -259,7 +259,7 @@ final class NoteRenderer {
 
     /// A decimal number in one of several spellings: `1.50e3`, `-2.125E-4`, `0.007`, `6e+23`, `-12.25`,
     /// `4.2E+12`.
-    private func writeDecimal(_ random: inout SplitMix64, into sink: inout ByteSink) {
+    func writeDecimal(_ random: inout SplitMix64, into sink: inout ByteSink) {
         let digit = 1 + random.next(below: 9)
         let fraction = random.next(below: 100)
         let exponent = random.next(below: 30)
@@ -300,7 +300,7 @@ final class NoteRenderer {
 
     /// A nested object: `{"author":{"id":7,"name":"Zoë"},"edits":3,"history":[{"at":…,"by":null}],"flags":{}}`,
     /// its parts present or not.
-    private func writeMeta(_ random: inout SplitMix64, into sink: inout ByteSink) {
+    func writeMeta(_ random: inout SplitMix64, into sink: inout ByteSink) {
         sink.append(#"{"author":{"id":"#)
         sink.append(decimal: random.next(below: 100_000))
         sink.append(#","name":"#)
@@ -324,82 +324,5 @@ final class NoteRenderer {
         sink.append(byte: UInt8(ascii: "]"))
         if random.chance(30) { sink.append(#","flags":{}"#) }
         sink.append(byte: UInt8(ascii: "}"))
-    }
-
-    // MARK: - Ids
-
-    /// Fills the id buffers with note `index`'s id: base 36, then a suffix of one of six kinds; for integer
-    /// ids, the digits of ``IntegerIDs/id(seed:note:)`` once the string id has been drawn all the same.
-    private func makeID(index: Int, random: inout SplitMix64) {
-        makeStringID(index: index, random: &random)
-        if idKind == .int {
-            idJSONCount = 0
-            idTextCount = 0
-            appendID(IntegerIDs.id(seed: seed, note: index), radix: 10)
-        }
-    }
-
-    /// Fills the id buffers with note `index`'s string id.
-    private func makeStringID(index: Int, random: inout SplitMix64) {
-        idJSONCount = 0
-        idTextCount = 0
-        appendID(UInt64(index), radix: 36)
-        switch random.next(below: 100) {
-        case ..<35:  // -xY3kq9: random alphanumerics
-            appendID(byte: UInt8(ascii: "-"))
-            let letters = words.alphanumerics[0]
-            for _ in 0..<(4 + random.next(below: 9)) { appendID(byte: letters[random.next(below: letters.count)]) }
-        case ..<50:  // nothing
-            break
-        case ..<62:  // _9f2c…: a long hexadecimal tail
-            appendID(byte: UInt8(ascii: "_"))
-            for _ in 0..<(16 + random.next(below: 17)) { appendID(byte: Self.digits.utf8Start[random.next(below: 16)]) }
-        case ..<72:  // \/draft, \"q\", \\x …
-            let pick = random.next(below: words.idPaths.count)
-            appendID(json: words.idPaths[pick], text: words.idPathsDecoded[pick])
-        case ..<82:  // .café, .日本, .🚀 …
-            let pick = random.next(below: words.idTexts.count)
-            appendID(json: words.idTexts[pick], text: words.idTextsDecoded[pick])
-        default:  // :123456
-            appendID(byte: UInt8(ascii: ":"))
-            appendID(UInt64(random.next(below: 1_000_000)), radix: 10)
-        }
-    }
-
-    private static let digits: StaticString = "0123456789abcdefghijklmnopqrstuvwxyz"
-
-    /// Appends `value` in `radix` (at most 36), lowercase, most significant digit first, no leading zeros.
-    private func appendID(_ value: UInt64, radix: UInt64) {
-        var length = 1
-        var rest = value / radix
-        while rest > 0 {
-            length += 1
-            rest /= radix
-        }
-        rest = value
-        for offset in stride(from: length - 1, through: 0, by: -1) {
-            let digit = Self.digits.utf8Start[Int(rest % radix)]
-            idJSON[idJSONCount + offset] = digit
-            idText[idTextCount + offset] = digit
-            rest /= radix
-        }
-        idJSONCount += length
-        idTextCount += length
-    }
-
-    @inline(__always)
-    private func appendID(byte: UInt8) {
-        idJSON[idJSONCount] = byte
-        idText[idTextCount] = byte
-        idJSONCount += 1
-        idTextCount += 1
-    }
-
-    private func appendID(json: UnsafeRawBufferPointer, text: UnsafeRawBufferPointer) {
-        precondition(idJSONCount + json.count <= Self.idCapacity && idTextCount + text.count <= Self.idCapacity)
-        UnsafeMutableRawPointer(idJSON + idJSONCount).copyMemory(from: json.baseAddress!, byteCount: json.count)
-        UnsafeMutableRawPointer(idText + idTextCount).copyMemory(from: text.baseAddress!, byteCount: text.count)
-        idJSONCount += json.count
-        idTextCount += text.count
     }
 }
