@@ -7,21 +7,17 @@
         /// `nil` while the exchange was sent early and nobody has taken it over yet.
         private(set) var receiver: (any HTTPResponseReceiver)?
         private(set) var cancellation: CancellationFlag
+        /// The head as it arrives: the status line's code, the fields so far, and their bytes.
         var status = 0
         var headers: [HTTPHeader] = []
         var headerBytes = 0
-        /// The head has come whole (and gone to the receiver, if there was one).
-        var headDelivered = false
-        private(set) var head = HTTPResponseHead(status: 0)
-        /// The receiver returned `false`.
-        var stopped = false
+        /// The head once it came whole (and went to the receiver, if there was one).
+        private(set) var head: HTTPResponseHead?
         /// Counts every time the request goes out, libcurl's own re-send on a dead kept-alive connection
         /// included.
         private(set) var meter: ExchangeMeter?
-        /// Whether each chunk is shown to the receiver for the next request, before it is taken.
-        private var peeks = true
-        /// The next request a chunk named; that chunk was held back (paused) until it is sent.
-        var nextRequest: HTTPRequest?
+        /// Where the exchange stands.
+        var state = State.receiving(peeking: true)
         /// Chunks taken from libcurl but not yet given to the receiver. While the receiver awaits the next
         /// request, the chunks wait here until a later one has been peeked at, or until libcurl has no more
         /// bytes at once: libcurl cuts what it reads into chunks of 16 KiB, and a next cursor at the end of a
@@ -31,10 +27,24 @@
         static let maxHeldBytes = 256 << 10
         /// Held bytes go on in libcurl's own pieces.
         static let heldPieceBytes = Int(CURL_MAX_WRITE_SIZE)
-        /// Sent early: its first chunk is held (paused) until the exchange is taken over.
-        var paused = false
-        /// Sent early, and refused while it waited (a content or transfer coding): not to be taken over.
-        private(set) var refused = false
+
+        /// Where an exchange stands. Only ``receiving(peeking:)`` takes chunks; the last three end it.
+        enum State: Equatable {
+            /// Chunks go to the receiver, each shown to it first for the next request while `peeking` (until
+            /// one names it).
+            case receiving(peeking: Bool)
+            /// Sent early and not taken over yet: libcurl holds (paused) its first chunk.
+            case heldUntilTaken
+            /// A chunk named this next request: libcurl holds (paused) that chunk until the request is sent.
+            case heldForNextRequest(HTTPRequest)
+            /// Sent early, and refused while it waited (a content or transfer coding): not to be taken over.
+            case refused
+            /// The receiver returned `false`.
+            case stopped
+            /// The progress callback ended it on time, for this reason.
+            case timedOut(String)
+        }
+
         /// Monotonic nanoseconds: when the exchange started, and when a byte last arrived (or the receiver
         /// last took one: a slow receiver is not an idle server).
         private(set) var started = DispatchTime.now().uptimeNanoseconds
@@ -43,8 +53,6 @@
         let totalLimit: UInt64
         let idleTimeout: Double
         let totalTimeout: Double
-        /// Why the progress callback ended the exchange on time.
-        var timedOut: String?
 
         /// - Parameter receiver: `nil` for a request sent early, which counts its sends on a meter of its own
         ///   until it is taken over.
@@ -58,15 +66,24 @@
             totalLimit = UInt64(max(0.001, request.totalTimeout) * 1e9)
         }
 
-        /// A `perform` takes over the exchange sent early: the sends counted so far are its request's, and both
-        /// clocks start now (the exchange waited on the walk, not on the server).
-        func take(receiver: any HTTPResponseReceiver, cancellation: CancellationFlag, meter: ExchangeMeter?) {
+        /// A `perform` takes over the exchange sent early: the sends counted so far are its request's, both
+        /// clocks start now (the exchange waited on the walk, not on the server), and the head that came goes
+        /// to the receiver.
+        /// - Returns: Whether libcurl holds a chunk for the receiver, to be given again (unpaused).
+        func take(receiver: any HTTPResponseReceiver, cancellation: CancellationFlag, meter: ExchangeMeter?) -> Bool {
             if let meter, let own = self.meter { meter.sent(own.sendCount) }
             self.meter = meter
             self.receiver = receiver
             self.cancellation = cancellation
             started = DispatchTime.now().uptimeNanoseconds
             active()
+            if let head, !receiver.receive(head: head) {
+                state = .stopped
+                return false
+            }
+            guard state == .heldUntilTaken else { return false }
+            state = .receiving(peeking: true)
+            return true
         }
 
         /// `1.5`, or `2` for a whole number.
@@ -80,13 +97,20 @@
 
         /// Whether the exchange has run out of time: no byte for the idle timeout, or longer than the total.
         func outOfTime() -> Bool {
+            switch state {
+            case .timedOut: return true
+            case .stopped, .refused: return false  // ended already, and not for time
+            case .receiving, .heldUntilTaken, .heldForNextRequest: break
+            }
             let now = DispatchTime.now().uptimeNanoseconds
             if now &- lastActivity > idleLimit {
-                timedOut = "no data for \(Self.text(idleTimeout)) s"
+                state = .timedOut("no data for \(Self.text(idleTimeout)) s")
             } else if now &- started > totalLimit {
-                timedOut = "the page took longer than \(Self.text(totalTimeout)) s"
+                state = .timedOut("the page took longer than \(Self.text(totalTimeout)) s")
+            } else {
+                return false
             }
-            return timedOut != nil
+            return true
         }
 
         /// One header line, status line and the blank line that ends the head included.
@@ -94,6 +118,7 @@
             active()
             headerBytes += line.count
             if headerBytes > FetchLimits.maxHeadBytes { return false }
+            if head != nil { return true }  // a trailer, after the body: not part of the head
             var end = line.count
             while end > 0 && (line[end - 1] == 0x0D || line[end - 1] == 0x0A) { end -= 1 }  // CR LF
             // Bytes, not characters: the separators are ASCII, and this runs for every line of every head.
@@ -106,14 +131,15 @@
             }
             if text.isEmpty {
                 if (100..<200).contains(status) { return true }  // an interim response: the real one follows
-                headDelivered = true
-                head = HTTPResponseHead(status: status, headers: headers)
+                let head = HTTPResponseHead(status: status, headers: headers)
+                self.head = head
                 guard let receiver else {
-                    refused = head.hasCoding  // libcurl would inflate into its pause buffer, past any cap
-                    return !refused
+                    // libcurl would inflate a coded body into its pause buffer, past any cap.
+                    if head.hasCoding { state = .refused }
+                    return !head.hasCoding
                 }
                 if !receiver.receive(head: head) {
-                    stopped = true
+                    state = .stopped
                     return false
                 }
                 return true
@@ -133,24 +159,23 @@
         /// `CURL_WRITEFUNC_PAUSE` to have libcurl hold the chunk and give it again when unpaused.
         func body(_ chunk: UnsafeRawBufferPointer) -> Int {
             guard let receiver else {
-                paused = true
+                state = .heldUntilTaken
                 return Int(CURL_WRITEFUNC_PAUSE)
             }
-            if stopped || cancellation.isCancelled { return 0 }
-            if peeks, let next = receiver.nextRequest(peekingAt: chunk) {
-                peeks = false
-                nextRequest = next
+            guard case .receiving(let peeking) = state, !cancellation.isCancelled else { return 0 }
+            if peeking, let next = receiver.nextRequest(peekingAt: chunk) {
+                state = .heldForNextRequest(next)
                 return Int(CURL_WRITEFUNC_PAUSE)
             }
             defer { active() }
-            if peeks, receiver.awaitsNextRequest, chunk.count <= Self.maxHeldBytes {
+            if peeking, receiver.awaitsNextRequest, chunk.count <= Self.maxHeldBytes {
                 if held.count + chunk.count > Self.maxHeldBytes, !deliverHeld() { return 0 }
                 held.append(contentsOf: chunk)
                 return chunk.count
             }
             guard deliverHeld() else { return 0 }
             if !receiver.receive(body: chunk) {
-                stopped = true
+                state = .stopped
                 return 0
             }
             return chunk.count
@@ -171,7 +196,7 @@
                     let taken = receiver.receive(body: UnsafeRawBufferPointer(rebasing: bytes[start..<end]))
                     active()  // from when the receiver is done: a slow receiver is not an idle server
                     if !taken {
-                        stopped = true
+                        state = .stopped
                         return false
                     }
                     start = end

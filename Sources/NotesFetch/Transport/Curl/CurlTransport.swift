@@ -93,16 +93,12 @@
         ) throws(TransportError) -> Bool {
             let handle: EasyHandle
             let exchange: Exchange
-            if let early, early.request == request, !early.exchange.refused {
+            if let early, early.request == request, early.exchange.state != .refused {
                 self.early = nil
                 earlyTaken += 1
                 handle = early.handle
                 exchange = early.exchange
-                exchange.take(receiver: receiver, cancellation: cancellation, meter: request.meter)
-                if exchange.headDelivered, !receiver.receive(head: exchange.head) {
-                    exchange.stopped = true
-                } else if exchange.paused {
-                    exchange.paused = false
+                if exchange.take(receiver: receiver, cancellation: cancellation, meter: request.meter) {
                     // The held chunk comes again, now taken; refused, it ends the transfer here.
                     let code = curl_easy_pause(handle.handle, CURLPAUSE_CONT)
                     if code != CURLE_OK { handle.ended = code }
@@ -114,7 +110,8 @@
                 handle.configure(request, exchange, configuration: configuration)
                 curl_multi_add_handle(multi, handle.handle)
             }
-            let code = exchange.stopped ? CURLE_WRITE_ERROR : run(handle, exchange, configuration: configuration)
+            let code =
+                exchange.state == .stopped ? CURLE_WRITE_ERROR : run(handle, exchange, configuration: configuration)
             curl_multi_remove_handle(multi, handle.handle)
             handle.ended = nil
             return try handle.outcome(code, exchange)
@@ -135,9 +132,9 @@
                     else { continue }
                     done.ended = message.pointee.data.result
                 }
-                if let next = exchange.nextRequest {
+                if case .heldForNextRequest(let next) = exchange.state {
                     // The chunk that named it was held back: send the request, then take the chunk.
-                    exchange.nextRequest = nil
+                    exchange.state = .receiving(peeking: false)
                     sendEarly(next, besides: handle, configuration: configuration)
                     // libcurl gives the chunk again from within; refused (a stop, a cancellation), the
                     // transfer must end here: libcurl 7.88 reports it but would go on.
@@ -264,13 +261,13 @@
             if notes_curl_get_offset(handle, CURLINFO_SIZE_DOWNLOAD_T, &wireBytes) == CURLE_OK {
                 exchange.meter?.received(wireBytes: Int(wireBytes))
             }
-            if exchange.stopped { return false }  // whatever libcurl says once the receiver said stop
+            if exchange.state == .stopped { return false }  // whatever libcurl says once the receiver said stop
             if code == CURLE_OK {
-                guard exchange.headDelivered else { throw TransportError(.broken, "the response had no head") }
+                guard exchange.head != nil else { throw TransportError(.broken, "the response had no head") }
                 return true
             }
             if exchange.cancellation.isCancelled { throw TransportError(.cancelled, "cancelled") }
-            if let reason = exchange.timedOut { throw TransportError(.timeout, reason) }
+            if case .timedOut(let reason) = exchange.state { throw TransportError(.timeout, reason) }
             let detail = String(cString: errorBuffer)
             let message = detail.isEmpty ? String(cString: curl_easy_strerror(code)) : detail
             switch code {
