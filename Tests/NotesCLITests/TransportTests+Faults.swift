@@ -100,6 +100,26 @@ extension TransportTests {
         #expect(recorder.body.count <= 5)
     }
 
+    /// libcurl's transport only: FoundationNetworking traps on a trailer (docs/transports.md).
+    @Test("A trailer after a chunked body is not a second head: the receiver has one head, the body whole")
+    func trailer() throws {
+        let kind = TransportKind.curl
+        let server = try ScriptedServer { _ in
+            [
+                .send(
+                    "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n"
+                        + "Trailer: X-Checksum\r\n\r\n5\r\n[1,2]\r\n0\r\nX-Checksum: 7\r\n\r\n"),
+                .close,
+            ]
+        }
+        defer { server.close() }
+        let recorder = Recorder()
+        #expect(perform(kind.make(), server.origin + "/notes", recorder) == .completed)
+        #expect(recorder.heads == 1 && recorder.outOfOrder == 0)
+        #expect(recorder.head?.status == 200 && recorder.head?.value(of: "X-Checksum") == nil)
+        #expect(String(decoding: recorder.body, as: UTF8.self) == "[1,2]")
+    }
+
     @Test(
         "After a kept-alive request, one on a fresh connection is sent once, even when the server resets it",
         arguments: TransportKind.allCases)
