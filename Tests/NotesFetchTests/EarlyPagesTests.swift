@@ -16,7 +16,7 @@ struct EarlyPagesTests {
         let fetcher = NotesFetcher(
             locator: PageLocator(endpoint: URL(string: "http://127.0.0.1:8080/notes")!, pagination: pagination),
             configuration: FetchConfiguration(), transport: transport)
-        let early = EarlyPages(fetcher: fetcher, lastNumber: nil, cancellation: CancellationFlag())
+        let early = EarlyPages(phase: fetcher.firstPhase, lastNumber: nil, cancellation: CancellationFlag())
         defer { early.stop() }
         let visited = PageLocation.cursor("page-2")
         early.visit(fetcher.locator.identity(for: visited))

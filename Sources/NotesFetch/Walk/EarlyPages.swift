@@ -25,13 +25,13 @@ final class EarlyPages: Sendable {
     /// behind its lock: the walk's set is touched only on lane 0's thread, and early pages start on
     /// others.
     private let visited = Locked(Set<String>())
-    private let fetcher: NotesFetcher
+    private let phase: WalkPhase
     /// The highest page number to request, if bounded.
     private let lastNumber: Int?
     private let cancellation: CancellationFlag
 
-    init(fetcher: NotesFetcher, lastNumber: Int?, cancellation: CancellationFlag) {
-        self.fetcher = fetcher
+    init(phase: WalkPhase, lastNumber: Int?, cancellation: CancellationFlag) {
+        self.phase = phase
         self.lastNumber = lastNumber
         self.cancellation = cancellation
     }
@@ -83,15 +83,15 @@ final class EarlyPages: Sendable {
     private func start(after number: Int, at location: PageLocation, in state: inout State) {
         let following = number + 1
         guard !state.stopped, state.requests[following] == nil, lastNumber.map({ following <= $0 }) ?? true,
-            !cancellation.isCancelled, PageLocator.urlProblem(self.fetcher.locator.url(for: location)) == nil
+            !cancellation.isCancelled, PageLocator.urlProblem(self.phase.locator.url(for: location)) == nil
         else { return }
-        let identity = self.fetcher.locator.identity(for: location)
+        let identity = self.phase.locator.identity(for: location)
         guard !visited.withLock({ $0.contains(identity) }) else { return }
         let early = earlyHandler(for: following)
-        let fetcher = fetcher
+        let phase = phase
         let task = Task { () -> Result<FetchedPage, FetchError> in
             do throws(FetchError) {
-                let page = try await fetcher.fetchPage(
+                let page = try await phase.fetchPage(
                     location, number: following, ids: IDSet(capacity: 1024), cancellation: CancellationFlag(),
                     lane: 1 + following % 2, lookahead: Lookahead(nextPage: early))
                 return .success(page)

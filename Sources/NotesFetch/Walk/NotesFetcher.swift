@@ -13,7 +13,8 @@ public final class NotesFetcher: Sendable {
     public let locator: PageLocator
     public let configuration: FetchConfiguration
     let environment: FetchEnvironment
-    /// The configuration's page, with the values the pagination scheme reads.
+    /// The configuration's page, with the values the endpoint's pagination scheme reads: what the first
+    /// phase of a walk reads (``WalkPhase``).
     let page: PageConfiguration
     /// A transport and the queue whose thread it blocks, one per page in flight.
     let lanes: [Lane]
@@ -85,19 +86,8 @@ public final class NotesFetcher: Sendable {
         toldOtherOrigin = Locked(false)
     }
 
-    /// The same client (lanes, connections, rate limits) walking with another scheme, which reads the
-    /// same field paths: the pages after one that showed they can be addressed ahead.
-    init(sharing other: NotesFetcher, pagination: any Pagination, page: PageConfiguration? = nil) {
-        locator = PageLocator(endpoint: other.locator.endpoint, pagination: pagination)
-        configuration = other.configuration
-        environment = other.environment
-        self.page = page ?? other.page
-        lanes = other.lanes
-        gate = other.gate
-        origin = other.origin
-        originPrefix = other.originPrefix
-        toldOtherOrigin = other.toldOtherOrigin
-    }
+    /// The walk's first phase: the endpoint's scheme, reading the configuration's page.
+    var firstPhase: WalkPhase { WalkPhase(client: self, locator: locator, page: page) }
 
     /// Whether `url` is on the endpoint's origin (scheme, host and port).
     func isSameOrigin(_ url: String) -> Bool {
@@ -123,117 +113,7 @@ public final class NotesFetcher: Sendable {
         ids: IDSet,
         cancellation: CancellationFlag = CancellationFlag()
     ) async throws(FetchError) -> FetchedPage {
-        try await fetchPage(location, number: number, ids: ids, cancellation: cancellation, lane: 0)
-    }
-
-    func fetchPage(
-        _ location: PageLocation,
-        number: Int,
-        ids: IDSet,
-        cancellation: CancellationFlag,
-        lane: Int,
-        lookahead: Lookahead = .none
-    ) async throws(FetchError) -> FetchedPage {
-        let url = locator.url(for: location)
-        let body = locator.pagination.body(for: location)
-        if let problem = configuration.credentialProblem(endpoint: locator.endpoint) {
-            throw FetchError(.insecureCredentials(problem), page: number, location: location, attempts: 0)
-        }
-        var random = ClosureRandom(draw: environment.random)
-        var policy = AttemptStateMachine.Policy(configuration)
-        policy.resendsActedOn = body == nil || locator.pagination.resendsBody
-        var attempts = AttemptStateMachine(policy: policy)
-        while true {
-            if cancellation.isCancelled || Task.isCancelled {
-                throw FetchError(.cancelled, page: number, location: location, attempts: attempts.attempts)
-            }
-            do {
-                try await gate.pass(environment: environment)
-            } catch {
-                throw FetchError(.cancelled, page: number, location: location, attempts: attempts.attempts)
-            }
-            let meter = ExchangeMeter()
-            let fresh = attempts.nextIsFresh
-            let outcome = await withTaskCancellationHandler {
-                await attemptPage(
-                    Attempt(
-                        url: url, body: body, ids: ids, cancellation: cancellation, lookahead: lookahead, meter: meter,
-                        fresh: fresh),
-                    lane: lanes[lane % lanes.count])
-            } onCancel: {
-                cancellation.cancel()
-            }
-            let failure: AttemptStateMachine.Failure
-            switch outcome {
-            case .page(let notes, let summary, let finalURL, let head):
-                let facts = PageFacts(
-                    location: location, url: finalURL, head: head, summary: summary, fieldPaths: page.fieldPaths)
-                switch locator.pagination.refusal(of: facts, now: environment.now()) {
-                case nil:
-                    return try finish(
-                        notes: notes, facts: facts, number: number, ids: ids, attempts: &attempts, meter: meter)
-                case .rateLimited(let reason, let wait):
-                    ids.rollbackPage()
-                    failure = .rateLimited(reason: reason, wait: wait)
-                case .failed(let message):
-                    ids.rollbackPage()
-                    failure = .fatal(.pagination(message))
-                }
-            case .failed(let reason):
-                failure = reason
-            }
-            switch attempts.ended(failure, sends: meter.sendCount, now: environment.now(), random: &random) {
-            case .fail(let code):
-                throw FetchError(code, page: number, location: location, attempts: attempts.attempts)
-            case .hold(let wait, let reason):
-                environment.waiting(wait, reason)
-                gate.hold(until: environment.now() + wait)
-            case .retry(let delay, let announce):
-                if announce, case .retryable(let reason, _, _) = failure { environment.waiting(delay, reason) }
-                do {
-                    try await environment.sleep(delay)
-                } catch {
-                    throw FetchError(.cancelled, page: number, location: location, attempts: attempts.attempts)
-                }
-            }
-        }
-    }
-
-    /// The page an attempt brought: the rate limit it may have spent, and where the next page is.
-    private func finish(
-        notes: [Note], facts: PageFacts, number: Int, ids: IDSet, attempts: inout AttemptStateMachine,
-        meter: ExchangeMeter
-    ) throws(FetchError) -> FetchedPage {
-        let location = facts.location
-        if let wait = attempts.delivered(sends: meter.sendCount, head: facts.head, now: environment.now()) {
-            // The page spent the limit: the next request waits for the reset.
-            environment.waiting(wait, "rate limit spent")
-            gate.hold(until: environment.now() + wait)
-        }
-        let next: PageLocation?
-        do throws(PaginationError) {
-            next = try locator.next(after: facts)
-            if next == nil, let more = PageSignals(facts).unfollowedMore(scheme: locator.pagination) {
-                throw PaginationError(
-                    "the walk would end here, but the page says there is more: \(more). \(locator.pagination) found no next page to follow in it"
-                )
-            }
-        } catch {
-            ids.rollbackPage()
-            throw FetchError(.pagination(error.message), page: number, location: location, attempts: attempts.attempts)
-        }
-        return FetchedPage(
-            number: number,
-            location: location,
-            notes: notes,
-            next: next,
-            byteCount: facts.summary.byteCount,
-            attempts: attempts.attempts,
-            wireBytes: meter.wireBytes,
-            skippedCount: facts.summary.skippedCount,
-            total: locator.pagination.total(of: facts),
-            facts: facts
-        )
+        try await firstPhase.fetchPage(location, number: number, ids: ids, cancellation: cancellation, lane: 0)
     }
 
     /// Walks from `start` to the last page (or a bound), handing each complete page to `body` in order.
@@ -259,26 +139,7 @@ public final class NotesFetcher: Sendable {
         let plan = WalkPlan(
             start: start, firstNumber: span.firstNumber, ids: ids, visited: visited, maxPages: span.maxPages,
             maxNotes: span.maxNotes, cancellation: cancellation)
-        return try await walk(plan, learning: locator.pagination.learnsFromFirstPage, body: body)
-    }
-
-    /// ``walk(from:ids:visited:span:cancellation:body:)``, `learning` what the first
-    /// page shows of the server's pages (``Pagination/learned(from:)``), or not: the rest of a walk that has.
-    func walk(
-        _ plan: WalkPlan,
-        learning: Bool,
-        body: (FetchedPage) async throws(FetchError) -> Void
-    ) async throws(FetchError) -> PageLocation? {
-        if learning {
-            return try await walkFirstAlone(plan, body: body)
-        }
-        if configuration.parallel > 1, locator.pagination.location(1, after: plan.start) != nil {
-            return try await walkInParallel(plan, body: body)
-        }
-        // The walk runs on lane 0's thread, where its pages run: a page costs no hop there and back.
-        return try await withTaskExecutorPreference(lanes[0].thread) { () async throws(FetchError) -> PageLocation? in
-            try await walkInSequence(plan, body: body)
-        }
+        return try await firstPhase.walk(plan, learning: locator.pagination.learnsFromFirstPage, body: body)
     }
 
     /// Pages (attempts included) whose decoding moved to their lane's second thread so far.
@@ -289,5 +150,34 @@ public final class NotesFetcher: Sendable {
         await withCheckedContinuation { continuation in
             lanes[index].thread.async { continuation.resume(returning: body()) }
         }
+    }
+
+    /// The request for `url`: credentials go to the endpoint's origin only (the token, and headers that
+    /// carry credentials).
+    func request(for url: String, body: [UInt8]?, fresh: Bool, meter: ExchangeMeter?) -> HTTPRequest {
+        let sameOrigin = isSameOrigin(url)
+        if !sameOrigin { tellOnce(otherOrigin: url) }
+        var headers = configuration.headers.filter { sameOrigin || !FetchConfiguration.isCredential($0) }
+        if sameOrigin, let token = configuration.token?.currentToken() {
+            headers.append(HTTPHeader("Authorization", "Bearer \(token.value)"))
+        }
+        if body != nil, !headers.contains(where: { $0.name.lowercased() == "content-type" }) {
+            headers.append(HTTPHeader("Content-Type", "application/json"))
+        }
+        return HTTPRequest(
+            url: url, headers: headers, idleTimeout: configuration.idleTimeout,
+            totalTimeout: configuration.pageTimeout, freshConnection: fresh, meter: meter, body: body)
+    }
+
+    /// Says once per walk that it follows a URL on another origin, where no credentials go.
+    private func tellOnce(otherOrigin url: String) {
+        let first = toldOtherOrigin.withLock { told in
+            defer { told = true }
+            return !told
+        }
+        guard first else { return }
+        let origin = Origin(url).map { "\($0.scheme)://\($0.host):\($0.port)" } ?? "a URL"
+        environment.notice(
+            "The walk follows a URL on \(origin), another origin than the endpoint's: no credentials go there")
     }
 }

@@ -2,7 +2,7 @@ import Dispatch
 internal import NotesJSON
 import NotesPage
 
-extension NotesFetcher {
+extension WalkPhase {
     /// ``walk(from:ids:visited:span:cancellation:body:)`` when the first page
     /// shows how to read the rest (a scheme that learns the server's page size from it, paths to find on
     /// it): that page on its own, then the rest with the scheme and the paths it showed (in parallel where
@@ -30,7 +30,7 @@ extension NotesFetcher {
         if let maxNotes = plan.maxNotes, first.count >= maxNotes { return next }
         let pagination = first.facts.flatMap { locator.pagination.learned(from: $0) } ?? locator.pagination
         let rest = first.facts.flatMap(pageConfiguration(after:)) ?? page
-        return try await NotesFetcher(sharing: self, pagination: pagination, page: rest).walk(
+        return try await nextPhase(pagination: pagination, page: rest).walk(
             plan.rest(from: next, after: 1, notes: first.count), learning: false, body: body)
     }
 
@@ -74,7 +74,7 @@ extension NotesFetcher {
         let earlyPages =
             configuration.earlyRequests
             ? EarlyPages(
-                fetcher: self, lastNumber: maxPages.map { firstNumber + $0 - 1 }, cancellation: cancellation) : nil
+                phase: self, lastNumber: maxPages.map { firstNumber + $0 - 1 }, cancellation: cancellation) : nil
         defer { earlyPages?.stop() }
         let first = locator.identity(for: location)
         if PageLocator.urlProblem(first) == nil {
@@ -94,7 +94,7 @@ extension NotesFetcher {
                 }.get()
                 let run = UnsafeTransfer(ids)
                 let taken = page
-                let checked = await onLane(0) { [self] in
+                let checked = await client.onLane(0) { [self] in
                     var page = taken
                     let problem = addIDs(of: &page, to: run.value, duplicates: self.page.duplicates)
                     return problem.map { Result<FetchedPage, FetchError>.failure($0) } ?? .success(page)
@@ -140,7 +140,7 @@ extension NotesFetcher {
                 // The first page showed where the items or the next value are: the rest is read there (what
                 // was requested early, read the first page's way, is dropped).
                 earlyPages?.stop()
-                return try await NotesFetcher(sharing: self, pagination: locator.pagination, page: rest).walk(
+                return try await nextPhase(pagination: locator.pagination, page: rest).walk(
                     plan.rest(from: next, after: pages, notes: notes), learning: false, body: body)
             }
             if configuration.parallel > 1, pages <= 2, let facts = page.facts,
@@ -153,7 +153,7 @@ extension NotesFetcher {
                 let (done, counted) = (pages, notes)
                 return try await withTaskExecutorPreference(globalConcurrentExecutor) {
                     () async throws(FetchError) -> PageLocation? in
-                    try await NotesFetcher(sharing: self, pagination: addressed).walkInParallel(
+                    try await nextPhase(pagination: addressed).walkInParallel(
                         plan.rest(from: next, after: done, notes: counted), first: first, body: body)
                 }
             }

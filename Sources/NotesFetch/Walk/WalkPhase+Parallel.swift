@@ -1,6 +1,6 @@
 import NotesPage
 
-extension NotesFetcher {
+extension WalkPhase {
     /// Walks pages that can be addressed ahead (offsets, page numbers) with up to
     /// ``FetchConfiguration/parallel`` in flight, handing them to `body` in page order.
     ///

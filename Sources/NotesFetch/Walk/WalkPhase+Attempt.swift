@@ -2,7 +2,7 @@ import Dispatch
 internal import NotesJSON
 import NotesPage
 
-extension NotesFetcher {
+extension WalkPhase {
     enum Outcome: Sendable {
         case page(notes: [Note], summary: PageDecoder.Summary, url: String, head: HTTPResponseHead)
         case failed(AttemptStateMachine.Failure)
@@ -25,7 +25,7 @@ extension NotesFetcher {
     }
 
     /// One attempt at a page, following redirects, on the lane's thread.
-    func attemptPage(_ attempt: Attempt, lane: Lane) async -> Outcome {
+    func attemptPage(_ attempt: Attempt, lane: NotesFetcher.Lane) async -> Outcome {
         let attempt = UnsafeTransfer(attempt)  // used on the lane's thread only, while this task waits
         return await withCheckedContinuation { continuation in
             lane.thread.async { [self] in
@@ -43,7 +43,7 @@ extension NotesFetcher {
             // bytes on the wire are those of the last response.
             let hop = ExchangeMeter()
             let isFirst = redirects == 0
-            let request = request(for: url, body: attempt.body, fresh: attempt.fresh, meter: hop)
+            let request = client.request(for: url, body: attempt.body, fresh: attempt.fresh, meter: hop)
             defer {
                 if isFirst { attempt.meter.sent(hop.sendCount) }
             }
@@ -123,36 +123,7 @@ extension NotesFetcher {
         else { return nil }
         let nextURL = locator.url(for: next)
         guard PageLocator.urlProblem(nextURL) == nil, !visited.contains(locator.identity(for: next)) else { return nil }
-        return request(
+        return client.request(
             for: nextURL, body: locator.pagination.body(for: next), fresh: configuration.retries == 0, meter: nil)
-    }
-
-    /// The request for `url`: credentials go to the endpoint's origin only (the token, and headers that
-    /// carry credentials).
-    func request(for url: String, body: [UInt8]?, fresh: Bool, meter: ExchangeMeter?) -> HTTPRequest {
-        let sameOrigin = isSameOrigin(url)
-        if !sameOrigin { tellOnce(otherOrigin: url) }
-        var headers = configuration.headers.filter { sameOrigin || !FetchConfiguration.isCredential($0) }
-        if sameOrigin, let token = configuration.token?.currentToken() {
-            headers.append(HTTPHeader("Authorization", "Bearer \(token.value)"))
-        }
-        if body != nil, !headers.contains(where: { $0.name.lowercased() == "content-type" }) {
-            headers.append(HTTPHeader("Content-Type", "application/json"))
-        }
-        return HTTPRequest(
-            url: url, headers: headers, idleTimeout: configuration.idleTimeout,
-            totalTimeout: configuration.pageTimeout, freshConnection: fresh, meter: meter, body: body)
-    }
-
-    /// Says once per walk that it follows a URL on another origin, where no credentials go.
-    private func tellOnce(otherOrigin url: String) {
-        let first = toldOtherOrigin.withLock { told in
-            defer { told = true }
-            return !told
-        }
-        guard first else { return }
-        let origin = Origin(url).map { "\($0.scheme)://\($0.host):\($0.port)" } ?? "a URL"
-        environment.notice(
-            "The walk follows a URL on \(origin), another origin than the endpoint's: no credentials go there")
     }
 }
