@@ -39,8 +39,8 @@ extension Generator {
         public var format: Format
         public var idKind: IDKind
         public var output: Output
-        /// At most one per page, sorted by page; only for ``Format/dir``.
-        public var faults: [Fault]
+        /// At most one per page, sorted by page; only for ``Format/dir``. None unless set.
+        public var faults: [Fault] = []
 
         /// - Parameters:
         ///   - count: Notes in the run.
@@ -49,15 +49,13 @@ extension Generator {
         ///   - format: Defaults to ``Format/dir``.
         ///   - idKind: Defaults to ``IDKind/string``.
         ///   - output: Defaults to standard output (which ``Format/dir`` refuses).
-        ///   - faults: Defaults to none.
         public init(
             count: Int,
             pageSize: Int = 1000,
             seed: UInt64 = 42,
             format: Format = .dir,
             idKind: IDKind = .string,
-            output: Output = .standardOutput,
-            faults: [Fault] = []
+            output: Output = .standardOutput
         ) {
             self.count = count
             self.pageSize = pageSize
@@ -65,7 +63,6 @@ extension Generator {
             self.format = format
             self.idKind = idKind
             self.output = output
-            self.faults = faults
         }
 
         /// Pages in the run: at least one, so `count` 0 gives one empty page.
@@ -153,8 +150,8 @@ extension Generator.Configuration {
         }
         let faults = try Fault.list(arguments.value("--faults") ?? "")
         self.init(
-            count: count, pageSize: pageSize, seed: UInt64(seed), format: format, idKind: idKind, output: output,
-            faults: faults)
+            count: count, pageSize: pageSize, seed: UInt64(seed), format: format, idKind: idKind, output: output)
+        self.faults = faults
         try validate()
     }
 }

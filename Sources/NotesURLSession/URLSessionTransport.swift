@@ -112,7 +112,7 @@ public final class URLSessionTransport: HTTPTransport, @unchecked Sendable {
         if let accept = request.accept { urlRequest.setValue(accept, forHTTPHeaderField: "Accept") }
         urlRequest.setValue("notes-page/1", forHTTPHeaderField: "User-Agent")
         // URLSession's own timer is only a backstop: the timeouts are timed below, with CurlTransport's messages.
-        urlRequest.timeoutInterval = max(request.idleTimeout, request.totalTimeout) + 30
+        urlRequest.timeoutInterval = max(request.timeouts.idle, request.timeouts.total) + 30
 
         return try lock.withLock { _ throws(TransportError) in
             // A fresh connection: a session of its own, whose pool is empty.
@@ -137,8 +137,8 @@ public final class URLSessionTransport: HTTPTransport, @unchecked Sendable {
     ) throws(TransportError) -> Bool {
         let started = DispatchTime.now().uptimeNanoseconds
         var lastActivity = started
-        let idleLimit = UInt64(max(0.001, request.idleTimeout) * 1e9)
-        let totalLimit = UInt64(max(0.001, request.totalTimeout) * 1e9)
+        let idleLimit = UInt64(max(0.001, request.timeouts.idle) * 1e9)
+        let totalLimit = UInt64(max(0.001, request.timeouts.total) * 1e9)
         var receiverStopped = false
         var cancelled = false
         var timedOut: String?
@@ -157,9 +157,9 @@ public final class URLSessionTransport: HTTPTransport, @unchecked Sendable {
             } else {
                 let now = DispatchTime.now().uptimeNanoseconds
                 if now &- lastActivity > idleLimit {
-                    timedOut = "no data for \(Self.text(request.idleTimeout)) s"
+                    timedOut = "no data for \(Self.text(request.timeouts.idle)) s"
                 } else if now &- started > totalLimit {
-                    timedOut = "the page took longer than \(Self.text(request.totalTimeout)) s"
+                    timedOut = "the page took longer than \(Self.text(request.timeouts.total)) s"
                 }
             }
             if stopping { stop() }

@@ -128,7 +128,7 @@ struct EarlyRequestTests {
         let server = try Self.server()
         defer { server.close() }
         let transport = CurlTransport()
-        let next = HTTPRequest(url: server.origin + "/b", totalTimeout: 1)
+        let next = HTTPRequest(url: server.origin + "/b", timeouts: .init(total: 1))
         let page = FirstChunkNamer(next: next)
         #expect(try transport.perform(HTTPRequest(url: server.origin + "/a"), receiver: page, cancellation: .init()))
         usleep(1_500_000)  // the walk busy with the page before: longer than the next page's timeout
@@ -211,7 +211,8 @@ struct HeldChunkTests {
         defer { server.close() }
         #expect(
             try CurlTransport().perform(
-                HTTPRequest(url: server.origin + "/a", idleTimeout: 1), receiver: page, cancellation: .init()))
+                HTTPRequest(url: server.origin + "/a", timeouts: .init(idle: 1)), receiver: page, cancellation: .init())
+        )
         #expect(page.body == Array(EarlyRequestTests.second.utf8))
     }
 }

@@ -20,7 +20,7 @@ extension TransportTests {
         defer { server.stop() }
         let start = Date()
         let deadline = ServerDeadline(stopping: server, after: 10)
-        let outcome = perform(kind.make(), server.url, Recorder(), idle: 1, total: 20)
+        let outcome = perform(kind.make(), server.url, Recorder(), timeouts: .init(idle: 1, total: 20))
         #expect(!deadline.end(), deadline.message)
         #expect(outcome == .failed(TransportError(.timeout, "no data for 1 s")))
         #expect(since(start) >= 0.9 && since(start) < 30)
@@ -35,7 +35,7 @@ extension TransportTests {
         let recorder = Recorder()
         let start = Date()
         let deadline = ServerDeadline(stopping: server, after: 10)
-        let outcome = perform(kind.make(), server.url, recorder, idle: 2, total: 20)
+        let outcome = perform(kind.make(), server.url, recorder, timeouts: .init(idle: 2, total: 20))
         #expect(!deadline.end(), deadline.message)
         #expect(outcome == .failed(TransportError(.timeout, "no data for 2 s")))
         #expect(since(start) >= 1.8 && since(start) < 30)
@@ -50,7 +50,7 @@ extension TransportTests {
         defer { server.stop() }
         let start = Date()
         let deadline = ServerDeadline(stopping: server, after: 10)
-        let outcome = perform(kind.make(), server.url, Recorder(), idle: 30, total: 1.5)
+        let outcome = perform(kind.make(), server.url, Recorder(), timeouts: .init(idle: 30, total: 1.5))
         #expect(!deadline.end(), deadline.message)
         #expect(outcome == .failed(TransportError(.timeout, "the page took longer than 1.5 s")))
         #expect(since(start) >= 1.4 && since(start) < 30)
@@ -66,7 +66,10 @@ extension TransportTests {
         defer { server.stop() }
         for fault in ["truncate", "reset"] {
             let recorder = Recorder()
-            let outcome = perform(kind.make(), server.url + "?fault=\(fault)", recorder, fresh: true)
+            let outcome = perform(
+                kind.make(),
+                HTTPRequest(url: server.url + "?fault=\(fault)", timeouts: .init(idle: 60), freshConnection: true),
+                recorder)
             guard case .failed(let error) = outcome else {
                 Issue.record("\(fault): \(outcome)")
                 continue
@@ -129,7 +132,12 @@ extension TransportTests {
         let first = Recorder()
         #expect(perform(transport, server.url, first) == .completed)
         let meter = ExchangeMeter()
-        let outcome = perform(transport, try Self.page2(server, after: first), Recorder(), fresh: true, meter: meter)
+        let outcome = perform(
+            transport,
+            HTTPRequest(
+                url: try Self.page2(server, after: first), timeouts: .init(idle: 60), freshConnection: true,
+                meter: meter),
+            Recorder())
         let log = server.stop()
         if case .failed(let error) = outcome { #expect(error.kind == .broken) } else { Issue.record("\(outcome)") }
         #expect(requestLines(log).filter { $0.contains("cursor=") }.count == 1, "\(log)")
@@ -367,7 +375,9 @@ extension TransportTests {
         #expect(perform(transport, server.url, first) == .completed)
         // Page 2, on the same kept-alive connection.
         let meter = ExchangeMeter()
-        let outcome = perform(transport, try Self.page2(server, after: first), Recorder(), meter: meter)
+        let outcome = perform(
+            transport, HTTPRequest(url: try Self.page2(server, after: first), timeouts: .init(idle: 60), meter: meter),
+            Recorder())
         let log = server.stop()
         let sent = requestLines(log).filter { $0.contains("cursor=") }.count
         #expect(outcome == .completed, "\(log)")

@@ -72,12 +72,17 @@ enum Outcome: Equatable {
 }
 
 func perform(
-    _ transport: any HTTPTransport, _ url: String, _ recorder: Recorder, idle: Double = 60, total: Double = 600,
-    fresh: Bool = false, meter: ExchangeMeter? = nil, cancellation: CancellationFlag = CancellationFlag()
+    _ transport: any HTTPTransport, _ url: String, _ recorder: Recorder,
+    timeouts: HTTPRequest.Timeouts = HTTPRequest.Timeouts(idle: 60), cancellation: CancellationFlag = CancellationFlag()
+) -> Outcome {
+    perform(transport, HTTPRequest(url: url, timeouts: timeouts), recorder, cancellation: cancellation)
+}
+
+func perform(
+    _ transport: any HTTPTransport, _ request: HTTPRequest, _ recorder: Recorder,
+    cancellation: CancellationFlag = CancellationFlag()
 ) -> Outcome {
     do {
-        let request = HTTPRequest(
-            url: url, idleTimeout: idle, totalTimeout: total, freshConnection: fresh, meter: meter)
         return try transport.perform(request, receiver: recorder, cancellation: cancellation) ? .completed : .stopped
     } catch {
         return .failed(error)
@@ -144,7 +149,9 @@ struct TransportTests {
         let recorder = Recorder()
         let meter = ExchangeMeter()
         let caller = UInt(pthread_self())
-        #expect(perform(transport, server.url, recorder, meter: meter) == .completed)
+        #expect(
+            perform(transport, HTTPRequest(url: server.url, timeouts: .init(idle: 60), meter: meter), recorder)
+                == .completed)
         let head = try #require(recorder.head)
         #expect(head.status == 200)
         #expect(head.value(of: "content-type") == "application/json; charset=utf-8")
@@ -196,7 +203,7 @@ struct TransportTests {
         recorder.acceptsHead = false
         let start = Date()
         // URLSession's own timer would end it after the longer timeout and half a minute: long after this.
-        #expect(perform(kind.make(), server.url, recorder, idle: 5, total: 5) == .stopped)
+        #expect(perform(kind.make(), server.url, recorder, timeouts: .init(idle: 5, total: 5)) == .stopped)
         #expect(since(start) < 20)
         #expect(recorder.heads == 1 && recorder.body.isEmpty && recorder.outOfOrder == 0)
     }
@@ -213,7 +220,9 @@ struct TransportTests {
         defer { server.stop() }
         let recorder = Recorder()
         let meter = ExchangeMeter()
-        #expect(perform(kind.make(), server.url, recorder, meter: meter) == .completed)
+        #expect(
+            perform(kind.make(), HTTPRequest(url: server.url, timeouts: .init(idle: 60), meter: meter), recorder)
+                == .completed)
         #expect(recorder.head?.value(of: "Content-Encoding") == "gzip")
         #expect(recorder.body == expected.body)
         #expect(meter.wireBytes == Int(recorder.head?.value(of: "Content-Length") ?? ""))
@@ -373,7 +382,8 @@ struct TransportTests {
         DispatchQueue.global().asyncAfter(deadline: .now() + 0.3) { flag.cancel() }
         let start = Date()
         let deadline = ServerDeadline(stopping: server, after: 10)
-        let outcome = perform(kind.make(), server.url, Recorder(), idle: 60, total: 60, cancellation: flag)
+        let outcome = perform(
+            kind.make(), server.url, Recorder(), timeouts: .init(idle: 60, total: 60), cancellation: flag)
         #expect(!deadline.end(), deadline.message)
         #expect(outcome == .failed(TransportError(.cancelled, "cancelled")))
         #expect(since(start) < 30)

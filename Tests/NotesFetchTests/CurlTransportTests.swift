@@ -13,7 +13,7 @@ struct CurlTransportTests {
         let transport = CurlTransport()
         let start = Date()
         let completed = try transport.perform(
-            HTTPRequest(url: "http://127.0.0.1:\(server.port)/notes", idleTimeout: 10),
+            HTTPRequest(url: "http://127.0.0.1:\(server.port)/notes", timeouts: .init(idle: 10)),
             receiver: Receiver(acceptsHead: false),
             cancellation: CancellationFlag()
         )
@@ -26,7 +26,7 @@ struct CurlTransportTests {
         defer { next.close() }
         let receiver = Receiver(acceptsHead: true)
         let nextCompleted = try transport.perform(
-            HTTPRequest(url: "http://127.0.0.1:\(next.port)/notes", idleTimeout: 10),
+            HTTPRequest(url: "http://127.0.0.1:\(next.port)/notes", timeouts: .init(idle: 10)),
             receiver: receiver,
             cancellation: CancellationFlag()
         )
@@ -43,7 +43,7 @@ struct CurlTransportTests {
         let start = Date()
         #expect(throws: TransportError(.cancelled, "cancelled")) {
             try CurlTransport().perform(
-                HTTPRequest(url: "http://127.0.0.1:\(server.port)/notes", idleTimeout: 10),
+                HTTPRequest(url: "http://127.0.0.1:\(server.port)/notes", timeouts: .init(idle: 10)),
                 receiver: Receiver(acceptsHead: true),
                 cancellation: cancellation
             )
@@ -74,7 +74,7 @@ struct CurlTransportTests {
             }
         }
         _ = try CurlTransport().perform(
-            HTTPRequest(url: "http://127.0.0.1:\(server.port)/notes", idleTimeout: 10),
+            HTTPRequest(url: "http://127.0.0.1:\(server.port)/notes", timeouts: .init(idle: 10)),
             receiver: receiver,
             cancellation: CancellationFlag()
         )
@@ -98,7 +98,7 @@ struct CurlTimeoutTests {
         DispatchQueue.global().asyncAfter(deadline: .now() + within + 1) { deadline.cancel() }
         #expect(throws: TransportError(.timeout, message)) {
             try CurlTransport().perform(
-                HTTPRequest(url: "http://127.0.0.1:\(server.port)/notes", idleTimeout: idle, totalTimeout: total),
+                HTTPRequest(url: "http://127.0.0.1:\(server.port)/notes", timeouts: .init(idle: idle, total: total)),
                 receiver: Receiver(acceptsHead: true),
                 cancellation: deadline
             )

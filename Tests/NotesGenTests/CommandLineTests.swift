@@ -20,10 +20,8 @@ struct CommandLineTests {
         let faults = try NotesGenCommand.parse([
             "--count", "50", "--page-size", "10", "--out", "d", "--faults", "missing-id@5,duplicate-id@2",
         ])
-        let expected = Generator.Configuration(
-            count: 50, pageSize: 10, output: .path("d"),
-            faults: [Fault(.duplicateID, page: 2), Fault(.missingID, page: 5)]
-        )
+        var expected = Generator.Configuration(count: 50, pageSize: 10, output: .path("d"))
+        expected.faults = [Fault(.duplicateID, page: 2), Fault(.missingID, page: 5)]
         #expect(faults == .generate(expected))
     }
 

@@ -17,11 +17,8 @@ public struct HTTPRequest: Sendable, Hashable {
     public var headers: [HTTPHeader]
     /// The body of a POST (its `Content-Type` among ``headers``); `nil` for a GET.
     public var body: [UInt8]?
-    /// Seconds without a byte (connecting, the TLS handshake, waiting for the head, reading the body)
-    /// before the request fails.
-    public var idleTimeout: Double
-    /// Seconds the whole exchange may take before it fails, however steadily bytes arrive.
-    public var totalTimeout: Double
+    /// How long the exchange may wait for a byte, and take in all.
+    public var timeouts: Timeouts
     /// Open a new connection rather than reuse a kept-alive one, on which an HTTP library may send the
     /// request a second time on its own if the connection turns out dead.
     public var freshConnection: Bool
@@ -29,15 +26,36 @@ public struct HTTPRequest: Sendable, Hashable {
     /// on the wire. Not part of the request's identity.
     public var meter: ExchangeMeter?
 
+    /// How long an exchange may go on before it fails.
+    public struct Timeouts: Sendable, Hashable {
+        /// Seconds without a byte (connecting, the TLS handshake, waiting for the head, reading the body).
+        public var idle: Double
+        /// Seconds the whole exchange may take, however steadily bytes arrive.
+        public var total: Double
+
+        /// - Parameters:
+        ///   - idle: Defaults to 30 seconds.
+        ///   - total: Defaults to 600 seconds.
+        public init(idle: Double = 30, total: Double = 600) {
+            self.idle = idle
+            self.total = total
+        }
+    }
+
+    /// - Parameters:
+    ///   - headers: Defaults to none.
+    ///   - timeouts: Defaults to 30 seconds idle, 600 in all.
+    ///   - freshConnection: Defaults to `false`.
+    ///   - meter: Defaults to none.
+    ///   - body: Defaults to none: a GET.
     public init(
-        url: String, headers: [HTTPHeader] = [], idleTimeout: Double = 30, totalTimeout: Double = 600,
-        freshConnection: Bool = false, meter: ExchangeMeter? = nil, body: [UInt8]? = nil
+        url: String, headers: [HTTPHeader] = [], timeouts: Timeouts = Timeouts(), freshConnection: Bool = false,
+        meter: ExchangeMeter? = nil, body: [UInt8]? = nil
     ) {
         self.url = url
         self.headers = headers
         self.body = body
-        self.idleTimeout = idleTimeout
-        self.totalTimeout = totalTimeout
+        self.timeouts = timeouts
         self.freshConnection = freshConnection
         self.meter = meter
     }
@@ -58,8 +76,7 @@ public struct HTTPRequest: Sendable, Hashable {
 
     public static func == (left: HTTPRequest, right: HTTPRequest) -> Bool {
         left.url == right.url && left.body == right.body && left.headers == right.headers
-            && left.idleTimeout == right.idleTimeout
-            && left.totalTimeout == right.totalTimeout && left.freshConnection == right.freshConnection
+            && left.timeouts == right.timeouts && left.freshConnection == right.freshConnection
     }
 
     public func hash(into hasher: inout Hasher) {

@@ -165,8 +165,9 @@ public final class NotesFetcher: Sendable {
             headers.append(HTTPHeader("Content-Type", "application/json"))
         }
         return HTTPRequest(
-            url: url, headers: headers, idleTimeout: configuration.idleTimeout,
-            totalTimeout: configuration.pageTimeout, freshConnection: fresh, meter: meter, body: body)
+            url: url, headers: headers,
+            timeouts: HTTPRequest.Timeouts(idle: configuration.idleTimeout, total: configuration.pageTimeout),
+            freshConnection: fresh, meter: meter, body: body)
     }
 
     /// Says once per walk that it follows a URL on another origin, where no credentials go.

@@ -60,10 +60,10 @@
             self.receiver = receiver
             self.cancellation = cancellation
             meter = receiver == nil ? ExchangeMeter() : request.meter
-            idleTimeout = request.idleTimeout
-            totalTimeout = request.totalTimeout
-            idleLimit = UInt64(max(0.001, request.idleTimeout) * 1e9)
-            totalLimit = UInt64(max(0.001, request.totalTimeout) * 1e9)
+            idleTimeout = request.timeouts.idle
+            totalTimeout = request.timeouts.total
+            idleLimit = UInt64(max(0.001, request.timeouts.idle) * 1e9)
+            totalLimit = UInt64(max(0.001, request.timeouts.total) * 1e9)
         }
 
         /// A `perform` takes over the exchange sent early: the sends counted so far are its request's, both

@@ -211,7 +211,7 @@
             if request.body != nil { headerList = curl_slist_append(headerList, "Expect:") }
 
             let context = Unmanaged.passUnretained(exchange).toOpaque()
-            let timeout = max(1, Int(request.idleTimeout.rounded(.up)))
+            let timeout = max(1, Int(request.timeouts.idle.rounded(.up)))
             errorBuffer[0] = 0
             notes_curl_set_string(handle, CURLOPT_URL, request.url)
             notes_curl_set_string(handle, CURLOPT_PROTOCOLS_STR, "http,https")
