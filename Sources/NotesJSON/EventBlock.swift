@@ -6,7 +6,7 @@
 /// lie in the block's own input are referenced, not copied; the rest (a string yajl unescaped into its own
 /// buffer, a token carried over from an earlier block) are copied into the block's arena.
 ///
-/// Memory: `inputCapacity` bytes of input; at most one record (24 bytes) per byte of input, plus one per
+/// Memory: `inputCapacity` bytes of input; at most one event (24 bytes) per byte of input, plus one per
 /// piece and two more; an arena no larger than the input plus one carried token (`maxTokenBytes`).
 struct EventBlock {
     /// One piece of the block's input.
@@ -25,27 +25,27 @@ struct EventBlock {
     /// Whether the document ends after this block's input.
     var isLast = false
 
-    private(set) var records: UnsafeMutablePointer<EventRecord>
-    private(set) var recordCount = 0
-    private var recordCapacity: Int
+    private(set) var events: UnsafeMutablePointer<RecordedEvent>
+    private(set) var eventCount = 0
+    private var eventCapacity: Int
     private var arena: UnsafeMutableRawPointer
     private var arenaCount = 0
     private var arenaCapacity: Int
     /// The document's error, after the recorded events: nothing follows it.
     var failure: JSONError?
 
-    /// What the record table and arena start at and go back to: a record per 16 bytes of input (a note's
+    /// What the event table and arena start at and go back to: an event per 16 bytes of input (a note's
     /// events average 11), an arena of a quarter of the input (4,096 and 16 KiB for a 64 KiB block).
-    private let initialRecords: Int
+    private let initialEvents: Int
     private let initialArena: Int
 
     init(inputCapacity: Int) {
         self.inputCapacity = inputCapacity
         input = .allocate(byteCount: inputCapacity, alignment: 16)
-        initialRecords = max(64, inputCapacity / 16)
+        initialEvents = max(64, inputCapacity / 16)
         initialArena = max(1024, inputCapacity / 4)
-        recordCapacity = initialRecords
-        records = .allocate(capacity: recordCapacity)
+        eventCapacity = initialEvents
+        events = .allocate(capacity: eventCapacity)
         arenaCapacity = initialArena
         arena = .allocate(byteCount: arenaCapacity, alignment: 1)
     }
@@ -53,30 +53,30 @@ struct EventBlock {
     /// Frees the block's memory; the block is not used after.
     func deallocate() {
         input.deallocate()
-        records.deallocate()
+        events.deallocate()
         arena.deallocate()
     }
 
     var room: Int { inputCapacity - inputCount }
 
-    /// Bytes the block holds now (its input, records and arena as allocated).
+    /// Bytes the block holds now (its input, events and arena as allocated).
     var allocatedBytes: Int {
-        inputCapacity + recordCapacity * MemoryLayout<EventRecord>.stride + arenaCapacity
+        inputCapacity + eventCapacity * MemoryLayout<RecordedEvent>.stride + arenaCapacity
     }
 
-    /// Empties the block for the next input. A record table or arena grown far past its usual size by
+    /// Empties the block for the next input. An event table or arena grown far past its usual size by
     /// an unusual stretch of input goes back to it, so the ring's resident size stays small.
     mutating func reset() {
         inputCount = 0
         pieces.removeAll(keepingCapacity: true)
         isLast = false
-        recordCount = 0
+        eventCount = 0
         arenaCount = 0
         failure = nil
-        if recordCapacity > 4 * initialRecords {
-            records.deallocate()
-            recordCapacity = initialRecords
-            records = .allocate(capacity: recordCapacity)
+        if eventCapacity > 4 * initialEvents {
+            events.deallocate()
+            eventCapacity = initialEvents
+            events = .allocate(capacity: eventCapacity)
         }
         if arenaCapacity > 4 * initialArena {
             arena.deallocate()
@@ -98,15 +98,15 @@ struct EventBlock {
     // MARK: - Recording (the parsing thread)
 
     @inline(__always)
-    mutating func record(_ kind: EventRecord.Kind, end: Int) {
-        if recordCount == recordCapacity { growRecords() }
-        (records + recordCount).initialize(to: EventRecord(end: end, location: 0, kind: kind, count: 0))
-        recordCount += 1
+    mutating func record(_ kind: RecordedEvent.Kind, end: Int) {
+        if eventCount == eventCapacity { growEvents() }
+        (events + eventCount).initialize(to: RecordedEvent(end: end, location: 0, kind: kind, count: 0))
+        eventCount += 1
     }
 
     @inline(__always)
-    mutating func record(_ kind: EventRecord.Kind, _ bytes: UnsafeRawBufferPointer, end: Int) {
-        if recordCount == recordCapacity { growRecords() }
+    mutating func record(_ kind: RecordedEvent.Kind, _ bytes: UnsafeRawBufferPointer, end: Int) {
+        if eventCount == eventCapacity { growEvents() }
         var location = 0
         if let start = bytes.baseAddress, bytes.count > 0 {
             let inputStart = UnsafeRawPointer(input)
@@ -116,9 +116,9 @@ struct EventBlock {
                 location = ~copyToArena(bytes)
             }
         }
-        (records + recordCount).initialize(
-            to: EventRecord(end: end, location: location, kind: kind, count: bytes.count))
-        recordCount += 1
+        (events + eventCount).initialize(
+            to: RecordedEvent(end: end, location: location, kind: kind, count: bytes.count))
+        eventCount += 1
     }
 
     /// Copies `bytes` into the arena. - Returns: their offset there.
@@ -138,29 +138,29 @@ struct EventBlock {
         return offset
     }
 
-    private mutating func growRecords() {
-        let capacity = recordCapacity * 2
-        let grown = UnsafeMutablePointer<EventRecord>.allocate(capacity: capacity)
-        grown.moveInitialize(from: records, count: recordCount)
-        records.deallocate()
-        records = grown
-        recordCapacity = capacity
+    private mutating func growEvents() {
+        let capacity = eventCapacity * 2
+        let grown = UnsafeMutablePointer<RecordedEvent>.allocate(capacity: capacity)
+        grown.moveInitialize(from: events, count: eventCount)
+        events.deallocate()
+        events = grown
+        eventCapacity = capacity
     }
 
     // MARK: - Replaying (the caller's thread)
 
-    /// The bytes of a key, string or number record.
+    /// The bytes of a key, string or number event.
     @inline(__always)
-    func bytes(of record: EventRecord) -> UnsafeRawBufferPointer {
-        let count = record.count
+    func bytes(of event: RecordedEvent) -> UnsafeRawBufferPointer {
+        let count = event.count
         guard count > 0 else { return UnsafeRawBufferPointer(start: nil, count: 0) }
-        let start = record.location >= 0 ? input + record.location : arena + ~record.location
+        let start = event.location >= 0 ? input + event.location : arena + ~event.location
         return UnsafeRawBufferPointer(start: start, count: count)
     }
 }
 
 /// One recorded event: 24 bytes.
-struct EventRecord {
+struct RecordedEvent {
     enum Kind: UInt8 {
         case startObject, endObject, startArray, endArray, key, string, number, isFalse, isTrue, null
         /// Not an event: the parser's ``JSONStreamParser/offset`` after a piece of the input (in `end`).

@@ -7,7 +7,7 @@
 /// The set of note ids seen in a run, compact enough for millions of ids, with page-level undo.
 ///
 /// Not a `Set<String>`: ids are copied once into an append-only arena of 1 MiB segments as
-/// `[32-bit hash][varint length][bytes]` records, and an open-addressing table (linear probing, load at
+/// `[32-bit hash][varint length][bytes]` entries, and an open-addressing table (linear probing, load at
 /// most 3/4) holds a 1-byte hash tag and a 4-byte arena position per slot. Lookups probe the small tag
 /// array and touch the arena only on a tag match; growing reads the arena in order, with the hashes it
 /// keeps, and never hashes again. The hash is the standard library's `Hasher` (SipHash, seeded per
@@ -104,11 +104,11 @@ private struct Table {
     private var segments: [UnsafeMutableRawPointer] = []
     /// Bytes used in each full segment (all but the last).
     private var segmentEnds: [Int] = []
-    /// Arena position of the next record: segment index << 20 | offset in the segment.
+    /// Arena position of the next entry: segment index << 20 | offset in the segment.
     private var end: UInt32 = 0
     /// 0 for an empty slot, else 0x80 | 7 bits of the hash: probing reads this small array only.
     private var tags: UnsafeMutableBufferPointer<UInt8>
-    /// The arena position of each slot's record.
+    /// The arena position of each slot's entry.
     private var positions: UnsafeMutableBufferPointer<UInt32>
     private var mask: Int
     var count = 0
@@ -165,7 +165,7 @@ private struct Table {
             // Linear probing: undoing inserts newest first restores the table exactly.
             for slot in open.reversed() { tags[slot] = 0 }
         } else {
-            // The table grew during the page: rebuild it from the committed records.
+            // The table grew during the page: rebuild it from the committed entries.
             rebuild(size: tags.count, upTo: committedEnd)
         }
         count = countAtCommit
@@ -210,7 +210,7 @@ private struct Table {
         while true {
             let slotTag = tags[slot]
             if slotTag == 0 { return (false, slot) }
-            if slotTag == tag && recordEquals(positions[slot], id) { return (true, slot) }
+            if slotTag == tag && entryEquals(positions[slot], id) { return (true, slot) }
             slot = (slot + 1) & mask
         }
     }
@@ -220,14 +220,14 @@ private struct Table {
         openSlots = nil
     }
 
-    /// Replaces the table with one of `size` slots holding the records before `limit`, read in arena
+    /// Replaces the table with one of `size` slots holding the entries before `limit`, read in arena
     /// order with their stored hashes.
     private mutating func rebuild(size: Int, upTo limit: UInt32) {
         tags.deallocate()
         positions.deallocate()
         (tags, positions) = Self.emptyTable(size)
         mask = size - 1
-        forEachRecord(upTo: limit) { position, hash in
+        forEachEntry(upTo: limit) { position, hash in
             var slot = Int(hash) & mask
             while tags[slot] != 0 { slot = (slot + 1) & mask }
             tags[slot] = Self.tag(hash)
@@ -237,23 +237,23 @@ private struct Table {
 
     // MARK: - Arena
 
-    /// Bytes of the record of an id of `count` bytes: 4 of hash, 1 to 3 of length, then the id.
+    /// Bytes of the entry of an id of `count` bytes: 4 of hash, 1 to 3 of length, then the id.
     @inline(__always)
-    private static func recordSize(_ count: Int) -> Int {
+    private static func entrySize(_ count: Int) -> Int {
         4 + (count < 0x80 ? 1 : count < 0x4000 ? 2 : 3) + count
     }
 
     private mutating func append(_ id: UnsafeRawBufferPointer, hash: UInt32) -> UInt32 {
-        let recordSize = Self.recordSize(id.count)
+        let entrySize = Self.entrySize(id.count)
         var segment = Int(end >> UInt32(Self.segmentShift))
         var offset = Int(end) & (Self.segmentSize - 1)
-        if segment == segments.count || offset + recordSize > Self.segmentSize {
+        if segment == segments.count || offset + entrySize > Self.segmentSize {
             if segment < segments.count {
                 segmentEnds.append(offset)
                 segment += 1
                 offset = 0
             } else if segment > 0 {
-                segmentEnds.append(Self.segmentSize)  // the previous record ended the segment exactly
+                segmentEnds.append(Self.segmentSize)  // the previous entry ended the segment exactly
             }
             precondition(segment < Self.maxSegments, "IDSet holds at most 4 GiB of ids")
             segments.append(UnsafeMutableRawPointer.allocate(byteCount: Self.segmentSize, alignment: 16))
@@ -271,14 +271,14 @@ private struct Table {
         } while length > 0
         if id.count > 0 { (base + cursor).copyMemory(from: id.baseAddress!, byteCount: id.count) }
         let position = UInt32(segment << Self.segmentShift | offset)
-        let next = segment << Self.segmentShift + offset + recordSize
+        let next = segment << Self.segmentShift + offset + entrySize
         end = next >= Self.maxSegments << Self.segmentShift ? UInt32.max : UInt32(next)
         return position
     }
 
-    /// The stored hash and the id of the record at `position`.
+    /// The stored hash and the id of the entry at `position`.
     @inline(__always)
-    private func record(at position: UInt32) -> (hash: UInt32, id: UnsafeRawBufferPointer) {
+    private func entry(at position: UInt32) -> (hash: UInt32, id: UnsafeRawBufferPointer) {
         let base =
             UnsafeRawPointer(segments[Int(position >> UInt32(Self.segmentShift))])
             + Int(position & UInt32(Self.segmentSize - 1))
@@ -296,29 +296,29 @@ private struct Table {
     }
 
     @inline(__always)
-    private func recordEquals(_ position: UInt32, _ id: UnsafeRawBufferPointer) -> Bool {
-        let stored = record(at: position).id
+    private func entryEquals(_ position: UInt32, _ id: UnsafeRawBufferPointer) -> Bool {
+        let stored = entry(at: position).id
         guard stored.count == id.count else { return false }
         return id.count == 0 || memcmp(stored.baseAddress!, id.baseAddress!, id.count) == 0
     }
 
-    /// Calls `body` with the position and stored hash of every record before `limit`, in arena order.
-    private func forEachRecord(upTo limit: UInt32, _ body: (UInt32, UInt32) -> Void) {
+    /// Calls `body` with the position and stored hash of every entry before `limit`, in arena order.
+    private func forEachEntry(upTo limit: UInt32, _ body: (UInt32, UInt32) -> Void) {
         var position = 0
         while position < Int(limit) {
             let segment = position >> Self.segmentShift
-            // A record never crosses a segment: after the last record of a full segment, go to the next.
+            // An entry never crosses a segment: after the last entry of a full segment, go to the next.
             if segment < segmentEnds.count && position & (Self.segmentSize - 1) == segmentEnds[segment] {
                 position = (segment + 1) << Self.segmentShift
                 continue
             }
-            let (hash, id) = record(at: UInt32(position))
+            let (hash, id) = entry(at: UInt32(position))
             body(UInt32(position), hash)
-            position += Self.recordSize(id.count)
+            position += Self.entrySize(id.count)
         }
     }
 
-    /// The 0-based committed page that holds the record at `position` (the open page is `committedPages`).
+    /// The 0-based committed page that holds the entry at `position` (the open page is `committedPages`).
     private func page(of position: UInt32) -> Int {
         var low = 0
         var high = pageEnds.count

@@ -114,11 +114,11 @@ public final class NDJSONDestination: PageDestination {
             try afterStep(.output)
             var state = SavedState(checkpoint: checkpoint, outputBytes: output.length, journalBytes: saved.journalBytes)
             if let journal, let statePath {
-                var record: [UInt8] = []
+                var entry: [UInt8] = []
                 // The first page of a run after another: the pages the runs before visited are forgotten.
-                if checkpoint.pages == 1 && checkpoint.runNumber > 1 { record.append(UInt8(ascii: "R")) }
-                Journal.record(page, nextURL: nextIdentity, into: &record)
-                try journal.write(record)
+                if checkpoint.pages == 1 && checkpoint.runNumber > 1 { entry.append(UInt8(ascii: "R")) }
+                Journal.entry(page, nextURL: nextIdentity, into: &entry)
+                try journal.write(entry)
                 try afterStep(.journal)
                 state.journalBytes = journal.length
                 try state.save(statePath)
@@ -210,7 +210,7 @@ struct SavedState: Equatable, Codable {
 /// LEB128 varints.
 enum Journal {
     /// Appends page `page`'s ids and the URL of its next page to `buffer`.
-    static func record(_ page: FetchedPage, nextURL: String?, into buffer: inout [UInt8]) {
+    static func entry(_ page: FetchedPage, nextURL: String?, into buffer: inout [UInt8]) {
         buffer.append(UInt8(ascii: "P"))
         appendVarint(page.notes.count, to: &buffer)
         for note in page.notes {
@@ -224,7 +224,7 @@ enum Journal {
         }
     }
 
-    /// Rebuilds the id set (one committed page per record) and the visited URLs of the last run.
+    /// Rebuilds the id set (one committed page per entry) and the visited URLs of the last run.
     static func replay(_ bytes: [UInt8], ids: IDSet, visited: IDSet) throws(SystemError) {
         var index = 0
         func varint() throws(SystemError) -> Int {

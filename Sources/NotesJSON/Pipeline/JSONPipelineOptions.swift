@@ -48,9 +48,9 @@ package struct JSONPipelineOptions: Sendable, Hashable {
 /// same input: the parsing thread runs one, fed the same pieces. What differs is when: ``feed(_:)``
 /// returns once its bytes are in the ring, so the handler may not have seen all their events yet (nor
 /// the error among them, which a later call throws). ``synchronize()`` waits until it has. The first error
-/// in the document's order wins: the parsing thread's is the last record of its block, so a handler that
+/// in the document's order wins: the parsing thread's is the last event of its block, so a handler that
 /// stops at an earlier event reports that one, at the offset just past its token; and a stop makes the
 /// parsing thread stop too.
 ///
-/// Memory: the ring's `blocks × (blockBytes + records + arena)` (``EventBlock``), allocated when the
+/// Memory: the ring's `blocks × (blockBytes + events + arena)` (``EventBlock``), allocated when the
 /// document passes the threshold, besides ``JSONStreamParser``'s.

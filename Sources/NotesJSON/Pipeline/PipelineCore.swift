@@ -206,31 +206,31 @@ final class PipelineCore: @unchecked Sendable {
             block.pointee.reset()
             replayed += 1
         }
-        let records = block.pointee.records
-        for index in 0..<block.pointee.recordCount {
-            let record = records[index]
+        let events = block.pointee.events
+        for index in 0..<block.pointee.eventCount {
+            let recorded = events[index]
             let event: JSONEvent
-            switch record.kind {
+            switch recorded.kind {
             case .startObject: event = .startObject
             case .endObject: event = .endObject
             case .startArray: event = .startArray
             case .endArray: event = .endArray
-            case .key: event = .key(block.pointee.bytes(of: record))
-            case .string: event = .string(block.pointee.bytes(of: record))
-            case .number: event = .number(block.pointee.bytes(of: record))
+            case .key: event = .key(block.pointee.bytes(of: recorded))
+            case .string: event = .string(block.pointee.bytes(of: recorded))
+            case .number: event = .number(block.pointee.bytes(of: recorded))
             case .isFalse: event = .bool(false)
             case .isTrue: event = .bool(true)
             case .null: event = .null
             case .pieceEnd:
-                replayedOffset = record.end
+                replayedOffset = recorded.end
                 continue
             }
             if !handler.handle(event) {
                 // The parser's offset is the end of the piece holding this event, as on one thread.
                 var after = index + 1
-                while after < block.pointee.recordCount && records[after].kind != .pieceEnd { after += 1 }
-                if after < block.pointee.recordCount { replayedOffset = records[after].end }
-                try fail(JSONError(.stopped, offset: record.end, message: "stopped by the handler"))
+                while after < block.pointee.eventCount && events[after].kind != .pieceEnd { after += 1 }
+                if after < block.pointee.eventCount { replayedOffset = events[after].end }
+                try fail(JSONError(.stopped, offset: recorded.end, message: "stopped by the handler"))
             }
         }
         if let error = block.pointee.failure { try fail(error) }
@@ -258,7 +258,7 @@ final class PipelineCore: @unchecked Sendable {
         }
     }
 
-    /// Parses one block's pieces into its records. - Returns: Whether the document ended (an error, or
+    /// Parses one block's pieces into its events. - Returns: Whether the document ended (an error, or
     /// its last block).
     private func parse(_ block: UnsafeMutablePointer<EventBlock>) -> Bool {
         var start = 0
