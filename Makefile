@@ -127,7 +127,7 @@ fuzz: deps
 
 ## fuzz-fetch: libFuzzer with ASan (and UBSan where swiftc has it for Swift) on the fetch layer's handling of
 ## what a server sends (Tools/reliability/fuzz/FuzzFetch.swift; its driver is
-## Tests/NotesFetchTests/FetchDriver.swift) for SECONDS: next values, page URLs and header fields through
+## Tests/NotesFetchTests/FetchDriver*.swift) for SECONDS: next values, page URLs and header fields through
 ## every pagination scheme, the attempt state machine, Retry-After and rate limits, without a network. A trap,
 ## a URL that PageLocator.urlProblem accepts but RFC 3986 does not, or a wait past its cap is minimized into
 ## Fixtures/regressions-fetch/ (replayed by Tests/NotesFetchTests/FetchRegressionTests.swift) and fails the

@@ -4,8 +4,8 @@ import Testing
 
 /// The inputs in `Fixtures/regressions-fetch/` (what the fetch layer's fuzz target, `make fuzz-fetch`, once
 /// trapped on or found wrong) and the target's seeds in `Tools/reliability/fuzz/fetch-seeds/`, run through
-/// the target's own driver (FetchDriver.swift, compiled here as it is there): nothing may trap, and the driver
-/// may find nothing.
+/// the target's own driver (FetchDriver.swift and its extensions, compiled here as they are there): nothing
+/// may trap, and the driver may find nothing.
 @Suite("Fetch-layer fuzzer regressions")
 struct FetchRegressionTests {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()

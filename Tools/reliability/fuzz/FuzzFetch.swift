@@ -2,9 +2,9 @@
 // Sources/NotesJSON, Sources/NotesPage and Sources/NotesFetch (Tools/reliability/fuzz/fuzz-fetch.sh), outside
 // `swift build`, since libFuzzer brings its own `main`.
 //
-// The driver is Tests/NotesFetchTests/FetchDriver.swift, compiled into this target as it is (the input's
-// format and every check are described there): Tests/NotesFetchTests/FetchRegressionTests.swift replays
-// the saved inputs through the same code. A finding stops the run with `fatalError`, and libFuzzer saves
+// The driver is Tests/NotesFetchTests/FetchDriver.swift and its extensions (FetchDriver+*.swift), compiled
+// into this target as they are (the input's format and every check are described in FetchDriver.swift):
+// Tests/NotesFetchTests/FetchRegressionTests.swift replays the saved inputs through the same code. A finding stops the run with `fatalError`, and libFuzzer saves
 // the input as `crash-<sha1>`; a trap in NotesFetch (an overflow, a subscript out of range) does the same.
 
 @_cdecl("LLVMFuzzerTestOneInput")

@@ -24,9 +24,10 @@
 // starts small so that it grows and rebuilds); decoding the page again into the same id set refuses its
 // first note as a duplicate of page 1; and the notes, re-decoded as a bare array, come back byte for
 // byte (the compact re-encoding is valid and stable). And a differential check against a small strict
-// RFC 8259 validator written here: a page the decoder accepts must be valid JSON, and one it calls invalid
-// JSON or truncated must not be (a limit or contract error stops it early, so those say nothing). This
-// check found Fixtures/regressions/trailing-unterminated-string.json, fixed in 38d0571.
+// RFC 8259 validator written beside it (StrictJSON.swift): a page the decoder accepts must be valid JSON,
+// and one it calls invalid JSON or truncated must not be (a limit or contract error stops it early, so
+// those say nothing). This check found Fixtures/regressions/trailing-unterminated-string.json, fixed in
+// 38d0571.
 
 import NotesJSON
 import NotesPage
@@ -104,16 +105,24 @@ private func chunkings(count: Int, hash: UInt64) -> [(name: String, ranges: [Ran
     return result
 }
 
-/// Decodes `body` fed as `ranges`, each chunk in a heap block of its own exact size.
 /// One worker for every input, as a walk keeps one for all its pages: its thread and ring carry over from
 /// input to input, after failures and stops too.
 private let sharedWorker = JSONPipelineWorker()
 
+/// The threads a decode runs on: one (the default), or two with `pipeline`'s ring, the parse on `worker`'s
+/// thread when one is given.
+private struct Threads {
+    var pipeline: JSONPipelineOptions = .singleThreaded
+    var worker: JSONPipelineWorker?
+}
+
+/// Decodes `body` fed as `ranges`, each chunk in a heap block of its own exact size.
 private func decode(
     _ body: UnsafeRawBufferPointer, _ ranges: [Range<Int>], configuration: PageConfiguration, ids: IDSet,
-    pipeline: JSONPipelineOptions = .singleThreaded, worker: JSONPipelineWorker? = nil, announce: Int? = nil
+    threads: Threads = Threads(), announce: Int? = nil
 ) -> Outcome {
-    var decoder = PageDecoder(configuration: configuration, ids: ids, pipeline: pipeline, worker: worker)
+    var decoder = PageDecoder(
+        configuration: configuration, ids: ids, pipeline: threads.pipeline, worker: threads.worker)
     if let announce { decoder.announce(byteCount: announce) }
     var notes: [Note] = []
     var outcome = Outcome(notes: [], next: nil, error: nil, counts: [])
@@ -173,165 +182,6 @@ private func check(_ outcome: Outcome, count: Int, ids: IDSet, configuration: Pa
         if ids.count != outcome.notes.count || ids.committedPages != 1 {
             finding(
                 "\(name): \(ids.count) ids, \(ids.committedPages) pages in the set for \(outcome.notes.count) notes")
-        }
-    }
-}
-
-/// Whether `text` is one JSON text by RFC 8259, strictly: whitespace is space, tab, LF and CR only;
-/// strings are UTF-8 by RFC 3629 with no control characters and no unpaired surrogate escapes; numbers
-/// follow the grammar. Iterative, so deep nesting needs no stack.
-private func isStrictJSON(_ text: UnsafeRawBufferPointer) -> Bool {
-    let count = text.count
-    var i = 0
-    var stack: [UInt8] = []
-
-    func skipSpace() {
-        while i < count, text[i] == 0x20 || text[i] == 0x09 || text[i] == 0x0A || text[i] == 0x0D { i += 1 }
-    }
-    func byte(_ value: UInt8) -> Bool {
-        guard i < count, text[i] == value else { return false }
-        i += 1
-        return true
-    }
-    func hex4() -> UInt32? {
-        guard i + 4 <= count else { return nil }
-        var value: UInt32 = 0
-        for _ in 0..<4 {
-            let c = text[i]
-            let digit: UInt8
-            switch c {
-            case 0x30...0x39: digit = c - 0x30
-            case 0x41...0x46: digit = c - 0x41 + 10
-            case 0x61...0x66: digit = c - 0x61 + 10
-            default: return nil
-            }
-            value = value << 4 | UInt32(digit)
-            i += 1
-        }
-        return value
-    }
-    func continuation(_ low: UInt8 = 0x80, _ high: UInt8 = 0xBF) -> Bool {
-        guard i < count, text[i] >= low, text[i] <= high else { return false }
-        i += 1
-        return true
-    }
-    func string() -> Bool {
-        guard byte(0x22) else { return false }
-        while i < count {
-            let c = text[i]
-            i += 1
-            switch c {
-            case 0x22:
-                return true
-            case 0x5C:
-                guard i < count else { return false }
-                let escape = text[i]
-                i += 1
-                switch escape {
-                case 0x22, 0x5C, 0x2F, 0x62, 0x66, 0x6E, 0x72, 0x74: continue
-                case 0x75:
-                    guard let unit = hex4() else { return false }
-                    if (0xDC00...0xDFFF).contains(unit) { return false }
-                    if (0xD800...0xDBFF).contains(unit) {
-                        guard byte(0x5C), byte(0x75), let low = hex4(), (0xDC00...0xDFFF).contains(low) else {
-                            return false
-                        }
-                    }
-                default: return false
-                }
-            case 0x00..<0x20: return false
-            case 0x20..<0x80: continue
-            case 0xC2...0xDF: guard continuation() else { return false }
-            case 0xE0: guard continuation(0xA0, 0xBF), continuation() else { return false }
-            case 0xE1...0xEC, 0xEE...0xEF: guard continuation(), continuation() else { return false }
-            case 0xED: guard continuation(0x80, 0x9F), continuation() else { return false }
-            case 0xF0: guard continuation(0x90, 0xBF), continuation(), continuation() else { return false }
-            case 0xF1...0xF3: guard continuation(), continuation(), continuation() else { return false }
-            case 0xF4: guard continuation(0x80, 0x8F), continuation(), continuation() else { return false }
-            default: return false
-            }
-        }
-        return false
-    }
-    func digits() -> Bool {
-        let start = i
-        while i < count, (0x30...0x39).contains(text[i]) { i += 1 }
-        return i > start
-    }
-    func number() -> Bool {
-        _ = byte(0x2D)
-        if !byte(0x30) {
-            guard i < count, (0x31...0x39).contains(text[i]) else { return false }
-            _ = digits()
-        }
-        if byte(0x2E) { guard digits() else { return false } }
-        if byte(0x65) || byte(0x45) {
-            if !byte(0x2B) { _ = byte(0x2D) }
-            guard digits() else { return false }
-        }
-        return true
-    }
-    func literal(_ word: StaticString) -> Bool {
-        let length = word.utf8CodeUnitCount
-        guard i + length <= count else { return false }
-        for k in 0..<length where text[i + k] != word.utf8Start[k] { return false }
-        i += length
-        return true
-    }
-    func key() -> Bool {
-        skipSpace()
-        guard string() else { return false }
-        skipSpace()
-        return byte(0x3A)
-    }
-
-    var expectingValue = true
-    while true {
-        skipSpace()
-        if expectingValue {
-            guard i < count else { return false }
-            switch text[i] {
-            case 0x7B:
-                i += 1
-                skipSpace()
-                if byte(0x7D) {
-                    expectingValue = false
-                } else {
-                    stack.append(0x7B)
-                    guard key() else { return false }
-                }
-            case 0x5B:
-                i += 1
-                skipSpace()
-                if byte(0x5D) { expectingValue = false } else { stack.append(0x5B) }
-            case 0x22:
-                guard string() else { return false }
-                expectingValue = false
-            case 0x74:
-                guard literal("true") else { return false }
-                expectingValue = false
-            case 0x66:
-                guard literal("false") else { return false }
-                expectingValue = false
-            case 0x6E:
-                guard literal("null") else { return false }
-                expectingValue = false
-            case 0x2D, 0x30...0x39:
-                guard number() else { return false }
-                expectingValue = false
-            default:
-                return false
-            }
-        } else {
-            guard let open = stack.last else { return i == count }
-            if byte(0x2C) {
-                if open == 0x7B { guard key() else { return false } }
-                expectingValue = true
-            } else if byte(open == 0x7B ? 0x7D : 0x5D) {
-                stack.removeLast()
-            } else {
-                return false
-            }
         }
     }
 }
@@ -403,8 +253,9 @@ public func fuzzPage(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     for (run, way) in [ways[0], ways[2]].enumerated() {
         let set = IDSet(capacity: 1)
         let outcome = decode(
-            body, way.ranges, configuration: configuration, ids: set, pipeline: pipeline,
-            worker: run == 1 ? sharedWorker : nil, announce: run == 1 ? announced : nil)
+            body, way.ranges, configuration: configuration, ids: set,
+            threads: Threads(pipeline: pipeline, worker: run == 1 ? sharedWorker : nil),
+            announce: run == 1 ? announced : nil)
         let name =
             way.name
             + (run == 1 ? " on two threads, the shared worker, announced \(announced ?? -1)" : " on two threads")

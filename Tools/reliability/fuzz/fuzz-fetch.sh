@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # make fuzz-fetch [SECONDS=60]: builds the libFuzzer target Tools/reliability/fuzz/FuzzFetch.swift (its
-# driver is Tests/NotesFetchTests/FetchDriver.swift) with AddressSanitizer, and UndefinedBehaviorSanitizer
+# driver is Tests/NotesFetchTests/FetchDriver*.swift) with AddressSanitizer, and UndefinedBehaviorSanitizer
 # where the toolchain has it for Swift, and runs it for SECONDS seconds on a fresh corpus seeded from
 # Tools/reliability/fuzz/fetch-seeds and Fixtures/regressions-fetch (copied into a temporary directory,
 # never into the repository).
@@ -77,17 +77,19 @@ mapfile -t system_sources < <(find Sources/NotesSystem -name '*.swift' | sort)
 mapfile -t json_sources < <(find Sources/NotesJSON -name '*.swift' | sort)
 mapfile -t page_sources < <(find Sources/NotesPage -name '*.swift' | sort)
 mapfile -t fetch_sources < <(find Sources/NotesFetch -name '*.swift' | sort)
+# The driver: FetchDriver.swift and its extensions.
+mapfile -t driver_sources < <(find Tests/NotesFetchTests -name 'FetchDriver*.swift' | sort)
 module NotesSystem -- "${system_sources[@]}"
 module NotesJSON NotesSystem -- "${json_sources[@]}"
 module NotesPage NotesSystem NotesJSON -- "${page_sources[@]}"
 module NotesFetch NotesSystem NotesJSON NotesPage -- "${fetch_sources[@]}"
-if stale "$build/FuzzFetch.o" Tools/reliability/fuzz/FuzzFetch.swift Tests/NotesFetchTests/FetchDriver.swift \
+if stale "$build/FuzzFetch.o" Tools/reliability/fuzz/FuzzFetch.swift "${driver_sources[@]}" \
     Tests/NotesFetchTests/StrictURI.swift \
     Tests/TestSupport/SeededRandom.swift Sources/NotesGen/SplitMix64.swift \
     "$build/NotesFetch.swiftmodule"; then
     echo "fuzz-fetch: compiling FuzzFetch"
     swiftc "${flags[@]}" -module-name FuzzFetch -wmo -c Tools/reliability/fuzz/FuzzFetch.swift \
-        Tests/NotesFetchTests/FetchDriver.swift Tests/NotesFetchTests/StrictURI.swift Tests/TestSupport/SeededRandom.swift \
+        "${driver_sources[@]}" Tests/NotesFetchTests/StrictURI.swift Tests/TestSupport/SeededRandom.swift \
         Sources/NotesGen/SplitMix64.swift -o "$build/FuzzFetch.o"
 fi
 if stale "$build/fuzz-fetch" "$build"/NotesSystem.o "$build"/NotesJSON.o "$build"/NotesPage.o "$build"/NotesFetch.o "$build"/FuzzFetch.o; then

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# make fuzz [SECONDS=60]: builds the libFuzzer target Tools/reliability/fuzz/FuzzPage.swift with
-# AddressSanitizer and runs it for SECONDS seconds on a fresh corpus seeded from Fixtures/contract,
-# Fixtures/regressions and ../shared/JSONTestSuite/test_parsing (copied into a temporary directory, never
-# into the repository).
+# make fuzz [SECONDS=60]: builds the libFuzzer target Tools/reliability/fuzz/FuzzPage.swift (with its
+# JSON validator, StrictJSON.swift) with AddressSanitizer and runs it for SECONDS seconds on a fresh corpus
+# seeded from Fixtures/contract, Fixtures/regressions and ../shared/JSONTestSuite/test_parsing (copied into
+# a temporary directory, never into the repository).
 #
 # A crash, a hang (-timeout), an allocation over -malloc_limit_mb or a resident size over -rss_limit_mb
 # is a finding: the input is minimized, saved as Fixtures/regressions/fuzz-<kind>-<sha1>.json (read by
@@ -43,7 +43,8 @@ swiftc "${flags[@]}" -module-name NotesJSON -wmo -emit-module -emit-module-path 
     -c "${json_sources[@]}" -o "$build/NotesJSON.o"
 swiftc "${flags[@]}" -module-name NotesPage -wmo -emit-module -emit-module-path "$build/NotesPage.swiftmodule" \
     -c "${page_sources[@]}" -o "$build/NotesPage.o"
-swiftc "${flags[@]}" -module-name FuzzPage -wmo -c Tools/reliability/fuzz/FuzzPage.swift -o "$build/FuzzPage.o"
+swiftc "${flags[@]}" -module-name FuzzPage -wmo -c Tools/reliability/fuzz/FuzzPage.swift \
+    Tools/reliability/fuzz/StrictJSON.swift -o "$build/FuzzPage.o"
 swiftc -sanitize=fuzzer,address -use-ld=lld "$build/NotesSystem.o" "$build/NotesJSON.o" "$build/NotesPage.o" "$build/FuzzPage.o" \
     -lyajl -o "$build/fuzz-page"
 
