@@ -105,7 +105,7 @@ extension JSONScanner {
                     return invalid(at: i, "invalid escape in string")
                 }
             } else if escape > 1 {
-                guard let digit = Self.hexValue(byte) else { return invalid(at: i, "invalid \\u escape in string") }
+                guard let digit = ASCII.hexValue(byte) else { return invalid(at: i, "invalid \\u escape in string") }
                 codeUnit = codeUnit << 4 | UInt32(digit)
                 escape += 1
                 if escape == 6 {

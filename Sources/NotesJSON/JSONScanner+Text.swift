@@ -12,7 +12,7 @@ extension JSONScanner {
         let count = buffer.count
         var j = start
         while true {
-            j = plainRun(buffer, from: j)
+            j = ASCII.plainRun(buffer, from: j, nonASCII: true)
             guard j < count else { return j }
             let byte = buffer[j]
             if byte >= 0xC2 {
@@ -93,36 +93,10 @@ extension JSONScanner {
         guard i + 6 <= buffer.count else { return nil }
         var unit: UInt32 = 0
         for k in 2..<6 {
-            guard let digit = hexValue(buffer[i + k]) else { return nil }
+            guard let digit = ASCII.hexValue(buffer[i + k]) else { return nil }
             unit = unit << 4 | UInt32(digit)
         }
         return unit
-    }
-
-    /// The index of the first byte at or after `start` that is not plain printable ASCII inside a
-    /// string: a control byte, a byte of 0x80 or more, `"` or `\\`; `buffer.count` if there is none.
-    @inline(__always)
-    static func plainRun(_ buffer: UnsafeRawBufferPointer, from start: Int) -> Int {
-        let count = buffer.count
-        var j = start
-        let ones: UInt64 = 0x0101_0101_0101_0101
-        let highs: UInt64 = 0x8080_8080_8080_8080
-        while j + 8 <= count {
-            let word = UInt64(littleEndian: buffer.loadUnaligned(fromByteOffset: j, as: UInt64.self))
-            // A byte is special if its high bit is set, if it is below 0x20, or if it equals '"' or '\\'.
-            let control = (word &- ones &* 0x20) & ~word
-            let quote = word ^ (ones &* 0x22)
-            let backslash = word ^ (ones &* 0x5C)
-            let special = (word | control | ((quote &- ones) & ~quote) | ((backslash &- ones) & ~backslash)) & highs
-            if special != 0 { return j + (special.trailingZeroBitCount >> 3) }
-            j += 8
-        }
-        while j < count {
-            let byte = buffer[j]
-            if byte < 0x20 || byte >= 0x80 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") { break }
-            j += 1
-        }
-        return j
     }
 
     func tokenTooLong(at index: Int) -> Violation {
@@ -144,16 +118,6 @@ extension JSONScanner {
         let folded = byte | 0x20  // [ and { fold to {, ] and } to }
         return byte <= 0x20 || byte == UInt8(ascii: ",") || byte == UInt8(ascii: ":") || byte == UInt8(ascii: "\"")
             || folded == UInt8(ascii: "{") || folded == UInt8(ascii: "}")
-    }
-
-    @inline(__always)
-    static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): return byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): return byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): return byte - UInt8(ascii: "A") + 10
-        default: return nil
-        }
     }
 
     static func hex(_ byte: UInt8) -> String {

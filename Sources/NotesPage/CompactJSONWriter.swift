@@ -1,3 +1,5 @@
+import NotesJSON
+
 /// Writes JSON events back out as compact JSON text, strings re-escaped, numbers as written.
 ///
 /// It writes into a buffer of its own rather than an `Array`: a note is a few dozen small appends, and an
@@ -107,7 +109,7 @@ struct CompactJSONWriter: ~Copyable {
         append(UInt8(ascii: "\""))
         var start = 0
         while start < text.count {
-            let end = Self.plainRun(text, from: start)
+            let end = ASCII.plainRun(text, from: start, nonASCII: false)
             if start < end { append(UnsafeRawBufferPointer(rebasing: text[start..<end])) }
             guard end < text.count else { break }
             let byte = text[end]
@@ -130,31 +132,5 @@ struct CompactJSONWriter: ~Copyable {
             start = end + 1
         }
         append(UInt8(ascii: "\""))
-    }
-
-    /// The index of the first byte at or after `start` that must be escaped (a control byte, `"` or
-    /// `\\`), or `text.count`; eight bytes at a time.
-    @inline(__always)
-    private static func plainRun(_ text: UnsafeRawBufferPointer, from start: Int) -> Int {
-        let count = text.count
-        var index = start
-        let ones: UInt64 = 0x0101_0101_0101_0101
-        let highs: UInt64 = 0x8080_8080_8080_8080
-        while index + 8 <= count {
-            let word = UInt64(littleEndian: text.loadUnaligned(fromByteOffset: index, as: UInt64.self))
-            // The lowest flagged byte is exact (borrows only flag bytes above a true match).
-            let control = (word &- ones &* 0x20) & ~word
-            let quote = word ^ (ones &* 0x22)
-            let backslash = word ^ (ones &* 0x5C)
-            let special = (control | ((quote &- ones) & ~quote) | ((backslash &- ones) & ~backslash)) & highs
-            if special != 0 { return index + (special.trailingZeroBitCount >> 3) }
-            index += 8
-        }
-        while index < count {
-            let byte = text[index]
-            if byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") { break }
-            index += 1
-        }
-        return index
     }
 }

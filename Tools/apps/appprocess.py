@@ -1,5 +1,6 @@
-"""What the real framework apps of Tools/ (drf/server.py, fastapi/server.py) share as processes: their
-command line, and how they end, so that a test run never leaves one behind."""
+"""What the real framework apps of Tools/apps/ share as processes: their command line, how they serve
+(WSGI or ASGI, printing the base URL once they listen), and how they end, so that a test run never leaves
+one behind."""
 
 import argparse
 import logging
@@ -64,3 +65,33 @@ def serve_wsgi(app, port, quiet):
         server.serve_forever()
     finally:
         server.server_close()
+
+
+def serve_asgi(app, port, quiet, lifespan="auto"):
+    """Serves the ASGI `app` with uvicorn on 127.0.0.1:`port` (0: a free one), printing the base URL once it
+    listens (stdout has the URL alone: the request log goes to stderr, and none with `quiet`)."""
+    import copy
+
+    import uvicorn
+    from uvicorn.config import LOGGING_CONFIG
+
+    log_config = copy.deepcopy(LOGGING_CONFIG)
+    log_config["handlers"]["access"]["stream"] = "ext://sys.stderr"
+
+    class Server(uvicorn.Server):
+        async def startup(self, sockets=None):
+            await super().startup(sockets=sockets)
+            if self.started:
+                port = self.servers[0].sockets[0].getsockname()[1]
+                print(f"http://127.0.0.1:{port}", flush=True)
+
+    config = uvicorn.Config(
+        app,
+        host="127.0.0.1",
+        port=port,
+        log_config=log_config,
+        log_level="warning" if quiet else "info",
+        access_log=not quiet,
+        lifespan=lifespan,
+    )
+    Server(config).run()

@@ -1,3 +1,4 @@
+internal import NotesJSON
 import NotesPage
 
 // The check every URL a walk would request passes first: a page's, a next reference's, an early request's.
@@ -40,8 +41,8 @@ extension PageLocator {
             while index < range.upperBound {
                 let byte = bytes[index]
                 if byte == UInt8(ascii: "%") {
-                    guard index + 2 < range.upperBound, PageLocator.hexValue(bytes[index + 1]) != nil,
-                        PageLocator.hexValue(bytes[index + 2]) != nil
+                    guard index + 2 < range.upperBound, ASCII.hexValue(bytes[index + 1]) != nil,
+                        ASCII.hexValue(bytes[index + 2]) != nil
                     else { return "the '%' at byte \(index) is not followed by two hex digits" }
                     index += 3
                     continue
@@ -114,7 +115,7 @@ extension PageLocator {
         }
         while index < text.endIndex {
             let start = index
-            while index < text.endIndex, PageLocator.hexValue(text[index]) != nil { index += 1 }
+            while index < text.endIndex, ASCII.hexValue(text[index]) != nil { index += 1 }
             if index < text.endIndex, text[index] == UInt8(ascii: ".") {
                 // The last 32 bits as an IPv4 address.
                 guard isIPv4(text[start...]) else { return false }

@@ -1,3 +1,5 @@
+internal import NotesJSON
+
 #if canImport(FoundationEssentials)
     public import FoundationEssentials
 #else
@@ -113,8 +115,8 @@ public struct PageLocator: Sendable {
         while index < written.endIndex {
             var byte = written[index]
             index += 1
-            if byte == UInt8(ascii: "%"), written.endIndex - index >= 2, let high = hexValue(written[index]),
-                let low = hexValue(written[index + 1])
+            if byte == UInt8(ascii: "%"), written.endIndex - index >= 2, let high = ASCII.hexValue(written[index]),
+                let low = ASCII.hexValue(written[index + 1])
             {
                 byte = high << 4 | low
                 index += 2
@@ -123,16 +125,6 @@ public struct PageLocator: Sendable {
             position += 1
         }
         return position == name.count
-    }
-
-    /// The value of a hex digit, or `nil` for any other byte.
-    static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): return byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): return byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): return byte - UInt8(ascii: "A") + 10
-        default: return nil
-        }
     }
 
     /// Puts `item` in the place of the first of `items` that `matches` and drops the later ones that do,

@@ -27,23 +27,19 @@ keyset pages on the primary key (`_next=`), filters such as `?updated_at__gte=20
 The database is opened mutable: a test may change rows between two walks.
 """
 
-import copy
 import datetime
 import os
-import signal
 import sqlite3
 import sys
 import tempfile
 from pathlib import Path
 
-import uvicorn
 from datasette.app import Datasette
-from uvicorn.config import LOGGING_CONFIG
 
 # What the apps of Tools/ share (last on the path: nothing there shadows an installed package).
 sys.dont_write_bytecode = True
 sys.path.append(str(Path(__file__).resolve().parent.parent))
-from appprocess import exit_with_parent  # noqa: E402
+from appprocess import end_on_signals, exit_with_parent, serve_asgi  # noqa: E402
 
 DELETED_EVERY = 97
 
@@ -85,42 +81,15 @@ def seed(path, count):
     os.chmod(path, 0o644)
 
 
-def serve(app, port, quiet):
-    logging = copy.deepcopy(LOGGING_CONFIG)
-    logging["handlers"]["access"]["stream"] = "ext://sys.stderr"  # stdout has the URL alone
-
-    class Server(uvicorn.Server):
-        async def startup(self, sockets=None):
-            await super().startup(sockets=sockets)
-            if self.started:
-                port = self.servers[0].sockets[0].getsockname()[1]
-                print(f"http://127.0.0.1:{port}", flush=True)
-
-    config = uvicorn.Config(
-        app,
-        host="127.0.0.1",
-        port=port,
-        log_config=logging,
-        log_level="warning" if quiet else "info",
-        access_log=not quiet,
-        lifespan="off",
-    )
-    Server(config).run()
-
-
 def main():
     arguments = command_line()
-    # As Tools/apps/fastapi/server.py: a parent may start it with signals blocked; uvicorn takes SIGTERM and
-    # SIGINT while it serves, then raises them again, which these handlers turn into exit 0.
-    signal.pthread_sigmask(signal.SIG_SETMASK, [])
-    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
-    signal.signal(signal.SIGINT, lambda *_: sys.exit(0))
+    end_on_signals()  # uvicorn raises SIGTERM and SIGINT again once it has shut down: exit 0 then
     exit_with_parent()
     with tempfile.TemporaryDirectory(prefix="notes-datasette-") as directory:
         path = arguments.database or os.path.join(directory, "notes.db")
         seed(path, arguments.count)
         datasette = Datasette([path], settings={"max_returned_rows": 1000})
-        serve(datasette.app(), arguments.port, arguments.quiet)
+        serve_asgi(datasette.app(), arguments.port, arguments.quiet, lifespan="off")
 
 
 if __name__ == "__main__":

@@ -32,14 +32,11 @@ library's stock page types and their defaults (50 a page, at most 100: a larger 
   the last page.
 """
 
-import copy
 import os
-import signal
 import sys
 import tempfile
 from pathlib import Path
 
-import uvicorn
 from fastapi import Depends, FastAPI
 from fastapi_pagination import LimitOffsetPage, Page, add_pagination
 from fastapi_pagination.cursor import CursorPage
@@ -48,12 +45,11 @@ from fastapi_pagination.links import Page as LinksPage
 from pydantic import BaseModel, ConfigDict
 from sqlalchemy import String, Text, create_engine, delete, insert, select
 from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column
-from uvicorn.config import LOGGING_CONFIG
 
 # What the apps of Tools/ share (last on the path: nothing there shadows an installed package).
 sys.dont_write_bytecode = True
 sys.path.append(str(Path(__file__).resolve().parent.parent))
-from appprocess import command_line, exit_with_parent  # noqa: E402
+from appprocess import command_line, end_on_signals, exit_with_parent, serve_asgi  # noqa: E402
 
 DELETED_EVERY = 97
 
@@ -120,44 +116,16 @@ def seed(engine, count):
         connection.execute(delete(Note).where(Note.id % DELETED_EVERY == 0))
 
 
-def serve(app, port, quiet):
-    logging = copy.deepcopy(LOGGING_CONFIG)
-    logging["handlers"]["access"]["stream"] = "ext://sys.stderr"  # stdout has the URL alone
-
-    class Server(uvicorn.Server):
-        async def startup(self, sockets=None):
-            await super().startup(sockets=sockets)
-            if self.started:
-                port = self.servers[0].sockets[0].getsockname()[1]
-                print(f"http://127.0.0.1:{port}", flush=True)
-
-    config = uvicorn.Config(
-        app,
-        host="127.0.0.1",
-        port=port,
-        log_config=logging,
-        log_level="warning" if quiet else "info",
-        access_log=not quiet,
-    )
-    Server(config).run()
-
-
 def main():
     arguments = command_line("A FastAPI app with fastapi-pagination serving notes.")
 
-    # A parent may start it with signals blocked (a Swift test's Process passes its threads' mask on), and
-    # Python keeps the mask it was given: unblock them. uvicorn takes SIGTERM and SIGINT while it serves,
-    # shuts down, then raises the signal again: this handler ends the process with 0 through the `finally`
-    # blocks that remove the database.
-    signal.pthread_sigmask(signal.SIG_SETMASK, [])
-    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
-    signal.signal(signal.SIGINT, lambda *_: sys.exit(0))
+    end_on_signals()  # uvicorn raises SIGTERM and SIGINT again once it has shut down: exit 0 then
     exit_with_parent()
     with tempfile.TemporaryDirectory(prefix="notes-fastapi-") as directory:
         engine = create_engine(f"sqlite:///{os.path.join(directory, 'db.sqlite3')}")
         try:
             seed(engine, arguments.count)
-            serve(create_app(engine), arguments.port, arguments.quiet)
+            serve_asgi(create_app(engine), arguments.port, arguments.quiet)
         finally:
             engine.dispose()
 

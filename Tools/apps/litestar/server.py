@@ -42,7 +42,6 @@ parameters are ignored.
 """
 
 import bisect
-import copy
 import math
 import sys
 from dataclasses import dataclass
@@ -50,7 +49,6 @@ from itertools import islice
 from pathlib import Path
 from typing import Annotated, List, Optional, Tuple
 
-import uvicorn
 from litestar import Litestar, get
 from litestar.exceptions import ValidationException
 from litestar.pagination import (
@@ -62,12 +60,11 @@ from litestar.pagination import (
     OffsetPagination,
 )
 from litestar.params import Parameter
-from uvicorn.config import LOGGING_CONFIG
 
 # What the apps of Tools/ share (last on the path: nothing there shadows an installed package).
 sys.dont_write_bytecode = True
 sys.path.append(str(Path(__file__).resolve().parent.parent))
-from appprocess import command_line, end_on_signals, exit_with_parent  # noqa: E402
+from appprocess import command_line, end_on_signals, exit_with_parent, serve_asgi  # noqa: E402
 
 DELETED_EVERY = 97
 
@@ -161,34 +158,12 @@ def create_app(notes):
     return Litestar(route_handlers=[classic_handler, offset_handler, cursor_handler])
 
 
-def serve(app, port, quiet):
-    logging = copy.deepcopy(LOGGING_CONFIG)
-    logging["handlers"]["access"]["stream"] = "ext://sys.stderr"  # stdout has the URL alone
-
-    class Server(uvicorn.Server):
-        async def startup(self, sockets=None):
-            await super().startup(sockets=sockets)
-            if self.started:
-                port = self.servers[0].sockets[0].getsockname()[1]
-                print(f"http://127.0.0.1:{port}", flush=True)
-
-    config = uvicorn.Config(
-        app,
-        host="127.0.0.1",
-        port=port,
-        log_config=logging,
-        log_level="warning" if quiet else "info",
-        access_log=not quiet,
-    )
-    Server(config).run()
-
-
 def main():
     arguments = command_line("A Litestar app with Litestar's pagination containers serving notes.")
 
     end_on_signals()
     exit_with_parent()
-    serve(create_app(seed(arguments.count)), arguments.port, arguments.quiet)
+    serve_asgi(create_app(seed(arguments.count)), arguments.port, arguments.quiet)
 
 
 if __name__ == "__main__":
