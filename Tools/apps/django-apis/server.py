@@ -80,7 +80,8 @@ _spec = importlib.util.spec_from_file_location(
 sys.modules["django_apis"] = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(sys.modules["django_apis"])
 
-from appprocess import command_line, end_on_signals, exit_with_parent  # noqa: E402 (Tools/, on the path just above)
+from appprocess import command_line, end_on_signals, exit_with_parent  # noqa: E402 (Tools/apps/, on the path just above)
+from djangoproject import bind, serve  # noqa: E402
 
 DELETED_EVERY = 97
 
@@ -161,29 +162,6 @@ def seed_pages(count, port):
     Site.objects.create(hostname="127.0.0.1", port=port, site_name="Notes", root_page_id=root.id, is_default_site=True)
 
 
-def bind(port, quiet):
-    """Django's threaded WSGI server, bound to 127.0.0.1 but not yet serving (the Wagtail site is to be
-    given its port first)."""
-    from django.core.servers.basehttp import ThreadedWSGIServer, WSGIRequestHandler
-    from django.core.wsgi import get_wsgi_application
-
-    class RequestHandler(WSGIRequestHandler):
-        disable_nagle_algorithm = True  # socketserver sets TCP_NODELAY on each accepted socket
-
-        def log_message(self, format, *args):
-            if not quiet:
-                super().log_message(format, *args)
-
-    server = ThreadedWSGIServer(("127.0.0.1", port), RequestHandler)
-    server.set_app(get_wsgi_application())
-    return server
-
-
-def serve(server):
-    print(f"http://127.0.0.1:{server.server_address[1]}", flush=True)
-    server.serve_forever()
-
-
 def main():
     arguments = command_line("A Django project serving notes through django-ninja, django-tastypie and Wagtail.")
 
@@ -206,8 +184,6 @@ def main():
             serve(server)
         except KeyboardInterrupt:
             pass
-        finally:
-            server.server_close()
 
 
 if __name__ == "__main__":

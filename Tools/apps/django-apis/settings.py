@@ -4,7 +4,16 @@ The database file is named by the environment variable NOTES_DJANGO_APIS_DATABAS
 This directory is imported as the package `django_apis` (server.py registers it under that name).
 """
 
-import os
+# What the Django projects share, from Tools/apps/ (server.py puts it on the path).
+from djangoproject import (
+    DEFAULT_AUTO_FIELD,
+    MIDDLEWARE,
+    STATIC_URL,
+    TEMPLATES,
+    TIME_ZONE,
+    USE_TZ,
+    databases,
+)
 
 SECRET_KEY = "notes-page-django-apis-fixture-not-secret"
 DEBUG = False
@@ -27,42 +36,10 @@ INSTALLED_APPS = [
     "django_apis",
 ]
 
-MIDDLEWARE = [
-    "django.middleware.security.SecurityMiddleware",
-    "django.contrib.sessions.middleware.SessionMiddleware",
-    "django.middleware.common.CommonMiddleware",
-    "django.middleware.csrf.CsrfViewMiddleware",
-    "django.contrib.auth.middleware.AuthenticationMiddleware",
-    "django.middleware.clickjacking.XFrameOptionsMiddleware",
-]
-
 ROOT_URLCONF = "django_apis.urls"
+DATABASES = databases("NOTES_DJANGO_APIS_DATABASE")
 
-TEMPLATES = [
-    {
-        "BACKEND": "django.template.backends.django.DjangoTemplates",
-        "APP_DIRS": True,
-        "OPTIONS": {
-            "context_processors": [
-                "django.template.context_processors.request",
-                "django.contrib.auth.context_processors.auth",
-            ]
-        },
-    }
-]
-
-DATABASES = {
-    "default": {
-        "ENGINE": "django.db.backends.sqlite3",
-        "NAME": os.environ.get("NOTES_DJANGO_APIS_DATABASE", ":memory:"),
-    }
-}
-
-DEFAULT_AUTO_FIELD = "django.db.models.AutoField"
 LANGUAGE_CODE = "en"
-TIME_ZONE = "UTC"
-USE_TZ = True
-STATIC_URL = "static/"
 
 # django-ninja: its defaults, spelled out. `@paginate` uses LimitOffsetPagination, 100 a page, no upper
 # bound on `limit` (NINJA_PAGINATION_MAX_LIMIT unset is infinity).

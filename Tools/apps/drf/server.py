@@ -37,7 +37,6 @@ keeping connections alive, with TCP_NODELAY set: without it, Nagle's algorithm a
 """
 
 import os
-import signal
 import sys
 import tempfile
 from pathlib import Path
@@ -46,7 +45,8 @@ from pathlib import Path
 sys.dont_write_bytecode = True
 sys.path[0] = str(Path(__file__).resolve().parent.parent)
 
-from appprocess import command_line, exit_with_parent  # noqa: E402 (Tools/, on the path just above)
+from appprocess import command_line, end_on_signals, exit_with_parent  # noqa: E402 (Tools/apps/, on the path just above)
+from djangoproject import bind, serve  # noqa: E402
 
 DELETED_EVERY = 97
 
@@ -71,34 +71,10 @@ def seed(count):
         Note.objects.alias(rest=Mod("id", DELETED_EVERY)).filter(rest=0).delete()
 
 
-def serve(port, quiet):
-    from django.core.servers.basehttp import ThreadedWSGIServer, WSGIRequestHandler
-    from django.core.wsgi import get_wsgi_application
-
-    class RequestHandler(WSGIRequestHandler):
-        disable_nagle_algorithm = True  # socketserver sets TCP_NODELAY on each accepted socket
-
-        def log_message(self, format, *args):
-            if not quiet:
-                super().log_message(format, *args)
-
-    server = ThreadedWSGIServer(("127.0.0.1", port), RequestHandler)
-    server.set_app(get_wsgi_application())
-    print(f"http://127.0.0.1:{server.server_address[1]}", flush=True)
-    try:
-        server.serve_forever()
-    finally:
-        server.server_close()
-
-
 def main():
     arguments = command_line("A Django REST framework app serving notes.")
 
-    # SIGTERM ends the process as Ctrl-C does, through the `finally` blocks that remove the database. A
-    # parent may start it with signals blocked (a Swift test's Process passes its threads' mask on), and
-    # Python, unlike Node, keeps the mask it was given: unblock them.
-    signal.pthread_sigmask(signal.SIG_SETMASK, [])
-    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
+    end_on_signals()
     exit_with_parent()
     with tempfile.TemporaryDirectory(prefix="notes-drf-") as directory:
         os.environ["NOTES_DRF_DATABASE"] = os.path.join(directory, "db.sqlite3")
@@ -110,7 +86,7 @@ def main():
         call_command("migrate", run_syncdb=True, verbosity=0)
         seed(arguments.count)
         try:
-            serve(arguments.port, arguments.quiet)
+            serve(bind(arguments.port, arguments.quiet))
         except KeyboardInterrupt:
             pass
 

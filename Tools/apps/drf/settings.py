@@ -3,7 +3,16 @@
 The database file is named by the environment variable NOTES_DRF_DATABASE (server.py sets it).
 """
 
-import os
+# What the Django projects share, from Tools/apps/ (server.py puts it on the path).
+from djangoproject import (
+    DEFAULT_AUTO_FIELD,
+    MIDDLEWARE,
+    STATIC_URL,
+    TEMPLATES,
+    TIME_ZONE,
+    USE_TZ,
+    databases,
+)
 
 SECRET_KEY = "notes-page-drf-fixture-not-secret"
 DEBUG = False
@@ -24,41 +33,8 @@ try:
 except ImportError:
     JSON_API = False
 
-MIDDLEWARE = [
-    "django.middleware.security.SecurityMiddleware",
-    "django.contrib.sessions.middleware.SessionMiddleware",
-    "django.middleware.common.CommonMiddleware",
-    "django.middleware.csrf.CsrfViewMiddleware",
-    "django.contrib.auth.middleware.AuthenticationMiddleware",
-    "django.middleware.clickjacking.XFrameOptionsMiddleware",
-]
-
 ROOT_URLCONF = "drf.urls"
-
-TEMPLATES = [
-    {
-        "BACKEND": "django.template.backends.django.DjangoTemplates",
-        "APP_DIRS": True,
-        "OPTIONS": {
-            "context_processors": [
-                "django.template.context_processors.request",
-                "django.contrib.auth.context_processors.auth",
-            ]
-        },
-    }
-]
-
-DATABASES = {
-    "default": {
-        "ENGINE": "django.db.backends.sqlite3",
-        "NAME": os.environ.get("NOTES_DRF_DATABASE", ":memory:"),
-    }
-}
-
-DEFAULT_AUTO_FIELD = "django.db.models.AutoField"
-TIME_ZONE = "UTC"
-USE_TZ = True
-STATIC_URL = "static/"
+DATABASES = databases("NOTES_DRF_DATABASE")
 
 # DRF has no default page size; each paginator below sets its own. Errors of the JSON:API endpoint in
 # JSON:API's shape (this handler leaves every other view's errors to DRF's).
