@@ -11,7 +11,7 @@ all: build
 ## deps: install the Debian packages the build and tests need, if missing.
 deps:
 	@missing=""; \
-	for package in libyajl-dev libcurl4-openssl-dev libsqlite3-dev sqlite3 libpq-dev postgresql-15 pkg-config node-graphql; do dpkg -s $$package >/dev/null 2>&1 || missing="$$missing $$package"; done; \
+	for package in libyajl-dev libyaml-dev libcurl4-openssl-dev libsqlite3-dev sqlite3 libpq-dev postgresql-15 pkg-config node-graphql; do dpkg -s $$package >/dev/null 2>&1 || missing="$$missing $$package"; done; \
 	command -v node >/dev/null 2>&1 || missing="$$missing nodejs"; \
 	command -v curl >/dev/null 2>&1 || missing="$$missing curl"; \
 	[ -x /usr/bin/time ] || missing="$$missing time"; \

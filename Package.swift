@@ -48,6 +48,13 @@ let package = Package(
             providers: [.apt(["libpq-dev"])]
         ),
 
+        /// libyaml, for sync's source files (every `yaml_*` call is in NotesSync/YAML/YAMLReader.swift).
+        .systemLibrary(
+            name: "CYaml",
+            pkgConfig: "yaml-0.1",
+            providers: [.apt(["libyaml-dev"])]
+        ),
+
         // MARK: - Libraries
 
         /// The system, at the bottom: files read and written with POSIX calls, threads of their own, locks.
@@ -86,6 +93,9 @@ let package = Package(
         .target(
             name: "NotesScreen", dependencies: ["NotesFetch", "NotesStore", "NotesURLSession"],
             swiftSettings: swiftSettings),
+        /// A sync's source file (YAML or JSON): its resources, defaults and authentication, checked with
+        /// where each key is.
+        .target(name: "NotesSync", dependencies: ["NotesSystem", "CYaml"], swiftSettings: swiftSettings),
         /// Hand-written command-line parsing and help in the style of swift-argument-parser.
         .target(name: "ArgumentParsing", swiftSettings: swiftSettings),
         /// Deterministic fixture pages for tests and benchmarks.
@@ -93,7 +103,9 @@ let package = Package(
         /// The `notes-page` command line, as a library so tests can call it.
         .target(
             name: "NotesCLI",
-            dependencies: ["NotesSystem", "NotesJSON", "NotesPage", "NotesFetch", "NotesStore", "ArgumentParsing"],
+            dependencies: [
+                "NotesSystem", "NotesJSON", "NotesPage", "NotesFetch", "NotesStore", "NotesSync", "ArgumentParsing",
+            ],
             swiftSettings: swiftSettings),
 
         // MARK: - Executables
@@ -136,6 +148,7 @@ let package = Package(
         .target(
             name: "TestSupport", dependencies: ["NotesGen"], path: "Tests/TestSupport", swiftSettings: swiftSettings),
         .testTarget(name: "ArgumentParsingTests", dependencies: ["ArgumentParsing"], swiftSettings: swiftSettings),
+        .testTarget(name: "NotesSyncTests", dependencies: ["NotesSync", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(
             name: "NotesJSONTests", dependencies: ["NotesSystem", "NotesJSON", "CJSONBlocks", "TestSupport"],
             swiftSettings: swiftSettings),

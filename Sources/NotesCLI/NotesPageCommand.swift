@@ -25,12 +25,13 @@ public enum NotesPageCommand {
         subcommands: [
             ("fetch", "Fetch notes from an endpoint: one page, or every page with --all."),
             ("decode", "Decode one page from a file or standard input."),
+            ("sync", "Walk every resource of a source file, each into a table or a file of its own."),
         ]
     )
 
     /// The subcommands' specs, as the completion scripts read them: each enumerated option completes with
     /// the words its parser accepts (``Declared/choice(_:value:help:choices:default:group:)``).
-    static var subcommandSpecs: [CommandSpec] { [FetchCommand.spec, DecodeCommand.spec] }
+    static var subcommandSpecs: [CommandSpec] { [FetchCommand.spec, DecodeCommand.spec, SyncCommand.spec] }
 
     /// Runs the command line `arguments` (without the program name).
     /// - Parameter urlSession: Makes a URLSession transport, in a program that links one
@@ -72,6 +73,20 @@ public enum NotesPageCommand {
                 return runURLSessionBuild(arguments)
             }
             return waitFor { await command.run(urlSession: urlSession) }.rawValue
+        case "sync":
+            let command: SyncCommand
+            do {
+                let parsed = try ParsedArguments(rest, spec: SyncCommand.spec)
+                if parsed.wantsHelp {
+                    print(SyncCommand.spec.help, terminator: "")
+                    return ExitStatus.success.rawValue
+                }
+                command = try SyncCommand(parsed, environment: ProcessInfo.processInfo.environment)
+            } catch {
+                printError(SyncCommand.spec.errorText(error))
+                return ExitStatus.usage.rawValue
+            }
+            return waitFor { await command.run() }.rawValue
         default:
             printError(spec.errorText(UsageError("Unknown subcommand '\(first)'")))
             return ExitStatus.usage.rawValue

@@ -112,6 +112,7 @@ struct DecodeCommandTests {
                 SUBCOMMANDS:
                   fetch         Fetch notes from an endpoint: one page, or every page with --all.
                   decode        Decode one page from a file or standard input.
+                  sync          Walk every resource of a source file, each into a table or a file of its own.
 
                   See 'notes-page help <subcommand>' for detailed help.
 

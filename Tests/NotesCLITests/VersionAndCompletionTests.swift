@@ -70,7 +70,7 @@ struct VersionAndCompletionTests {
         let paginate = try Self.bashCompletes(["notes-page", "fetch", "--pag"], in: directory)
         #expect(paginate.contains("--paginate"))
         #expect(paginate.allSatisfy { $0.hasPrefix("--pag") })
-        #expect(try Self.bashCompletes(["notes-page", ""], in: directory) == ["decode", "fetch", "help"])
+        #expect(try Self.bashCompletes(["notes-page", ""], in: directory) == ["decode", "fetch", "help", "sync"])
         #expect(try Self.bashCompletes(["notes-page", "help", "f"], in: directory) == ["fetch"])
         #expect(try Self.bashCompletes(["notes-page", "--v"], in: directory) == ["--version"])
         let styles = try Self.bashCompletes(["notes-page", "fetch", "--paginate", ""], in: directory)

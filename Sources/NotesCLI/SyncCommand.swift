@@ -1,0 +1,218 @@
+import ArgumentParsing
+import NotesFetch
+import NotesSync
+import NotesSystem
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+
+/// `notes-page sync SOURCE (--sqlite FILE | -o DIR)`: every resource of a source file walked to its end,
+/// each into a table (or a file) of its own, one after another.
+///
+/// A resource's keys are `fetch`'s options without `--`, read by `fetch`'s own parser, so that they never
+/// drift; each resource is a `fetch --all` into its table (`--sqlite FILE --table NAME`) or its file
+/// (`-o DIR/NAME.ndjson --state DIR/NAME.state`), resumable as that is. Every resource is checked before
+/// the first request: a typo, a wrong value or a secret written in the file is a usage error naming the
+/// file, the line and the column.
+struct SyncCommand {
+    static let sqlite = Declared.text(
+        "--sqlite", value: "file", help: "Keep each resource in a table of this SQLite database, named for it.")
+    static let output = Declared.text(
+        "-o", "--output", value: "dir", help: "Keep each resource in DIR/NAME.ndjson, with its state beside it.")
+    static let resourcesOption = Declared.text(
+        "--resources", value: "names", help: "Only these resources, comma-separated, in the source's order.")
+    static let failFast = Declared.flag("--fail-fast", help: "Stop at the first resource that fails.")
+    static let quietOption = Declared.flag("-q", "--quiet", help: "Print errors only.")
+
+    static let spec = CommandSpec(
+        name: "notes-page sync",
+        overview:
+            "Walk every resource of a source file (YAML or JSON) to its end, each into a table or a file of its own.",
+        arguments: [
+            .init("source", help: "The source file: base-url, auth, defaults and resources.", isOptional: false)
+        ],
+        options: [sqlite.spec, output.spec, resourcesOption.spec, failFast.spec, quietOption.spec]
+    )
+
+    /// `fetch`'s options that `sync` sets for each resource: a resource may not.
+    static let reserved: Set<String> = [
+        "all", "cursor", "output", "state", "sqlite", "postgres", "schema", "table", "quiet", "token-file", "transport",
+    ]
+
+    /// One resource to walk: its name and the `fetch` that walks it.
+    struct Unit {
+        var name: String
+        var command: FetchCommand
+    }
+
+    var units: [Unit]
+    var failFast: Bool
+    var quiet: Bool
+
+    /// Reads the source and checks every resource against `fetch`'s options; no request is made.
+    init(_ parsed: ParsedArguments, environment: [String: String]) throws(UsageError) {
+        guard let path = parsed.positionals.first else { throw UsageError("No source file: give its path") }
+        let source: SourceFile
+        do {
+            source = try SourceFile(path: path)
+        } catch {
+            throw UsageError(error.description)
+        }
+        let sqlite = try parsed[Self.sqlite]
+        let directory = try parsed[Self.output]
+        guard (sqlite == nil) != (directory == nil) else {
+            throw UsageError("Give one of --sqlite FILE and -o DIR: where the resources go")
+        }
+        quiet = try parsed[Self.quietOption]
+        failFast = try parsed[Self.failFast]
+        var selected = source.resources
+        if let names = try parsed[Self.resourcesOption] {
+            let wanted = names.split(separator: ",").map { String($0).trimmingWhitespace() }
+            for name in wanted where !source.resources.contains(where: { $0.name == name }) {
+                throw UsageError(
+                    "--resources names '\(name.prefix(80))', which the source does not have (it has \(source.resources.map(\.name).joined(separator: ", ")))"
+                )
+            }
+            selected = source.resources.filter { wanted.contains($0.name) }
+        }
+        var environment = environment
+        var token: [String] = []
+        switch source.auth {
+        case .bearer(.environment(let name)):
+            guard let value = environment[name], !value.isEmpty else {
+                throw UsageError("\(source.file): the token's variable \(name) is not set")
+            }
+            environment["NOTES_TOKEN"] = value
+        case .bearer(.file(let path)):
+            token = ["--token-file", path]
+        case nil:
+            environment["NOTES_TOKEN"] = nil
+        }
+        if let directory {
+            do {
+                try System.makeDirectory(directory)
+            } catch {
+                throw UsageError("-o: \(error)")
+            }
+        }
+        units = []
+        for resource in selected {
+            let destination =
+                sqlite.map { ["--sqlite", $0, "--table", resource.name] }
+                ?? ["-o", "\(directory!)/\(resource.name).ndjson", "--state", "\(directory!)/\(resource.name).state"]
+            let url = try Self.url(of: resource, in: source)
+            let options = try Self.arguments(resource, defaults: source.defaults, file: source.file)
+            let arguments = [url, "--all"] + destination + token + (quiet ? ["--quiet"] : []) + options
+            do {
+                let parsed = try ParsedArguments(arguments, spec: FetchCommand.spec)
+                units.append(Unit(name: resource.name, command: try FetchCommand(parsed, environment: environment)))
+            } catch {
+                throw UsageError("\(source.file):\(resource.mark): resource '\(resource.name)': \(error.message)")
+            }
+        }
+    }
+
+    /// The resource's URL: its path resolved against the base URL, or the path when it is a whole URL.
+    private static func url(of resource: SourceResource, in source: SourceFile) throws(UsageError) -> String {
+        let path = resource.path
+        if path.hasPrefix("http://") || path.hasPrefix("https://") { return path }
+        guard let base = source.baseURL.flatMap({ URL(string: $0) }), let url = URL(string: path, relativeTo: base)
+        else {
+            throw UsageError(
+                "\(source.file):\(resource.mark): resource '\(resource.name)': the path '\(path.prefix(200))' is relative and the source has no base-url"
+            )
+        }
+        return url.absoluteString
+    }
+
+    /// `fetch`'s arguments for the resource's options over the defaults (a resource's key replaces the
+    /// default's): a flag is `true` or `false`, a repeatable option takes a list, any other one value.
+    private static func arguments(_ resource: SourceResource, defaults: [SourceEntry], file: String)
+        throws(UsageError) -> [String]
+    {
+        let own = Set(resource.options.map(\.key))
+        let known = FetchCommand.spec.options.map { String($0.name.dropFirst(2)) }.filter { !reserved.contains($0) }
+        var arguments: [String] = []
+        for entry in defaults.filter({ !own.contains($0.key) }) + resource.options {
+            let at = "\(file):\(entry.keyMark)"
+            if reserved.contains(entry.key) {
+                throw UsageError("\(at): '\(entry.key)' is set by sync for each resource, not by the source")
+            }
+            guard let option = FetchCommand.spec.option(named: "--" + entry.key), known.contains(entry.key) else {
+                throw UsageError(
+                    "\(at): " + SourceFile.unknown(entry.key, known: known, in: "resource '\(resource.name)'"))
+            }
+            switch entry.value.value {
+            case .scalar(let text, let plain) where option.valueName == nil:
+                guard plain, text == "true" || text == "false" else {
+                    throw UsageError("\(at): '\(entry.key)' is a flag: true or false, not '\(text.prefix(80))'")
+                }
+                if text == "true" { arguments.append(option.name) }
+            case .scalar(let text, _):
+                arguments += [option.name, text]
+            case .sequence(let items) where option.isRepeatable:
+                for item in items {
+                    guard case .scalar(let text, _) = item.value else {
+                        throw UsageError("\(file):\(item.mark): '\(entry.key)' lists values, and this is \(item.kind)")
+                    }
+                    arguments += [option.name, text]
+                }
+            default:
+                let wanted =
+                    option.valueName == nil ? "true or false" : option.isRepeatable ? "a value or a list" : "a value"
+                throw UsageError("\(at): '\(entry.key)' takes \(wanted), not \(entry.value.kind)")
+            }
+        }
+        return arguments
+    }
+
+    /// Runs the sync over the network, with SIGINT and SIGTERM stopping it at the next chunk.
+    func run() async -> ExitStatus {
+        let cancellation = CancellationFlag()
+        let signals = SignalTrap(cancellation: cancellation)
+        defer { signals.release() }
+        let task = Task {
+            await run(cancellation: cancellation) { command in
+                FetchRuntime.live(caFile: command.caFile, transport: command.transport, urlSession: nil)
+            }
+        }
+        signals.onSignal { task.cancel() }
+        return await task.value
+    }
+
+    /// Walks each resource in turn through the runtime `runtime` makes for its `fetch`; a failed one is said
+    /// and the others go on, unless `--fail-fast`. Ends with a line per resource on the last runtime's
+    /// standard error.
+    /// - Returns: 0 when every resource is complete, else the first failure's status.
+    func run(cancellation: CancellationFlag, runtime: (FetchCommand) -> FetchRuntime) async -> ExitStatus {
+        var results: [(name: String, status: ExitStatus)] = []
+        var report: @Sendable (String) -> Void = { _ in }
+        for unit in units {
+            if cancellation.isCancelled { break }
+            let runtime = runtime(unit.command)
+            report = runtime.report
+            if !quiet { report("Resource '\(unit.name)': \(unit.command.url.absoluteString)\n") }
+            let status = await unit.command.run(runtime, cancellation: cancellation)
+            results.append((unit.name, status))
+            if status != .success, failFast || status == .interrupted { break }
+        }
+        let failed = results.first { $0.status != .success }
+        if !quiet || failed != nil {
+            let width = units.map(\.name.count).max() ?? 0
+            var lines = "Sync: \(results.filter { $0.status == .success }.count) of \(units.count) resources complete\n"
+            for unit in units {
+                let outcome =
+                    results.first { $0.name == unit.name }.map {
+                        $0.status == .success ? "complete" : "failed (exit \($0.status.rawValue))"
+                    } ?? "not run"
+                lines += "  \(unit.name)\(String(repeating: " ", count: width - unit.name.count))  \(outcome)\n"
+            }
+            report(lines)
+        }
+        if results.count < units.count, failed == nil { return .interrupted }
+        return failed?.status ?? .success
+    }
+}

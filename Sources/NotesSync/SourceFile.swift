@@ -1,0 +1,272 @@
+import NotesSystem
+
+/// A sync's source file: the API's base URL, how to authenticate, defaults for every resource, and the
+/// resources, each walked into a table (or a file) of its own. YAML or JSON:
+///
+/// ```yaml
+/// base-url: https://api.example.com/
+/// auth:
+///   type: bearer
+///   token: ${EXAMPLE_TOKEN}
+/// defaults:
+///   parallel: 4
+/// resources:
+///   - name: projects
+///     path: projects/
+///   - name: notes
+///     path: notes/
+///     since-path: updated_at
+/// ```
+///
+/// Reading checks the source's own shape: the keys it knows, a name and a path for each resource, names
+/// fit for tables and each once, secrets that come from the environment or a file. What a resource's other
+/// keys mean is the command's to check (they are `fetch`'s options), before any request.
+public struct SourceFile: Sendable {
+    /// The file's name, for errors.
+    public var file: String
+    /// What each resource's path is relative to; `nil` when every path is a whole URL.
+    public var baseURL: String?
+    public var auth: SourceAuth?
+    /// Options every resource has unless it sets them itself.
+    public var defaults: [SourceEntry]
+    public var resources: [SourceResource]
+
+    /// The largest source file read.
+    public static let maxBytes = 1 << 20
+    /// The keys at the top of a source.
+    public static let keys = ["base-url", "auth", "defaults", "resources"]
+    /// The keys of a resource that are not options.
+    public static let resourceKeys = ["name", "path"]
+
+    /// Reads the source file at `path`.
+    public init(path: String) throws(SourceError) {
+        let bytes: [UInt8]?
+        do {
+            bytes = try readFile(path, limit: Self.maxBytes + 1)
+        } catch {
+            throw SourceError("cannot be read: \(error)", file: path)
+        }
+        guard let bytes else { throw SourceError("no such file", file: path) }
+        guard bytes.count <= Self.maxBytes else {
+            throw SourceError("longer than \(Self.maxBytes) bytes", file: path)
+        }
+        try self.init(bytes: bytes, file: path)
+    }
+
+    /// Reads a source from `bytes`, named `file` in errors.
+    public init(bytes: [UInt8], file: String) throws(SourceError) {
+        self.file = file
+        let root = try YAMLReader.read(bytes, file: file)
+        guard case .mapping(let entries) = root.value else {
+            throw SourceError(
+                "the source is \(root.kind), not a mapping of \(Self.keys.joined(separator: ", "))", file: file,
+                at: root.mark)
+        }
+        defaults = []
+        resources = []
+        var sawResources = false
+        for entry in entries {
+            switch entry.key {
+            case "base-url":
+                baseURL = try Self.text(entry, file: file)
+            case "auth":
+                auth = try SourceAuth(entry.value, file: file)
+            case "defaults":
+                guard case .mapping(let options) = entry.value.value else {
+                    throw SourceError(
+                        "'defaults' is \(entry.value.kind), not a mapping of options", file: file, at: entry.value.mark)
+                }
+                for option in options where Self.resourceKeys.contains(option.key) {
+                    throw SourceError(
+                        "'\(option.key)' is each resource's own, not a default", file: file, at: option.keyMark)
+                }
+                defaults = options
+            case "resources":
+                sawResources = true
+                resources = try Self.resources(entry.value, file: file)
+            default:
+                throw SourceError(
+                    Self.unknown(entry.key, known: Self.keys, in: "the source"), file: file, at: entry.keyMark)
+            }
+        }
+        guard sawResources, !resources.isEmpty else {
+            throw SourceError(
+                "no resources: 'resources' lists them, each with a name and a path", file: file, at: root.mark)
+        }
+    }
+
+    private static func resources(_ node: SourceNode, file: String) throws(SourceError) -> [SourceResource] {
+        guard case .sequence(let items) = node.value else {
+            throw SourceError("'resources' is \(node.kind), not a list", file: file, at: node.mark)
+        }
+        var lines: [String: Int] = [:]
+        var resources: [SourceResource] = []
+        for item in items {
+            let resource = try SourceResource(item, file: file)
+            if let first = lines[resource.name] {
+                throw SourceError(
+                    "a second resource named '\(resource.name)' (the first at line \(first))", file: file, at: item.mark
+                )
+            }
+            lines[resource.name] = item.mark.line
+            resources.append(resource)
+        }
+        return resources
+    }
+
+    /// The value of `entry`, which must be a scalar.
+    static func text(_ entry: SourceEntry, file: String) throws(SourceError) -> String {
+        guard case .scalar(let text, _) = entry.value.value else {
+            throw SourceError("'\(entry.key)' is \(entry.value.kind), not a value", file: file, at: entry.value.mark)
+        }
+        return text
+    }
+
+    /// "unknown key 'x' in the source (did you mean 'y'?)", or listing the keys when none is close.
+    public static func unknown(_ key: String, known: [String], in place: String) -> String {
+        if let close = closest(to: key, in: known) {
+            return "unknown key '\(key.prefix(80))' in \(place) (did you mean '\(close)'?)"
+        }
+        return "unknown key '\(key.prefix(80))' in \(place); known: \(known.joined(separator: ", "))"
+    }
+
+    /// The one of `candidates` at most two edits from `word`, the nearest first.
+    public static func closest(to word: String, in candidates: [String]) -> String? {
+        let word = Array(word.utf8.prefix(64))
+        var best: (String, Int)?
+        for candidate in candidates {
+            let other = Array(candidate.utf8)
+            var previous = Array(0...other.count)
+            for (i, a) in word.enumerated() {
+                var row = [i + 1] + Array(repeating: 0, count: other.count)
+                for (j, b) in other.enumerated() {
+                    row[j + 1] = min(previous[j + 1] + 1, row[j] + 1, previous[j] + (a == b ? 0 : 1))
+                }
+                previous = row
+            }
+            let distance = previous[other.count]
+            if distance <= 2, distance < (best?.1 ?? .max) { best = (candidate, distance) }
+        }
+        return best?.0
+    }
+}
+
+/// One resource: its name (its table, or its file), where it is, and its options.
+public struct SourceResource: Sendable {
+    public var name: String
+    /// Relative to the source's base URL, or a whole URL.
+    public var path: String
+    /// Every other key: `fetch`'s options, without `--`.
+    public var options: [SourceEntry]
+    public var mark: SourceMark
+
+    init(_ node: SourceNode, file: String) throws(SourceError) {
+        guard case .mapping(let entries) = node.value else {
+            throw SourceError(
+                "a resource is \(node.kind), not a mapping with a name and a path", file: file, at: node.mark)
+        }
+        mark = node.mark
+        var name: String?
+        var path: String?
+        options = []
+        for entry in entries {
+            switch entry.key {
+            case "name": name = try SourceFile.text(entry, file: file)
+            case "path": path = try SourceFile.text(entry, file: file)
+            default: options.append(entry)
+            }
+        }
+        guard let name else { throw SourceError("a resource with no 'name'", file: file, at: node.mark) }
+        guard Self.isValidName(name) else {
+            throw SourceError(
+                "'\(name.prefix(80))' cannot name a resource: letters, digits and _, not starting with a digit, at most 63, not starting with sqlite_ or notes_page_",
+                file: file, at: node.mark)
+        }
+        guard let path, !path.isEmpty else {
+            throw SourceError("resource '\(name)' has no 'path'", file: file, at: node.mark)
+        }
+        self.name = name
+        self.path = path
+    }
+
+    /// Whether `name` can name a table of SQLite or PostgreSQL and a file: ASCII letters, digits and `_`,
+    /// not starting with a digit, at most 63 bytes, none of the names the databases and notes-page keep.
+    public static func isValidName(_ name: String) -> Bool {
+        let bytes = Array(name.utf8)
+        guard let first = bytes.first, bytes.count <= 63, !(UInt8(ascii: "0")...UInt8(ascii: "9")).contains(first)
+        else { return false }
+        let lower = name.lowercased()
+        if lower.hasPrefix("sqlite_") || lower.hasPrefix("notes_page_") { return false }
+        return bytes.allSatisfy { byte in
+            byte == UInt8(ascii: "_") || (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte | 0x20)
+                || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
+        }
+    }
+}
+
+/// Where a secret comes from: never the source file itself.
+public enum SourceSecret: Sendable, Equatable {
+    /// `${NAME}`: the environment variable.
+    case environment(String)
+    /// `@path`: the file's contents, read before each request.
+    case file(String)
+
+    /// The secret `text` names, or `nil` for a secret written out.
+    public init?(_ text: String) {
+        if text.hasPrefix("${"), text.hasSuffix("}"), text.count > 3 {
+            let name = String(text.dropFirst(2).dropLast())
+            guard
+                name.utf8.allSatisfy({
+                    $0 == UInt8(ascii: "_") || (UInt8(ascii: "a")...UInt8(ascii: "z")).contains($0 | 0x20)
+                        || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0)
+                })
+            else { return nil }
+            self = .environment(name)
+        } else if text.hasPrefix("@"), text.count > 1 {
+            self = .file(String(text.dropFirst()))
+        } else {
+            return nil
+        }
+    }
+}
+
+/// How the source's requests authenticate.
+public enum SourceAuth: Sendable, Equatable {
+    /// `type: bearer`, `token: ${NAME}` or `token: @file`: `Authorization: Bearer …` to the source's origin.
+    case bearer(SourceSecret)
+
+    static let types = ["bearer"]
+
+    init(_ node: SourceNode, file: String) throws(SourceError) {
+        guard case .mapping(let entries) = node.value else {
+            throw SourceError("'auth' is \(node.kind), not a mapping with a type", file: file, at: node.mark)
+        }
+        var type: String?
+        var token: (String, SourceMark)?
+        for entry in entries {
+            switch entry.key {
+            case "type": type = try SourceFile.text(entry, file: file)
+            case "token": token = (try SourceFile.text(entry, file: file), entry.value.mark)
+            default:
+                throw SourceError(
+                    SourceFile.unknown(entry.key, known: ["type", "token"], in: "'auth'"), file: file, at: entry.keyMark
+                )
+            }
+        }
+        guard let type else {
+            throw SourceError("'auth' has no 'type' (\(Self.types.joined(separator: ", ")))", file: file, at: node.mark)
+        }
+        guard type == "bearer" else {
+            throw SourceError(
+                "'auth' type '\(type.prefix(80))' is not one of \(Self.types.joined(separator: ", "))", file: file,
+                at: node.mark)
+        }
+        guard let token else { throw SourceError("'auth' of type bearer has no 'token'", file: file, at: node.mark) }
+        guard let secret = SourceSecret(token.0) else {
+            throw SourceError(
+                "the token is written in the source: give it as ${NAME} (an environment variable) or @path (a file)",
+                file: file, at: token.1)
+        }
+        self = .bearer(secret)
+    }
+}
