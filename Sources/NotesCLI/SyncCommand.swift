@@ -104,7 +104,8 @@ struct SyncCommand {
                 sqlite.map { ["--sqlite", $0, "--table", resource.name] }
                 ?? ["-o", "\(directory!)/\(resource.name).ndjson", "--state", "\(directory!)/\(resource.name).state"]
             let url = try Self.url(of: resource, in: source)
-            let options = try Self.arguments(resource, defaults: source.defaults, file: source.file)
+            let options = try Self.arguments(
+                resource, defaults: source.defaults, file: source.file, environment: environment)
             let arguments = [url, "--all"] + destination + token + (quiet ? ["--quiet"] : []) + options
             do {
                 let parsed = try ParsedArguments(arguments, spec: FetchCommand.spec)
@@ -130,9 +131,9 @@ struct SyncCommand {
 
     /// `fetch`'s arguments for the resource's options over the defaults (a resource's key replaces the
     /// default's): a flag is `true` or `false`, a repeatable option takes a list, any other one value.
-    private static func arguments(_ resource: SourceResource, defaults: [SourceEntry], file: String)
-        throws(UsageError) -> [String]
-    {
+    private static func arguments(
+        _ resource: SourceResource, defaults: [SourceEntry], file: String, environment: [String: String]
+    ) throws(UsageError) -> [String] {
         let own = Set(resource.options.map(\.key))
         let known = FetchCommand.spec.options.map { String($0.name.dropFirst(2)) }.filter { !reserved.contains($0) }
         var arguments: [String] = []
@@ -152,13 +153,15 @@ struct SyncCommand {
                 }
                 if text == "true" { arguments.append(option.name) }
             case .scalar(let text, _):
-                arguments += [option.name, text]
+                arguments += [
+                    option.name, try value(text, of: entry.key, at: "\(file):\(entry.value.mark)", environment),
+                ]
             case .sequence(let items) where option.isRepeatable:
                 for item in items {
                     guard case .scalar(let text, _) = item.value else {
                         throw UsageError("\(file):\(item.mark): '\(entry.key)' lists values, and this is \(item.kind)")
                     }
-                    arguments += [option.name, text]
+                    arguments += [option.name, try value(text, of: entry.key, at: "\(file):\(item.mark)", environment)]
                 }
             default:
                 let wanted =
@@ -167,6 +170,28 @@ struct SyncCommand {
             }
         }
         return arguments
+    }
+
+    /// An option's value as `fetch` takes it. A header's value may name environment variables (`${NAME}`),
+    /// replaced by their values; a header that carries a secret (`Authorization`, `Cookie`, a name with
+    /// `key`, `token` or `secret` in it) must take it from one, never from the source itself.
+    private static func value(_ text: String, of key: String, at place: String, _ environment: [String: String])
+        throws(UsageError) -> String
+    {
+        guard key == "header" else { return text }
+        let name = String(text.prefix { $0 != ":" })
+        let expanded: String
+        do {
+            expanded = try SourceSecret.expand(text, from: environment)
+        } catch {
+            throw UsageError("\(place): header '\(name.prefix(80))': \(error.message)")
+        }
+        if SourceSecret.carriesSecret(header: name), expanded == text {
+            throw UsageError(
+                "\(place): header '\(name.prefix(80))' carries a secret written in the source: give it as ${NAME} (an environment variable)"
+            )
+        }
+        return expanded
     }
 
     /// Runs the sync over the network, with SIGINT and SIGTERM stopping it at the next chunk.

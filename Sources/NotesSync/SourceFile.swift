@@ -230,6 +230,48 @@ public enum SourceSecret: Sendable, Equatable {
     }
 }
 
+extension SourceSecret {
+    /// Why `${…}` in a value cannot be replaced.
+    public struct ExpansionError: Error, Sendable {
+        public var message: String
+    }
+
+    /// `text` with each `${NAME}` replaced by the environment variable's value.
+    /// - Throws: ``ExpansionError`` naming a variable that is not set (or empty), or a `${` left open.
+    public static func expand(_ text: String, from environment: [String: String]) throws(ExpansionError) -> String {
+        var result = ""
+        var rest = Substring(text)
+        while let dollar = rest.firstIndex(of: "$") {
+            let after = rest.index(after: dollar)
+            guard after < rest.endIndex, rest[after] == "{" else {
+                result += rest[...dollar]
+                rest = rest[after...]
+                continue
+            }
+            result += rest[..<dollar]
+            let start = rest.index(after: after)
+            guard let close = rest[start...].firstIndex(of: "}") else {
+                throw ExpansionError(message: "'${' with no '}'")
+            }
+            let name = String(rest[start..<close])
+            guard let value = environment[name], !value.isEmpty else {
+                throw ExpansionError(message: "the variable \(name.prefix(80)) is not set")
+            }
+            result += value
+            rest = rest[rest.index(after: close)...]
+        }
+        return result + rest
+    }
+
+    /// Whether a header named `name` carries a secret: `Authorization`, `Proxy-Authorization`, `Cookie`,
+    /// or a name with `key`, `token` or `secret` in it (`X-Api-Key`, `Private-Token`).
+    public static func carriesSecret(header name: String) -> Bool {
+        let lower = name.lowercased()
+        return ["authorization", "proxy-authorization", "cookie"].contains(lower)
+            || ["key", "token", "secret"].contains { lower.contains($0) }
+    }
+}
+
 /// How the source's requests authenticate.
 public enum SourceAuth: Sendable, Equatable {
     /// `type: bearer`, `token: ${NAME}` or `token: @file`: `Authorization: Bearer …` to the source's origin.

@@ -136,6 +136,25 @@ struct SyncEndToEndTests {
         #expect(run.status == 0, "\(run.stderr)")
         #expect(try Self.count(scratch.path("a.db"), "notes") == "100|100\n")
         #expect(!run.stderr.contains("s3cret"))
+
+        // A header that carries a secret takes it from the environment too, never from the source.
+        let header =
+            "resources:\n  - name: notes\n    path: \(server.url)\n    header: \"Authorization: Bearer s3cret-token\"\n"
+        try Files.write(header, to: scratch.path("header.yaml"))
+        let written = try await Run(["sync", scratch.path("header.yaml"), "--sqlite", scratch.path("b.db")])
+        #expect(written.status == 64)
+        #expect(
+            written.stderr.contains("header.yaml:4:13: header 'Authorization' carries a secret written in the source"),
+            "\(written.stderr)")
+        #expect(!written.stderr.contains("s3cret"))
+        try Files.write(
+            header.replacingOccurrences(of: "Bearer s3cret-token", with: "Bearer ${API_TOKEN}"),
+            to: scratch.path("header.yaml"))
+        let sent = try await Run(
+            ["sync", scratch.path("header.yaml"), "--sqlite", scratch.path("b.db")],
+            environment: ["API_TOKEN": "s3cret-token"])
+        #expect(sent.status == 0, "\(sent.stderr)")
+        #expect(try Self.count(scratch.path("b.db"), "notes") == "100|100\n")
     }
 
     @Test("A resource that fails is said with its exit status; the others are walked; the sync exits with its status")

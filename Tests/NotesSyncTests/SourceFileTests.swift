@@ -154,4 +154,25 @@ struct SourceFileTests {
             SourceFile.unknown("zzzz", known: ["a", "b"], in: "the source")
                 == "unknown key 'zzzz' in the source; known: a, b")
     }
+
+    @Test("${NAME} is replaced by the variable's value; one not set, or a '${' left open, is an error")
+    func expand() throws {
+        let environment = ["TOKEN": "t0k", "EMPTY": ""]
+        #expect(try SourceSecret.expand("Bearer ${TOKEN}", from: environment) == "Bearer t0k")
+        #expect(try SourceSecret.expand("$5 and ${TOKEN}${TOKEN}", from: environment) == "$5 and t0kt0k")
+        #expect(try SourceSecret.expand("plain", from: environment) == "plain")
+        #expect(throws: SourceSecret.ExpansionError.self) { try SourceSecret.expand("${MISSING}", from: environment) }
+        #expect(throws: SourceSecret.ExpansionError.self) { try SourceSecret.expand("${EMPTY}", from: environment) }
+        #expect(throws: SourceSecret.ExpansionError.self) { try SourceSecret.expand("${TOKEN", from: environment) }
+    }
+
+    @Test("Headers that carry secrets, by name")
+    func secretHeaders() {
+        for name in ["Authorization", "cookie", "X-Api-Key", "Private-Token", "X-Client-Secret"] {
+            #expect(SourceSecret.carriesSecret(header: name), "\(name)")
+        }
+        for name in ["Accept", "User-Agent", "X-Request-Id"] {
+            #expect(!SourceSecret.carriesSecret(header: name), "\(name)")
+        }
+    }
 }
