@@ -119,6 +119,7 @@ struct SourceFileTests {
         "What YAML can do but a source may not, and what is not YAML, are errors with the place",
         arguments: [
             ("a: &x 1\nb: *x\n", "api.yaml:1:4: an anchor (&name): anchors and aliases are not read"),
+            ("a: *x\n", "api.yaml:1:4: an alias (*name): anchors and aliases are not read, write the value again"),
             (
                 "a: !!python/object 1\n",
                 "api.yaml:1:4: a tag (tag:yaml.org,2002:python/object): values are read as written, with no tags"
