@@ -118,7 +118,7 @@ ASAN_BUILD ?= .build/asan
 TSAN_BUILD ?= .build/tsan
 SOAK_BUILD ?= .build
 
-.PHONY: fuzz fuzz-fetch asan tsan soak
+.PHONY: fuzz fuzz-fetch fuzz-source asan tsan soak
 
 ## fuzz: libFuzzer with ASan on PageDecoder for SECONDS (default 60); a finding is minimized into
 ## Fixtures/regressions/ (read by Tests/NotesPageTests/RegressionTests.swift) and fails the target.
@@ -134,6 +134,11 @@ fuzz: deps
 ## target. SECONDS=0 only builds it.
 fuzz-fetch: deps
 	FUZZ_BUILD=$(FUZZ_FETCH_BUILD) Tools/reliability/fuzz/fuzz-fetch.sh $(SECONDS)
+
+## fuzz-source: libFuzzer with ASan on a sync's source file (YAML or JSON, Tools/reliability/fuzz/FuzzSource.swift)
+## for SECONDS; a finding is minimized into Fixtures/regressions-source/.
+fuzz-source: deps
+	FUZZ_BUILD=.build/fuzz-source Tools/reliability/fuzz/fuzz-source.sh $(SECONDS)
 
 ## asan: every Swift test under AddressSanitizer with LeakSanitizer. Suppressed, as leaks of the toolchain's
 ## libraries, not of this package: swift-foundation's Data(contentsOf:) leaks its 4 KiB read buffer on an

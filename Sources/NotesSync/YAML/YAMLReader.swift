@@ -115,7 +115,8 @@ enum YAMLReader {
                 }
                 if let first = lines[key] {
                     throw SourceError(
-                        "'\(key)' again in the same mapping (first at line \(first))", file: file, at: node.mark)
+                        "'\(key.prefix(80))' again in the same mapping (first at line \(first))", file: file,
+                        at: node.mark)
                 }
                 lines[key] = node.mark.line
                 stack.append(.mapping(entries, lines: lines, key: (key, node.mark), start))
