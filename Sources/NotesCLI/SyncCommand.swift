@@ -9,8 +9,8 @@ import NotesSystem
     import Foundation
 #endif
 
-/// `notes-page sync SOURCE (--sqlite FILE | -o DIR)`: every resource of a source file walked to its end,
-/// each into a table (or a file) of its own, one after another.
+/// `notes-page sync SOURCE (--sqlite FILE | --postgres URL | -o DIR)`: every resource of a source file
+/// walked to its end, each into a table (or a file) of its own, one after another.
 ///
 /// A resource's keys are `fetch`'s options without `--`, read by `fetch`'s own parser, so that they never
 /// drift; each resource is a `fetch --all` into its table (`--sqlite FILE --table NAME`) or its file
@@ -20,6 +20,11 @@ import NotesSystem
 struct SyncCommand {
     static let sqlite = Declared.text(
         "--sqlite", value: "file", help: "Keep each resource in a table of this SQLite database, named for it.")
+    static let postgres = Declared.text(
+        "--postgres", value: "url",
+        help: "Keep each resource in a table of this PostgreSQL database instead (libpq's URI or connection string).")
+    static let schemaOption = Declared.text(
+        "--schema", value: "name", help: "The schema of --postgres's tables.", defaultShown: "public")
     static let output = Declared.text(
         "-o", "--output", value: "dir", help: "Keep each resource in DIR/NAME.ndjson, with its state beside it.")
     static let resourcesOption = Declared.text(
@@ -34,7 +39,10 @@ struct SyncCommand {
         arguments: [
             .init("source", help: "The source file: base-url, auth, defaults and resources.", isOptional: false)
         ],
-        options: [sqlite.spec, output.spec, resourcesOption.spec, failFast.spec, quietOption.spec]
+        options: [
+            sqlite.spec, postgres.spec, schemaOption.spec, output.spec, resourcesOption.spec, failFast.spec,
+            quietOption.spec,
+        ]
     )
 
     /// `fetch`'s options that `sync` sets for each resource: a resource may not.
@@ -62,10 +70,13 @@ struct SyncCommand {
             throw UsageError(error.description)
         }
         let sqlite = try parsed[Self.sqlite]
+        let postgres = try parsed[Self.postgres]
         let directory = try parsed[Self.output]
-        guard (sqlite == nil) != (directory == nil) else {
-            throw UsageError("Give one of --sqlite FILE and -o DIR: where the resources go")
+        guard [sqlite, postgres, directory].compactMap({ $0 }).count == 1 else {
+            throw UsageError("Give one of --sqlite FILE, --postgres URL and -o DIR: where the resources go")
         }
+        let schema = try parsed[Self.schemaOption]
+        if schema != nil, postgres == nil { throw UsageError("--schema needs --postgres") }
         quiet = try parsed[Self.quietOption]
         failFast = try parsed[Self.failFast]
         var selected = source.resources
@@ -100,9 +111,17 @@ struct SyncCommand {
         }
         units = []
         for resource in selected {
-            let destination =
-                sqlite.map { ["--sqlite", $0, "--table", resource.name] }
-                ?? ["-o", "\(directory!)/\(resource.name).ndjson", "--state", "\(directory!)/\(resource.name).state"]
+            let destination: [String]
+            if let sqlite {
+                destination = ["--sqlite", sqlite, "--table", resource.name]
+            } else if let postgres {
+                destination =
+                    ["--postgres", postgres, "--table", resource.name] + (schema.map { ["--schema", $0] } ?? [])
+            } else {
+                destination = [
+                    "-o", "\(directory!)/\(resource.name).ndjson", "--state", "\(directory!)/\(resource.name).state",
+                ]
+            }
             let url = try Self.url(of: resource, in: source)
             let options = try Self.arguments(
                 resource, defaults: source.defaults, file: source.file, environment: environment)

@@ -48,6 +48,29 @@ struct PostgresEndToEndTests {
         #expect(try database.psql("SELECT count(*), sum((run = 2)::int) FROM walked") == "1000|1000\n")
     }
 
+    @Test("sync --postgres: each resource into a table of its own in the schema given, every record once")
+    func sync() async throws {
+        let database = try Self.server()
+        let projects = try FixtureServer(["--count", "300", "--page-size", "50", "--seed", "3", "--quiet"])
+        let notes = try FixtureServer(Self.notes + ["--quiet"])
+        defer {
+            projects.stop()
+            notes.stop()
+        }
+        _ = try database.psql("CREATE SCHEMA IF NOT EXISTS synced")
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        try Files.write(
+            "resources:\n  - name: projects\n    path: \(projects.url)\n  - name: notes\n    path: \(notes.url)\n",
+            to: scratch.path("api.yaml"))
+        let run = try await Run(["sync", scratch.path("api.yaml"), "--postgres", database.url(), "--schema", "synced"])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(try database.psql("SELECT count(*), count(DISTINCT id) FROM synced.projects") == "300|300\n")
+        #expect(try database.psql("SELECT count(*), count(DISTINCT id) FROM synced.notes") == "1000|1000\n")
+        let both = try await Run(["sync", scratch.path("api.yaml"), "--postgres", database.url(), "-o", "x"])
+        #expect(both.status == 64 && both.stderr.contains("Give one of --sqlite FILE, --postgres URL and -o DIR"))
+    }
+
     @Test(
         "kill -9 at random moments, then the same command until it exits 0: every note once (NOTES_TEST_SEED replays)")
     func killAndResume() async throws {
