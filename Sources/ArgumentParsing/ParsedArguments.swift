@@ -80,7 +80,8 @@ public struct ParsedArguments: Sendable, Equatable {
             if builtin != nil {  // the root's --generate-completion-script: a shell, not one of the spec's values
                 guard let shell = Shell(rawValue: value) else {
                     let names = Shell.allCases.map(\.rawValue).joined(separator: ", ")
-                    throw UsageError("Invalid value '\(value)' for '\(option.name)': expected one of \(names)")
+                    throw UsageError(
+                        "Invalid value '\(Self.clip(value))' for '\(option.name)': expected one of \(names)")
                 }
                 completionShell = shell
                 continue
@@ -114,7 +115,7 @@ public struct ParsedArguments: Sendable, Equatable {
     {
         guard let text = value(name) else { return defaultValue }
         guard let number = Int(text), range.contains(number) else {
-            throw UsageError("Invalid value '\(text)' for '\(name)': \(Self.describe(range))")
+            throw UsageError("Invalid value '\(Self.clip(text))' for '\(name)': \(Self.describe(range))")
         }
         return number
     }
@@ -137,7 +138,8 @@ public struct ParsedArguments: Sendable, Equatable {
         }
         guard let number = Int(digits), number >= 0, number <= Int.max / scale, range.contains(number * scale) else {
             throw UsageError(
-                "Invalid value '\(text)' for '\(name)': \(Self.describe(range)) bytes (suffixes K, M, G allowed)")
+                "Invalid value '\(Self.clip(text))' for '\(name)': \(Self.describe(range)) bytes (suffixes K, M, G allowed)"
+            )
         }
         return number * scale
     }
@@ -149,9 +151,18 @@ public struct ParsedArguments: Sendable, Equatable {
         guard let text = value(name) else { return defaultValue }
         guard choices.contains(text) else {
             throw UsageError(
-                "Invalid value '\(text)' for '\(name)': expected one of \(choices.joined(separator: ", "))")
+                "Invalid value '\(Self.clip(text))' for '\(name)': expected one of \(choices.joined(separator: ", "))")
         }
         return text
+    }
+
+    /// A value as an error shows it: at most 200 bytes of it, cut at a whole scalar.
+    public static func clip(_ text: String) -> String {
+        let bytes = text.utf8
+        guard bytes.count > 200 else { return text }
+        var end = bytes.index(bytes.startIndex, offsetBy: 200)
+        while end > bytes.startIndex, bytes[end] & 0xC0 == 0x80 { end = bytes.index(before: end) }
+        return String(decoding: bytes[..<end], as: UTF8.self) + "…"
     }
 
     private static func describe(_ range: ClosedRange<Int>) -> String {

@@ -136,7 +136,7 @@ struct FetchCommand {
         }
         guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
             url.host != nil
-        else { throw UsageError("Invalid URL '\(text)': expected http:// or https://") }
+        else { throw UsageError("Invalid URL '\(ParsedArguments.clip(text))': expected http:// or https://") }
         if let problem = PageLocator.urlProblem(url.absoluteString, what: "the endpoint") {
             throw UsageError("Invalid URL '\(text.prefix(200))': \(problem)")
         }
@@ -212,7 +212,7 @@ struct FetchCommand {
         if let rate = try parsed[Self.rate] { configuration.rate = Double(rate) }
         if let caFile = try parsed[Self.cacert] {
             guard (try? readFile(caFile, limit: FetchCommand.maxCAFileBytes)) != nil else {
-                throw UsageError("Cannot read the CA file '\(caFile)'")
+                throw UsageError("Cannot read the CA file '\(ParsedArguments.clip(caFile))'")
             }
             self.caFile = caFile
         }
@@ -231,7 +231,7 @@ struct FetchCommand {
         }
         if let tokenFile = try parsed[Self.tokenFile] {
             guard let bytes = try? readFile(tokenFile, limit: FetchLimits.maxTokenFileBytes) else {
-                throw UsageError("Cannot read the token file '\(tokenFile)'")
+                throw UsageError("Cannot read the token file '\(ParsedArguments.clip(tokenFile))'")
             }
             configuration.token = Secret(
                 String(decoding: bytes, as: UTF8.self).trimmingWhitespace())

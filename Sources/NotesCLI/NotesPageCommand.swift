@@ -86,7 +86,7 @@ public enum NotesPageCommand {
                 printError(SyncCommand.spec.errorText(error))
                 return ExitStatus.usage.rawValue
             }
-            return waitFor { await command.run() }.rawValue
+            return waitFor { await command.run(urlSession: urlSession) }.rawValue
         default:
             printError(spec.errorText(UsageError("Unknown subcommand '\(first)'")))
             return ExitStatus.usage.rawValue

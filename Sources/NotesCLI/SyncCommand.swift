@@ -81,10 +81,12 @@ struct SyncCommand {
         failFast = try parsed[Self.failFast]
         var selected = source.resources
         if let names = try parsed[Self.resourcesOption] {
-            let wanted = names.split(separator: ",").map { String($0).trimmingWhitespace() }
+            let wanted = names.split(separator: ",").map { String($0).trimmingWhitespace() }.filter { !$0.isEmpty }
+            guard !wanted.isEmpty else { throw UsageError("--resources names no resource") }
             for name in wanted where !source.resources.contains(where: { $0.name == name }) {
+                let known = source.resources.prefix(10).map(\.name).joined(separator: ", ")
                 throw UsageError(
-                    "--resources names '\(name.prefix(80))', which the source does not have (it has \(source.resources.map(\.name).joined(separator: ", ")))"
+                    "--resources names '\(SourceError.clip(name))', which the source does not have (it has \(known)\(source.resources.count > 10 ? ", …" : ""))"
                 )
             }
             selected = source.resources.filter { wanted.contains($0.name) }
@@ -94,20 +96,13 @@ struct SyncCommand {
         switch source.auth {
         case .bearer(.environment(let name)):
             guard let value = environment[name], !value.isEmpty else {
-                throw UsageError("\(source.file): the token's variable \(name) is not set")
+                throw UsageError("\(source.file): the token's variable \(SourceError.clip(name)) is not set")
             }
             environment["NOTES_TOKEN"] = value
         case .bearer(.file(let path)):
             token = ["--token-file", path]
         case nil:
             environment["NOTES_TOKEN"] = nil
-        }
-        if let directory {
-            do {
-                try System.makeDirectory(directory)
-            } catch {
-                throw UsageError("-o: \(error)")
-            }
         }
         units = []
         for resource in selected {
@@ -123,35 +118,53 @@ struct SyncCommand {
                 ]
             }
             let url = try Self.url(of: resource, in: source)
+            var secrets: [(value: String, written: String)] = []
             let options = try Self.arguments(
-                resource, defaults: source.defaults, file: source.file, environment: environment)
+                resource, defaults: source.defaults, file: source.file, environment: environment, secrets: &secrets)
             let arguments = [url, "--all"] + destination + token + (quiet ? ["--quiet"] : []) + options
             do {
                 let parsed = try ParsedArguments(arguments, spec: FetchCommand.spec)
                 units.append(Unit(name: resource.name, command: try FetchCommand(parsed, environment: environment)))
             } catch {
-                throw UsageError("\(source.file):\(resource.mark): resource '\(resource.name)': \(error.message)")
+                // At the key `fetch` names, if it names one; never with a secret's value in it.
+                var message = error.message
+                for secret in secrets { message = message.replacing(secret.value, with: secret.written) }
+                let entry = (source.defaults + resource.options).last { message.contains("'--\($0.key)'") }
+                let place = entry.map { "\(source.file):\($0.value.mark)" } ?? "\(source.file):\(resource.mark)"
+                throw UsageError("\(place): resource '\(resource.name)': \(message)")
+            }
+        }
+        if let directory {
+            do {
+                try System.makeDirectory(directory)
+            } catch {
+                throw UsageError("-o: \(error)")
             }
         }
     }
 
-    /// The resource's URL: its path resolved against the base URL, or the path when it is a whole URL.
+    /// The resource's URL: the path when it is a whole URL, else the path after the base URL (as a folder:
+    /// `https://x/v1` and `notes` are `https://x/v1/notes`; a `/` the path starts with is dropped).
     private static func url(of resource: SourceResource, in source: SourceFile) throws(UsageError) -> String {
         let path = resource.path
+        let place = "\(source.file):\(resource.mark): resource '\(resource.name)'"
         if path.hasPrefix("http://") || path.hasPrefix("https://") { return path }
-        guard let base = source.baseURL.flatMap({ URL(string: $0) }), let url = URL(string: path, relativeTo: base)
-        else {
+        guard let base = source.baseURL else {
             throw UsageError(
-                "\(source.file):\(resource.mark): resource '\(resource.name)': the path '\(path.prefix(200))' is relative and the source has no base-url"
-            )
+                "\(place): the path '\(SourceError.clip(path))' is not a whole URL and the source has no base-url")
         }
-        return url.absoluteString
+        guard base.hasPrefix("http://") || base.hasPrefix("https://") else {
+            throw UsageError("\(source.file): base-url '\(SourceError.clip(base))' is not an http:// or https:// URL")
+        }
+        let folder = base.hasSuffix("/") ? base : base + "/"
+        return folder + path.drop { $0 == "/" }
     }
 
     /// `fetch`'s arguments for the resource's options over the defaults (a resource's key replaces the
     /// default's): a flag is `true` or `false`, a repeatable option takes a list, any other one value.
     private static func arguments(
-        _ resource: SourceResource, defaults: [SourceEntry], file: String, environment: [String: String]
+        _ resource: SourceResource, defaults: [SourceEntry], file: String, environment: [String: String],
+        secrets: inout [(value: String, written: String)]
     ) throws(UsageError) -> [String] {
         let own = Set(resource.options.map(\.key))
         let known = FetchCommand.spec.options.map { String($0.name.dropFirst(2)) }.filter { !reserved.contains($0) }
@@ -168,19 +181,22 @@ struct SyncCommand {
             switch entry.value.value {
             case .scalar(let text, let plain) where option.valueName == nil:
                 guard plain, text == "true" || text == "false" else {
-                    throw UsageError("\(at): '\(entry.key)' is a flag: true or false, not '\(text.prefix(80))'")
+                    throw UsageError("\(at): '\(entry.key)' is a flag: true or false, not '\(SourceError.clip(text))'")
                 }
                 if text == "true" { arguments.append(option.name) }
             case .scalar(let text, _):
                 arguments += [
-                    option.name, try value(text, of: entry.key, at: "\(file):\(entry.value.mark)", environment),
+                    option.name,
+                    try value(text, of: entry.key, at: "\(file):\(entry.value.mark)", environment, &secrets),
                 ]
             case .sequence(let items) where option.isRepeatable:
                 for item in items {
                     guard case .scalar(let text, _) = item.value else {
                         throw UsageError("\(file):\(item.mark): '\(entry.key)' lists values, and this is \(item.kind)")
                     }
-                    arguments += [option.name, try value(text, of: entry.key, at: "\(file):\(item.mark)", environment)]
+                    arguments += [
+                        option.name, try value(text, of: entry.key, at: "\(file):\(item.mark)", environment, &secrets),
+                    ]
                 }
             default:
                 let wanted =
@@ -191,36 +207,49 @@ struct SyncCommand {
         return arguments
     }
 
-    /// An option's value as `fetch` takes it. A header's value may name environment variables (`${NAME}`),
-    /// replaced by their values; a header that carries a secret (`Authorization`, `Cookie`, a name with
-    /// `key`, `token` or `secret` in it) must take it from one, never from the source itself.
-    private static func value(_ text: String, of key: String, at place: String, _ environment: [String: String])
-        throws(UsageError) -> String
-    {
+    /// An option's value as `fetch` takes it. A header is `Name: value`, and its value may name
+    /// environment variables (`${NAME}`), replaced by their values (kept in `secrets`, to be taken out of any
+    /// message). A header that carries credentials (``FetchConfiguration/isCredential(name:)``) takes them
+    /// from variables only: its value is `${NAME}`, or a scheme word and `${NAME}` (`Bearer ${TOKEN}`).
+    private static func value(
+        _ text: String, of key: String, at place: String, _ environment: [String: String],
+        _ secrets: inout [(value: String, written: String)]
+    ) throws(UsageError) -> String {
         guard key == "header" else { return text }
-        let name = String(text.prefix { $0 != ":" })
-        let expanded: String
+        guard let colon = text.firstIndex(of: ":"), colon != text.startIndex else {
+            throw UsageError("\(place): a header is 'Name: value'")
+        }
+        let name = String(text[..<colon])
+        let written = String(text[text.index(after: colon)...]).trimmingWhitespace()
+        if FetchConfiguration.isCredential(name: name) {
+            // What is left once the references are taken out: nothing, or one scheme word.
+            let left = SourceSecret.literal(written)
+            let words = left.split(separator: " ")
+            guard left.count < written.count, words.count <= 1, words.allSatisfy({ $0.allSatisfy(\.isLetter) }) else {
+                throw UsageError(
+                    "\(place): header '\(SourceError.clip(name))' carries a secret written in the source: give it as ${NAME} (an environment variable)"
+                )
+            }
+        }
+        let value: String
         do {
-            expanded = try SourceSecret.expand(text, from: environment)
+            value = try SourceSecret.expand(written, from: environment)
         } catch {
-            throw UsageError("\(place): header '\(name.prefix(80))': \(error.message)")
+            throw UsageError("\(place): header '\(SourceError.clip(name))': \(error.message)")
         }
-        if SourceSecret.carriesSecret(header: name), expanded == text {
-            throw UsageError(
-                "\(place): header '\(name.prefix(80))' carries a secret written in the source: give it as ${NAME} (an environment variable)"
-            )
-        }
-        return expanded
+        if value != written { secrets.append((value, written)) }
+        return "\(name): \(value)"
     }
 
     /// Runs the sync over the network, with SIGINT and SIGTERM stopping it at the next chunk.
-    func run() async -> ExitStatus {
+    /// - Parameter urlSession: Makes the URLSession transport, where the program links one.
+    func run(urlSession: (@Sendable () -> any HTTPTransport)?) async -> ExitStatus {
         let cancellation = CancellationFlag()
         let signals = SignalTrap(cancellation: cancellation)
         defer { signals.release() }
         let task = Task {
             await run(cancellation: cancellation) { command in
-                FetchRuntime.live(caFile: command.caFile, transport: command.transport, urlSession: nil)
+                FetchRuntime.live(caFile: command.caFile, transport: command.transport, urlSession: urlSession)
             }
         }
         signals.onSignal { task.cancel() }
@@ -256,7 +285,7 @@ struct SyncCommand {
             }
             report(lines)
         }
-        if results.count < units.count, failed == nil { return .interrupted }
+        if cancellation.isCancelled || results.contains(where: { $0.status == .interrupted }) { return .interrupted }
         return failed?.status ?? .success
     }
 }

@@ -103,12 +103,13 @@ public struct SourceFile: Sendable {
         var resources: [SourceResource] = []
         for item in items {
             let resource = try SourceResource(item, file: file)
-            if let first = lines[resource.name] {
+            // Tables are named without regard to case, and so are files on some systems.
+            if let first = lines[resource.name.lowercased()] {
                 throw SourceError(
                     "a second resource named '\(resource.name)' (the first at line \(first))", file: file, at: item.mark
                 )
             }
-            lines[resource.name] = item.mark.line
+            lines[resource.name.lowercased()] = item.mark.line
             resources.append(resource)
         }
         return resources
@@ -125,9 +126,9 @@ public struct SourceFile: Sendable {
     /// "unknown key 'x' in the source (did you mean 'y'?)", or listing the keys when none is close.
     public static func unknown(_ key: String, known: [String], in place: String) -> String {
         if let close = closest(to: key, in: known) {
-            return "unknown key '\(key.prefix(80))' in \(place) (did you mean '\(close)'?)"
+            return "unknown key '\(SourceError.clip(key))' in \(place) (did you mean '\(close)'?)"
         }
-        return "unknown key '\(key.prefix(80))' in \(place); known: \(known.joined(separator: ", "))"
+        return "unknown key '\(SourceError.clip(key))' in \(place); known: \(known.joined(separator: ", "))"
     }
 
     /// The one of `candidates` at most two edits from `word`, the nearest first.
@@ -179,7 +180,7 @@ public struct SourceResource: Sendable {
         guard let name else { throw SourceError("a resource with no 'name'", file: file, at: node.mark) }
         guard Self.isValidName(name) else {
             throw SourceError(
-                "'\(name.prefix(80))' cannot name a resource: letters, digits and _, not starting with a digit, at most 63, not starting with sqlite_ or notes_page_",
+                "'\(SourceError.clip(name))' cannot name a resource: letters, digits and _, not starting with a digit, at most 63, not starting with sqlite_ or notes_page_",
                 file: file, at: node.mark)
         }
         guard let path, !path.isEmpty else {
@@ -208,7 +209,8 @@ public struct SourceResource: Sendable {
 public enum SourceSecret: Sendable, Equatable {
     /// `${NAME}`: the environment variable.
     case environment(String)
-    /// `@path`: the file's contents, read before each request.
+    /// `@path`: the file's contents (trimmed), read once before the first request; a relative path is from
+    /// the directory the command runs in.
     case file(String)
 
     /// The secret `text` names, or `nil` for a secret written out.
@@ -236,6 +238,23 @@ extension SourceSecret {
         public var message: String
     }
 
+    /// `text` without its `${NAME}` references: what is written in the source itself.
+    public static func literal(_ text: String) -> String {
+        var left = ""
+        var rest = Substring(text)
+        while let dollar = rest.firstIndex(of: "$") {
+            let after = rest.index(after: dollar)
+            guard after < rest.endIndex, rest[after] == "{", let close = rest[after...].firstIndex(of: "}") else {
+                left += rest[...dollar]
+                rest = rest[after...]
+                continue
+            }
+            left += rest[..<dollar]
+            rest = rest[rest.index(after: close)...]
+        }
+        return left + rest
+    }
+
     /// `text` with each `${NAME}` replaced by the environment variable's value.
     /// - Throws: ``ExpansionError`` naming a variable that is not set (or empty), or a `${` left open.
     public static func expand(_ text: String, from environment: [String: String]) throws(ExpansionError) -> String {
@@ -255,26 +274,19 @@ extension SourceSecret {
             }
             let name = String(rest[start..<close])
             guard let value = environment[name], !value.isEmpty else {
-                throw ExpansionError(message: "the variable \(name.prefix(80)) is not set")
+                throw ExpansionError(message: "the variable \(SourceError.clip(name)) is not set")
             }
             result += value
             rest = rest[rest.index(after: close)...]
         }
         return result + rest
     }
-
-    /// Whether a header named `name` carries a secret: `Authorization`, `Proxy-Authorization`, `Cookie`,
-    /// or a name with `key`, `token` or `secret` in it (`X-Api-Key`, `Private-Token`).
-    public static func carriesSecret(header name: String) -> Bool {
-        let lower = name.lowercased()
-        return ["authorization", "proxy-authorization", "cookie"].contains(lower)
-            || ["key", "token", "secret"].contains { lower.contains($0) }
-    }
 }
 
 /// How the source's requests authenticate.
 public enum SourceAuth: Sendable, Equatable {
-    /// `type: bearer`, `token: ${NAME}` or `token: @file`: `Authorization: Bearer …` to the source's origin.
+    /// `type: bearer`, `token: ${NAME}` or `token: @file`: `Authorization: Bearer …` to each resource's own
+    /// origin.
     case bearer(SourceSecret)
 
     static let types = ["bearer"]
@@ -300,7 +312,8 @@ public enum SourceAuth: Sendable, Equatable {
         }
         guard type == "bearer" else {
             throw SourceError(
-                "'auth' type '\(type.prefix(80))' is not one of \(Self.types.joined(separator: ", "))", file: file,
+                "'auth' type '\(SourceError.clip(type))' is not one of \(Self.types.joined(separator: ", "))",
+                file: file,
                 at: node.mark)
         }
         guard let token else { throw SourceError("'auth' of type bearer has no 'token'", file: file, at: node.mark) }

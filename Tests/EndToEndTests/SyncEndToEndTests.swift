@@ -63,6 +63,25 @@ struct SyncEndToEndTests {
         _ = notes.stop()
     }
 
+    @Test("A base URL is a folder, with or without its last slash; a path's first slash is dropped")
+    func baseURL() async throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        let server = try FixtureServer(["--count", "100", "--page-size", "50"])
+        defer { server.stop() }
+        // The fixture serves /notes: a base of the origin with no slash, and a path with one.
+        let origin = server.url.replacingOccurrences(of: "/notes", with: "")
+        try Files.write(
+            "base-url: \(origin)\nresources:\n  - name: notes\n    path: /notes\n", to: scratch.path("api.yaml"))
+        let run = try await Run(["sync", scratch.path("api.yaml"), "--sqlite", scratch.path("api.db")])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stderr.contains("Resource 'notes': \(origin)/notes\n"), "\(run.stderr)")
+        let none = try await Run([
+            "sync", scratch.path("api.yaml"), "--sqlite", scratch.path("api.db"), "--resources", ",",
+        ])
+        #expect(none.status == 64 && none.stderr.contains("--resources names no resource"), "\(none.stderr)")
+    }
+
     @Test("-o DIR: a file each, with its state; --resources picks some, in the source's order")
     func directory() async throws {
         let scratch = try Scratch()
@@ -93,7 +112,12 @@ struct SyncEndToEndTests {
             ("    max-pages: [1, 2]", "api.yaml:10:5: 'max-pages' takes a value, not a list"),
             (
                 "    max-pages: 0",
-                "api.yaml:7:5: resource 'notes': Invalid value '0' for '--max-pages': expected an integer of at least 1"
+                "api.yaml:10:16: resource 'notes': Invalid value '0' for '--max-pages': expected an integer of at least 1"
+            ),
+            ("    header: \"X-Api-Key ${HOME}\"", "api.yaml:10:13: a header is 'Name: value'"),
+            (
+                "    header: \"Authorization: Bearer abc${HOME}\"",
+                "api.yaml:10:13: header 'Authorization' carries a secret written in the source"
             ),
         ])
     func mistakes(_ line: String, _ message: String) async throws {

@@ -73,7 +73,7 @@ extension FetchPageTests {
         "Credentials over plain http to a host that is not this machine are refused by the library, before any request",
         arguments: [
             (Secret("t0ken"), [HTTPHeader]()), (nil, [HTTPHeader("authorization", "Basic eDp5")]),
-            (nil, [HTTPHeader("Cookie", "session=1")]),
+            (nil, [HTTPHeader("Cookie", "session=1")]), (nil, [HTTPHeader("X-Api-Key", "k3y")]),
         ] as [(Secret?, [HTTPHeader])]
     )
     func plainHTTPRefused(token: Secret?, headers: [HTTPHeader]) async throws {
@@ -100,13 +100,25 @@ extension FetchPageTests {
     func credentialHeadersDropped() async throws {
         var configuration = FetchConfiguration()
         configuration.headers = [
-            HTTPHeader("Authorization", "Basic eDp5"), HTTPHeader("Cookie", "s=1"), HTTPHeader("X-Trace", "on"),
+            HTTPHeader("Authorization", "Basic eDp5"), HTTPHeader("Cookie", "s=1"), HTTPHeader("X-Api-Key", "k"),
+            HTTPHeader("X-Trace", "on"),
         ]
         let transport = MemoryTransport { _, index in
             index == 0 ? .status(302, headers: [HTTPHeader("Location", "http://127.0.0.1:9090/notes")]) : .json(onePage)
         }
         _ = try #require(await firstPage(fetcher(transport, configuration: configuration)).page)
         let names = transport.requests.map { $0.headers.map(\.name) }
-        #expect(names == [["Authorization", "Cookie", "X-Trace"], ["X-Trace"]])
+        #expect(names == [["Authorization", "Cookie", "X-Api-Key", "X-Trace"], ["X-Trace"]])
+    }
+
+    @Test("Headers that carry credentials, by name: the ones HTTP names, and any with key, token or secret in it")
+    func credentialNames() {
+        for name in ["Authorization", "proxy-authorization", "cookie", "X-Api-Key", "Private-Token", "X-Client-Secret"]
+        {
+            #expect(FetchConfiguration.isCredential(name: name), "\(name)")
+        }
+        for name in ["Accept", "User-Agent", "X-Request-Id", "X-Trace"] {
+            #expect(!FetchConfiguration.isCredential(name: name), "\(name)")
+        }
     }
 }

@@ -36,7 +36,7 @@ struct SourceRegressionTests {
         } catch {
             #expect(
                 error.description
-                    == "long.yaml:3:3: '\(String(repeating: "k", count: 80))' again in the same mapping (first at line 1)"
+                    == "long.yaml:3:3: '\(String(repeating: "k", count: 80))…' again in the same mapping (first at line 1)"
             )
         }
     }

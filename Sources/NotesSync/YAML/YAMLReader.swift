@@ -33,7 +33,7 @@ enum YAMLReader {
         let result: Result<SourceNode, SourceError> = bytes.withUnsafeBufferPointer { buffer in
             yaml_parser_set_input_string(parser, buffer.baseAddress, buffer.count)
             do throws(SourceError) {
-                return .success(try readEvents(parser, file: file))
+                return .success(try readEvents(parser, bytes: bytes, file: file))
             } catch {
                 return .failure(error)
             }
@@ -41,8 +41,8 @@ enum YAMLReader {
         return try result.get()
     }
 
-    private static func readEvents(_ parser: UnsafeMutablePointer<yaml_parser_t>, file: String) throws(SourceError)
-        -> SourceNode
+    private static func readEvents(_ parser: UnsafeMutablePointer<yaml_parser_t>, bytes: [UInt8], file: String)
+        throws(SourceError) -> SourceNode
     {
         var stack: [Open] = []
         var root: SourceNode?
@@ -50,7 +50,7 @@ enum YAMLReader {
         var nodes = 0
         var event = yaml_event_t()
         while true {
-            guard yaml_parser_parse(parser, &event) == 1 else { throw problem(parser, file: file) }
+            guard yaml_parser_parse(parser, &event) == 1 else { throw problem(parser, bytes: bytes, file: file) }
             defer { yaml_event_delete(&event) }
             let mark = SourceMark(line: Int(event.start_mark.line) + 1, column: Int(event.start_mark.column) + 1)
             var node: SourceNode?
@@ -115,7 +115,7 @@ enum YAMLReader {
                 }
                 if let first = lines[key] {
                     throw SourceError(
-                        "'\(key.prefix(80))' again in the same mapping (first at line \(first))", file: file,
+                        "'\(SourceError.clip(key))' again in the same mapping (first at line \(first))", file: file,
                         at: node.mark)
                 }
                 lines[key] = node.mark.line
@@ -134,19 +134,30 @@ enum YAMLReader {
         if anchor != nil {
             throw SourceError("an anchor (&name): anchors and aliases are not read", file: file, at: mark)
         }
-        if let tag, !implicit {
-            let name = String(cString: UnsafeRawPointer(tag).assumingMemoryBound(to: CChar.self))
-            throw SourceError("a tag (\(name)): values are read as written, with no tags", file: file, at: mark)
+        if tag != nil, !implicit {
+            throw SourceError("a tag (!…): values are read as written, with no tags", file: file, at: mark)
         }
     }
 
-    /// libyaml's own error: what it found, and where.
-    private static func problem(_ parser: UnsafeMutablePointer<yaml_parser_t>, file: String) -> SourceError {
+    /// libyaml's own error: what it found, and where. A reader error (bytes that are not UTF-8, a control
+    /// character) has only its byte offset, turned here into a line and column.
+    private static func problem(_ parser: UnsafeMutablePointer<yaml_parser_t>, bytes: [UInt8], file: String)
+        -> SourceError
+    {
         let what = parser.pointee.problem.map { String(cString: $0) } ?? "unreadable YAML"
         let context = parser.pointee.context.map { " " + String(cString: $0) } ?? ""
-        let mark = parser.pointee.problem_mark
-        return SourceError(
-            "not YAML or JSON: \(what)\(context)", file: file,
-            at: SourceMark(line: Int(mark.line) + 1, column: Int(mark.column) + 1))
+        let mark: SourceMark
+        if parser.pointee.error == YAML_READER_ERROR {
+            let offset = min(bytes.count, Int(parser.pointee.problem_offset))
+            let before = bytes[..<offset]
+            let lineStart = before.lastIndex(of: 0x0A).map { $0 + 1 } ?? 0
+            mark = SourceMark(
+                line: before.count { $0 == 0x0A } + 1,
+                column: String(decoding: bytes[lineStart..<offset], as: UTF8.self).unicodeScalars.count + 1)
+        } else {
+            let problem = parser.pointee.problem_mark
+            mark = SourceMark(line: Int(problem.line) + 1, column: Int(problem.column) + 1)
+        }
+        return SourceError("not YAML or JSON: \(what)\(context)", file: file, at: mark)
     }
 }
