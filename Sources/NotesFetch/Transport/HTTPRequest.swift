@@ -43,6 +43,7 @@ public struct HTTPRequest: Sendable, Hashable {
     }
 
     /// - Parameters:
+    ///   - url: The page's URL.
     ///   - headers: Defaults to none.
     ///   - timeouts: Defaults to 30 seconds idle, 600 in all.
     ///   - freshConnection: Defaults to `false`.
