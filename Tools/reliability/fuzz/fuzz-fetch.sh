@@ -23,12 +23,9 @@ timeout_s=10       # one input: far beyond the ~1 ms one takes
 rss_mb=512         # the whole process, ASan's shadow and quarantine included
 malloc_mb=16       # one allocation: an input is at most 4 KiB, a page's decoder's largest is 1 MiB
 
-command -v swiftc >/dev/null || { echo "fuzz-fetch: swiftc is not on PATH" >&2; exit 69; }
-resource=$(dirname "$(readlink -f "$(command -v swiftc)")")/../lib/swift/clang/lib/linux
-if ! ls "$resource"/libclang_rt.fuzzer-*.a >/dev/null 2>&1; then
-    echo "fuzz-fetch: this Swift toolchain has no libFuzzer runtime ($resource)" >&2
-    exit 69
-fi
+name=fuzz-fetch
+. Tools/reliability/fuzz/libfuzzer.sh
+require_libfuzzer
 
 mkdir -p "$build"
 # UBSan where swiftc accepts it for this target (not on Linux as of Swift 6.3); ASan always.
@@ -103,58 +100,11 @@ echo "fuzz-fetch: $build/fuzz-fetch built with -sanitize=$sanitizers"
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/notes-fuzz-fetch.XXXXXX")
 trap 'rm -rf "$work"' EXIT
-mkdir -p "$work/seeds" "$work/artifacts"
-corpus=${FUZZ_CORPUS:-$work/corpus}
-mkdir -p "$corpus"
+mkdir -p "$work/seeds"
 cp Tools/reliability/fuzz/fetch-seeds/* "$work/seeds/"
 if [ -d Fixtures/regressions-fetch ]; then
     find Fixtures/regressions-fetch -maxdepth 1 -type f ! -name '*.md' -exec cp {} "$work/seeds/" \;
 fi
-echo "fuzz-fetch: $(ls "$work/seeds" | wc -l) seeds; running for $seconds s"
-
-# As in fuzz.sh: ASan's quarantine cut to 64 MiB so that -rss_limit_mb measures the target, and Swift's
-# own backtracer off, so that libFuzzer saves the input of a fatalError.
-export SWIFT_BACKTRACE=enable=no
-options=${ASAN_OPTIONS:-quarantine_size_mb=64:detect_leaks=1}
-status=0
-ASAN_OPTIONS=$options "$build/fuzz-fetch" -max_total_time="$seconds" -timeout="$timeout_s" -rss_limit_mb="$rss_mb" \
-    -malloc_limit_mb="$malloc_mb" -max_len=4096 -dict=Tools/reliability/fuzz/fetch.dict -print_final_stats=1 \
-    -artifact_prefix="$work/artifacts/" ${FUZZ_ARGS:-} "$corpus" "$work/seeds" >"$work/log" 2>&1 || status=$?
-
-grep -E "^(INFO: seed corpus|#[0-9]+[[:space:]]+(INITED|DONE))" "$work/log" || true
-runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$work/log")
-peak=$(sed -n 's/^stat::peak_rss_mb: *//p' "$work/log")
-rate=$(sed -n 's/^#[0-9]*[[:space:]]*DONE.* exec\/s: \([0-9]*\).*/\1/p' "$work/log" | tail -n 1)
-found=$(find "$work/artifacts" -type f | sort)
-
-if [ -z "$found" ] && [ "$status" -ne 0 ]; then
-    tail -n 40 "$work/log" >&2
-    echo "fuzz-fetch: libFuzzer exited $status without an artifact" >&2
-    exit 1
-fi
-if [ -z "$found" ]; then
-    echo "fuzz-fetch: ${runs:-?} executions in $seconds s (${rate:-?} exec/s), 0 crashes, 0 findings, 0 hangs," \
-        "0 over the memory limits; corpus $(ls "$corpus" | wc -l) inputs; peak RSS ${peak:-?} MB" \
-        "(-sanitize=$sanitizers)"
-    exit 0
-fi
-
-# A finding: show it, minimize it, keep it as a regression fixture.
-grep -E 'fuzz-fetch finding|ERROR: (AddressSanitizer|LeakSanitizer|libFuzzer)|Fatal error|SUMMARY' "$work/log" \
-    | head -n 20 >&2 || true
-mkdir -p Fixtures/regressions-fetch
-for artifact in $found; do
-    kind=$(basename "$artifact" | cut -d- -f1)
-    minimized="$work/minimized"
-    if ASAN_OPTIONS=$options "$build/fuzz-fetch" -minimize_crash=1 -max_total_time=60 -timeout="$timeout_s" \
-        -malloc_limit_mb="$malloc_mb" -rss_limit_mb="$rss_mb" -exact_artifact_path="$minimized" "$artifact" \
-        >"$work/minimize.log" 2>&1 || [ -s "$minimized" ]; then
-        [ -s "$minimized" ] && artifact=$minimized
-    fi
-    sha=$(sha1sum "$artifact" | cut -c1-12)
-    fixture=Fixtures/regressions-fetch/fuzz-$kind-$sha.txt
-    cp "$artifact" "$fixture"
-    echo "fuzz-fetch: $kind after ${runs:-?} executions: saved $fixture ($(wc -c <"$fixture") bytes);" \
-        "replay with: $build/fuzz-fetch $fixture" >&2
-done
-exit 1
+binary=$build/fuzz-fetch corpus=${FUZZ_CORPUS:-$work/corpus} max_len=4096 dict=Tools/reliability/fuzz/fetch.dict
+fixtures=Fixtures/regressions-fetch extension=txt built_with="-sanitize=$sanitizers"
+run_fuzzer

@@ -20,12 +20,9 @@ timeout_s=10       # one input: far beyond the ~1 ms one takes
 rss_mb=512         # the whole process, ASan's shadow and quarantine included
 malloc_mb=4        # one allocation: the decoder's largest is the id set's 1 MiB arena segment
 
-command -v swiftc >/dev/null || { echo "fuzz: swiftc is not on PATH" >&2; exit 69; }
-resource=$(dirname "$(readlink -f "$(command -v swiftc)")")/../lib/swift/clang/lib/linux
-if ! ls "$resource"/libclang_rt.fuzzer-*.a >/dev/null 2>&1; then
-    echo "fuzz: this Swift toolchain has no libFuzzer runtime ($resource)" >&2
-    exit 69
-fi
+name=fuzz
+. Tools/reliability/fuzz/libfuzzer.sh
+require_libfuzzer
 
 # Build: NotesJSON and NotesPage as the modules they are (so their imports hold as written), then the
 # target, each with -sanitize=fuzzer,address (coverage and ASan in every module); lld links quietly.
@@ -50,9 +47,7 @@ swiftc -sanitize=fuzzer,address -use-ld=lld "$build/NotesSystem.o" "$build/Notes
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/notes-fuzz.XXXXXX")
 trap 'rm -rf "$work"' EXIT
-mkdir -p "$work/seeds" "$work/artifacts"
-corpus=${FUZZ_CORPUS:-$work/corpus}
-mkdir -p "$corpus"
+mkdir -p "$work/seeds"
 cp Fixtures/contract/* "$work/seeds/"
 if [ -d Fixtures/regressions ]; then
     find Fixtures/regressions -maxdepth 1 -type f ! -name '*.md' -exec cp {} "$work/seeds/" \;
@@ -63,49 +58,6 @@ if [ -d "$suite" ]; then
 else
     echo "fuzz: $suite is absent: seeding from the fixtures only"
 fi
-echo "fuzz: $(ls "$work/seeds" | wc -l) seeds; running for $seconds s"
-
-# ASan's quarantine is cut to 64 MiB so that -rss_limit_mb measures the decoder, not the quarantine.
-# Swift's own backtracer is off: on a fatalError it would run inside the crashed process, where ASan
-# stops it (a stack-buffer-underflow in CrashHandlerLinux) before libFuzzer can save the input.
-export SWIFT_BACKTRACE=enable=no
-status=0
-ASAN_OPTIONS=${ASAN_OPTIONS:-quarantine_size_mb=64:detect_leaks=1} \
-    "$build/fuzz-page" -max_total_time="$seconds" -timeout="$timeout_s" -rss_limit_mb="$rss_mb" \
-    -malloc_limit_mb="$malloc_mb" -max_len=8192 -dict=Tools/reliability/fuzz/page.dict -print_final_stats=1 \
-    -artifact_prefix="$work/artifacts/" ${FUZZ_ARGS:-} "$corpus" "$work/seeds" >"$work/log" 2>&1 || status=$?
-
-grep -E "^(INFO: seed corpus|#[0-9]+[[:space:]]+(INITED|DONE))" "$work/log" || true
-runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$work/log")
-peak=$(sed -n 's/^stat::peak_rss_mb: *//p' "$work/log")
-found=$(find "$work/artifacts" -type f | sort)
-
-if [ -z "$found" ] && [ "$status" -ne 0 ]; then
-    tail -n 40 "$work/log" >&2
-    echo "fuzz: libFuzzer exited $status without an artifact" >&2
-    exit 1
-fi
-if [ -z "$found" ]; then
-    echo "fuzz: ${runs:-?} executions in $seconds s, 0 crashes, 0 hangs, 0 over the memory limits;" \
-        "corpus $(ls "$corpus" | wc -l) inputs; peak RSS ${peak:-?} MB (ASan build)"
-    exit 0
-fi
-
-# A finding: show it, minimize it, keep it as a regression fixture.
-grep -E 'fuzz-page finding|ERROR: (AddressSanitizer|LeakSanitizer|libFuzzer)|Fatal error|SUMMARY' "$work/log" | head -n 20 >&2 || true
-mkdir -p Fixtures/regressions
-for artifact in $found; do
-    kind=$(basename "$artifact" | cut -d- -f1)
-    minimized="$work/minimized"
-    if ASAN_OPTIONS=${ASAN_OPTIONS:-quarantine_size_mb=64:detect_leaks=1} "$build/fuzz-page" -minimize_crash=1 \
-        -max_total_time=60 -timeout="$timeout_s" -malloc_limit_mb="$malloc_mb" -rss_limit_mb="$rss_mb" \
-        -exact_artifact_path="$minimized" "$artifact" >"$work/minimize.log" 2>&1 || [ -s "$minimized" ]; then
-        [ -s "$minimized" ] && artifact=$minimized
-    fi
-    sha=$(sha1sum "$artifact" | cut -c1-12)
-    fixture=Fixtures/regressions/fuzz-$kind-$sha.json
-    cp "$artifact" "$fixture"
-    echo "fuzz: $kind after ${runs:-?} executions: saved $fixture ($(wc -c <"$fixture") bytes);" \
-        "replay with: $build/fuzz-page $fixture" >&2
-done
-exit 1
+binary=$build/fuzz-page corpus=${FUZZ_CORPUS:-$work/corpus} max_len=8192 dict=Tools/reliability/fuzz/page.dict
+fixtures=Fixtures/regressions extension=json
+run_fuzzer

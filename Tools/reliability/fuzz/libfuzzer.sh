@@ -1,0 +1,72 @@
+# What the fuzz scripts share (sourced, not run): the toolchain check, and running a built target on a
+# corpus with its limits, then reporting: the figures of a clean run, or each finding minimized and kept as
+# a regression fixture.
+#
+# The caller sets: name (for messages), binary, seconds, timeout_s, rss_mb, malloc_mb, max_len, dict,
+# work (a temporary directory, with seeds/ filled), corpus, fixtures (where findings go), extension (of a
+# kept finding), and optionally built_with (said after a clean run's figures).
+
+# Exits 69 when swiftc or the toolchain's libFuzzer runtime is missing.
+require_libfuzzer() {
+    command -v swiftc >/dev/null || { echo "$name: swiftc is not on PATH" >&2; exit 69; }
+    local resource
+    resource=$(dirname "$(readlink -f "$(command -v swiftc)")")/../lib/swift/clang/lib/linux
+    if ! ls "$resource"/libclang_rt.fuzzer-*.a >/dev/null 2>&1; then
+        echo "$name: this Swift toolchain has no libFuzzer runtime ($resource)" >&2
+        exit 69
+    fi
+}
+
+# Runs the target for $seconds, then exits: 0 with the run's figures, or 1 after keeping each finding in
+# $fixtures. ASan's quarantine is cut to 64 MiB so that -rss_limit_mb measures the target, not the
+# quarantine; Swift's own backtracer is off, since on a fatalError it would run inside the crashed process,
+# where ASan stops it before libFuzzer can save the input.
+run_fuzzer() {
+    mkdir -p "$work/artifacts" "$corpus"
+    echo "$name: $(ls "$work/seeds" | wc -l) seeds; running for $seconds s"
+    export SWIFT_BACKTRACE=enable=no
+    local options=${ASAN_OPTIONS:-quarantine_size_mb=64:detect_leaks=1} status=0
+    # shellcheck disable=SC2086 # FUZZ_ARGS is a list of flags
+    ASAN_OPTIONS=$options "$binary" -max_total_time="$seconds" -timeout="$timeout_s" -rss_limit_mb="$rss_mb" \
+        -malloc_limit_mb="$malloc_mb" -max_len="$max_len" -dict="$dict" -print_final_stats=1 \
+        -artifact_prefix="$work/artifacts/" ${FUZZ_ARGS:-} "$corpus" "$work/seeds" >"$work/log" 2>&1 || status=$?
+
+    grep -E "^(INFO: seed corpus|#[0-9]+[[:space:]]+(INITED|DONE))" "$work/log" || true
+    local runs peak rate found
+    runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$work/log")
+    peak=$(sed -n 's/^stat::peak_rss_mb: *//p' "$work/log")
+    rate=$(sed -n 's/^#[0-9]*[[:space:]]*DONE.* exec\/s: \([0-9]*\).*/\1/p' "$work/log" | tail -n 1)
+    found=$(find "$work/artifacts" -type f | sort)
+    if [ -z "$found" ] && [ "$status" -ne 0 ]; then
+        tail -n 40 "$work/log" >&2
+        echo "$name: libFuzzer exited $status without an artifact" >&2
+        exit 1
+    fi
+    if [ -z "$found" ]; then
+        echo "$name: ${runs:-?} executions in $seconds s (${rate:-?} exec/s), 0 crashes, 0 findings, 0 hangs," \
+            "0 over the memory limits; corpus $(ls "$corpus" | wc -l) inputs; peak RSS ${peak:-?} MB" \
+            "(${built_with:-ASan build})"
+        exit 0
+    fi
+
+    # A finding: show it, minimize it, keep it as a regression fixture.
+    grep -E 'finding|ERROR: (AddressSanitizer|LeakSanitizer|libFuzzer)|Fatal error|SUMMARY' "$work/log" \
+        | head -n 20 >&2 || true
+    mkdir -p "$fixtures"
+    local artifact kind minimized sha fixture
+    for artifact in $found; do
+        kind=$(basename "$artifact" | cut -d- -f1)
+        minimized="$work/minimized"
+        if ASAN_OPTIONS=$options "$binary" -minimize_crash=1 -max_total_time=60 -timeout="$timeout_s" \
+            -malloc_limit_mb="$malloc_mb" -rss_limit_mb="$rss_mb" -exact_artifact_path="$minimized" "$artifact" \
+            >"$work/minimize.log" 2>&1 || [ -s "$minimized" ]; then
+            [ -s "$minimized" ] && artifact=$minimized
+        fi
+        sha=$(sha1sum "$artifact" | cut -c1-12)
+        fixture=$fixtures/fuzz-$kind-$sha.$extension
+        cp "$artifact" "$fixture"
+        echo "$name: $kind after ${runs:-?} executions: saved $fixture ($(wc -c <"$fixture") bytes);" \
+            "replay with: $binary $fixture" >&2
+    done
+    exit 1
+}
