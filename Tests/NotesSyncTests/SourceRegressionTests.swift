@@ -1,5 +1,6 @@
 import Foundation
 import NotesSync
+import TestSupport
 import Testing
 
 /// The inputs `make fuzz-source` found, and others like them (Fixtures/regressions-source): each is read
@@ -17,7 +18,7 @@ struct SourceRegressionTests {
 
     @Test("Each is read to a source or a short error inside the input", arguments: inputs)
     func replay(_ name: String) throws {
-        let bytes = Array(try Data(contentsOf: Self.directory.appendingPathComponent(name)))
+        let bytes = try Files.read(Self.directory.appendingPathComponent(name).path)
         do {
             let source = try SourceFile(bytes: bytes, file: name)
             #expect(!source.resources.isEmpty)
@@ -29,7 +30,7 @@ struct SourceRegressionTests {
 
     @Test("A key of 2,000 bytes written twice: the error names it cut to 80 bytes")
     func longKeyTwice() throws {
-        let bytes = Array(try Data(contentsOf: Self.directory.appendingPathComponent("long-key-twice.yaml")))
+        let bytes = try Files.read(Self.directory.appendingPathComponent("long-key-twice.yaml").path)
         #expect(throws: SourceError.self) { try SourceFile(bytes: bytes, file: "long.yaml") }
         do {
             _ = try SourceFile(bytes: bytes, file: "long.yaml")
