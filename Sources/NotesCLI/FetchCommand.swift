@@ -226,6 +226,10 @@ struct FetchCommand {
             guard let colon = line.firstIndex(of: ":"), colon != line.startIndex else {
                 throw UsageError("Invalid header '\(line.prefix(40))': expected 'Name: value'")
             }
+            // A line break would end the field and start another: refused, and the value not shown.
+            guard line.utf8.allSatisfy({ $0 >= 0x20 && $0 != 0x7F || $0 == 0x09 }) else {
+                throw UsageError("Invalid header '\(line[..<colon].prefix(40))': a control character in it")
+            }
             let value = line[line.index(after: colon)...].drop { $0 == " " }
             configuration.headers.append(HTTPHeader(String(line[..<colon]), String(value)))
         }

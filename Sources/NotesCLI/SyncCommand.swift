@@ -92,18 +92,29 @@ struct SyncCommand {
             selected = source.resources.filter { wanted.contains($0.name) }
         }
         var environment = environment
+        // The token as fetch takes it, or the header that carries the credentials, which no message shows.
         var token: [String] = []
+        var authHeader: (text: String, shown: String)?
         switch source.auth {
         case .bearer(.environment(let name)):
-            guard let value = environment[name], !value.isEmpty else {
-                throw UsageError("\(source.file): the token's variable \(SourceError.clip(name)) is not set")
-            }
-            environment["NOTES_TOKEN"] = value
+            environment["NOTES_TOKEN"] = try Self.resolve(.environment(name), "the token", environment, source.file)
         case .bearer(.file(let path)):
             token = ["--token-file", path]
+        case .basic(let username, let password):
+            let user: String
+            do {
+                user = try SourceSecret.expand(username, from: environment)
+            } catch {
+                throw UsageError("\(source.file): the username: \(error.message)")
+            }
+            let pair = user + ":" + (try Self.resolve(password, "the password", environment, source.file))
+            authHeader = ("Authorization: Basic " + Data(pair.utf8).base64EncodedString(), "Authorization: Basic …")
+        case .apiKey(let header, let key):
+            authHeader = ("\(header): " + (try Self.resolve(key, "the key", environment, source.file)), "\(header): …")
         case nil:
-            environment["NOTES_TOKEN"] = nil
+            break
         }
+        if authHeader != nil || source.auth == nil { environment["NOTES_TOKEN"] = nil }
         units = []
         for resource in selected {
             let destination: [String]
@@ -121,7 +132,10 @@ struct SyncCommand {
             var secrets: [(value: String, written: String)] = []
             let options = try Self.arguments(
                 resource, defaults: source.defaults, file: source.file, environment: environment, secrets: &secrets)
-            let arguments = [url, "--all"] + destination + token + (quiet ? ["--quiet"] : []) + options
+            if let authHeader { secrets.append((authHeader.text, authHeader.shown)) }
+            let arguments =
+                [url, "--all"] + destination + token + (authHeader.map { ["--header", $0.text] } ?? [])
+                + (quiet ? ["--quiet"] : []) + options
             do {
                 let parsed = try ParsedArguments(arguments, spec: FetchCommand.spec)
                 units.append(Unit(name: resource.name, command: try FetchCommand(parsed, environment: environment)))
@@ -140,6 +154,26 @@ struct SyncCommand {
             } catch {
                 throw UsageError("-o: \(error)")
             }
+        }
+    }
+
+    /// The value of a secret of `auth`: the environment variable's, or the file's (trimmed, at most 64 KiB).
+    private static func resolve(_ secret: SourceSecret, _ what: String, _ environment: [String: String], _ file: String)
+        throws(UsageError) -> String
+    {
+        switch secret {
+        case .environment(let name):
+            guard let value = environment[name], !value.isEmpty else {
+                throw UsageError("\(file): \(what)'s variable \(SourceError.clip(name)) is not set")
+            }
+            return value
+        case .file(let path):
+            guard let bytes = try? readFile(path, limit: FetchLimits.maxTokenFileBytes),
+                case let text = String(decoding: bytes, as: UTF8.self).trimmingWhitespace(), !text.isEmpty
+            else {
+                throw UsageError("\(file): \(what)'s file '\(SourceError.clip(path))' cannot be read, or is empty")
+            }
+            return text
         }
     }
 

@@ -285,43 +285,68 @@ extension SourceSecret {
 
 /// How the source's requests authenticate.
 public enum SourceAuth: Sendable, Equatable {
-    /// `type: bearer`, `token: ${NAME}` or `token: @file`: `Authorization: Bearer …` to each resource's own
-    /// origin.
+    /// `type: bearer`, `token: ${NAME}` or `token: @file`: `Authorization: Bearer …`.
     case bearer(SourceSecret)
+    /// `type: basic`, `username` (written, or `${NAME}`) and `password` (a secret): `Authorization: Basic …`.
+    case basic(username: String, password: SourceSecret)
+    /// `type: api-key`, `header` (its name, default `X-Api-Key`) and `key` (a secret): the key in that header.
+    case apiKey(header: String, key: SourceSecret)
 
-    static let types = ["bearer"]
+    /// Each type and the keys it takes besides `type`.
+    static let types: [(name: String, keys: [String])] = [
+        ("bearer", ["token"]), ("basic", ["username", "password"]), ("api-key", ["header", "key"]),
+    ]
 
     init(_ node: SourceNode, file: String) throws(SourceError) {
         guard case .mapping(let entries) = node.value else {
             throw SourceError("'auth' is \(node.kind), not a mapping with a type", file: file, at: node.mark)
         }
-        var type: String?
-        var token: (String, SourceMark)?
-        for entry in entries {
-            switch entry.key {
-            case "type": type = try SourceFile.text(entry, file: file)
-            case "token": token = (try SourceFile.text(entry, file: file), entry.value.mark)
-            default:
+        let names = Self.types.map(\.name).joined(separator: ", ")
+        guard let typeEntry = entries.first(where: { $0.key == "type" }) else {
+            throw SourceError("'auth' has no 'type' (\(names))", file: file, at: node.mark)
+        }
+        let type = try SourceFile.text(typeEntry, file: file)
+        guard let keys = Self.types.first(where: { $0.name == type })?.keys else {
+            throw SourceError(
+                "'auth' type '\(SourceError.clip(type))' is not one of \(names)", file: file, at: typeEntry.value.mark)
+        }
+        var values: [String: (text: String, mark: SourceMark)] = [:]
+        for entry in entries where entry.key != "type" {
+            guard keys.contains(entry.key) else {
                 throw SourceError(
-                    SourceFile.unknown(entry.key, known: ["type", "token"], in: "'auth'"), file: file, at: entry.keyMark
-                )
+                    SourceFile.unknown(entry.key, known: ["type"] + keys, in: "'auth' of type \(type)"), file: file,
+                    at: entry.keyMark)
             }
+            values[entry.key] = (try SourceFile.text(entry, file: file), entry.value.mark)
         }
-        guard let type else {
-            throw SourceError("'auth' has no 'type' (\(Self.types.joined(separator: ", ")))", file: file, at: node.mark)
+        /// The secret at `key`, which must be given and not written out.
+        func secret(_ key: String) throws(SourceError) -> SourceSecret {
+            guard let value = values[key] else {
+                throw SourceError("'auth' of type \(type) has no '\(key)'", file: file, at: node.mark)
+            }
+            guard let secret = SourceSecret(value.text) else {
+                throw SourceError(
+                    "the \(key) is written in the source: give it as ${NAME} (an environment variable) or @path (a file)",
+                    file: file, at: value.mark)
+            }
+            return secret
         }
-        guard type == "bearer" else {
-            throw SourceError(
-                "'auth' type '\(SourceError.clip(type))' is not one of \(Self.types.joined(separator: ", "))",
-                file: file,
-                at: node.mark)
+        switch type {
+        case "basic":
+            guard let username = values["username"] else {
+                throw SourceError("'auth' of type basic has no 'username'", file: file, at: node.mark)
+            }
+            self = .basic(username: username.text, password: try secret("password"))
+        case "api-key":
+            let header = values["header"]?.text ?? "X-Api-Key"
+            guard !header.isEmpty, !header.contains(":"), header.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else {
+                throw SourceError(
+                    "'\(SourceError.clip(header))' cannot name a header", file: file,
+                    at: values["header"]?.mark ?? node.mark)
+            }
+            self = .apiKey(header: header, key: try secret("key"))
+        default:
+            self = .bearer(try secret("token"))
         }
-        guard let token else { throw SourceError("'auth' of type bearer has no 'token'", file: file, at: node.mark) }
-        guard let secret = SourceSecret(token.0) else {
-            throw SourceError(
-                "the token is written in the source: give it as ${NAME} (an environment variable) or @path (a file)",
-                file: file, at: token.1)
-        }
-        self = .bearer(secret)
     }
 }

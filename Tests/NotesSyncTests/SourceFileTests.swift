@@ -107,12 +107,12 @@ struct SourceFileTests {
                 "api.yaml:3:10: the token is written in the source: give it as ${NAME} (an environment variable) or @path (a file)"
             ),
             (
-                "auth:\n  type: basic\nresources:\n  - name: a\n    path: a\n",
-                "api.yaml:2:3: 'auth' type 'basic' is not one of bearer"
+                "auth:\n  type: digest\nresources:\n  - name: a\n    path: a\n",
+                "api.yaml:2:9: 'auth' type 'digest' is not one of bearer, basic, api-key"
             ),
             (
                 "auth:\n  type: bearer\n  tokn: ${T}\n",
-                "api.yaml:3:3: unknown key 'tokn' in 'auth' (did you mean 'token'?)"
+                "api.yaml:3:3: unknown key 'tokn' in 'auth' of type bearer (did you mean 'token'?)"
             ),
         ])
     func mistakes(_ text: String, _ message: String) {
@@ -148,6 +148,9 @@ struct SourceFileTests {
         #expect(Self.error(deep) == "api.yaml:1:33: nested deeper than 32 levels")
         let many = "[" + Array(repeating: "1", count: 100_001).joined(separator: ",") + "]"
         #expect(Self.error(many)?.hasSuffix(": more than 100000 values") == true)
+        // A mapping of 40,000 keys is read whole (then its first key is unknown).
+        let keys = "{" + (0..<40_000).map { "k\($0): 1" }.joined(separator: ", ") + "}"
+        #expect(Self.error(keys)?.hasPrefix("api.yaml:1:2: unknown key 'k0' in the source") == true)
         let long = "a: " + String(repeating: "x", count: 70_000)
         #expect(Self.error(long) == "api.yaml:1:4: a value longer than 65536 bytes")
     }

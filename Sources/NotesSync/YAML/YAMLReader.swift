@@ -105,7 +105,7 @@ enum YAMLReader {
                 root = node
                 continue
             }
-            switch open {
+            switch consume open {
             case .sequence(var items, let start):
                 items.append(node)
                 stack.append(.sequence(items, start))
