@@ -32,6 +32,35 @@ extension ReadmeRecipeTests {
     }
 
     @Test(
+        "A sync: a source file of two resources of one API, each into its table of api.db",
+        .enabled(
+            if: DjangoServer.isAvailable,
+            "python3 does not import django and rest_framework (Tools/apps/drf/install.sh installs them)"),
+        .enabled(if: hasSQLite3, "sqlite3 is not installed (make deps installs it): the recipe queries with it")
+    )
+    func sync() async throws {
+        let server = try DjangoServer(count: 1000, ["--quiet"])
+        defer { server.stop() }
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        // Two endpoints of the app, under the names the recipe gives them.
+        let run = try await Self.runRecipe(
+            "sync",
+            replacing: [
+                "https://api.example.com/api/": server.url + "/", "path: notes/": "path: limitoffset/",
+                "path: archived-notes/": "path: cursor/",
+            ], in: scratch)
+        #expect(run.status == 0, "\(run.stderr)")
+        // The recipe's own query: each table holds the app's notes.
+        let expected = Self.appIDs(1000).count
+        #expect(run.stdout == "\(expected)\n\(expected)\n", "\(run.stdout)")
+        for table in ["notes", "archived"] {
+            let ids = try await Self.sqlite(scratch, "api.db", "select id from \(table) order by cast(id as integer)")
+            Self.expectEachOnce(ids, expected: Self.appIDs(1000), context: "sync \(table)")
+        }
+    }
+
+    @Test(
         "A Postgres copy: a row per id in a cluster of the test's own, queried with psql",
         .enabled(
             if: DjangoServer.isAvailable && PostgresCluster.isAvailable,
