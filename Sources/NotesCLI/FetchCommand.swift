@@ -115,6 +115,9 @@ struct FetchCommand {
     var caFile: String?
     /// The HTTP library.
     var transport = Transport.default
+    /// What to run to go on after a stop, when this fetch is part of a larger command (a sync's resource);
+    /// `nil`: the fetch command itself.
+    var resumeAdvice: String?
 
     /// The HTTP libraries `--transport` chooses from.
     enum Transport: String, Sendable {

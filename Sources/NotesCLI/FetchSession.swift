@@ -88,6 +88,7 @@ final class FetchSession: @unchecked Sendable {
     func resumeHint(_ verb: String, url: URL, next: PageLocation) -> String? {
         let committed =
             "\(verb) after \(state.pages) committed page\(state.pages == 1 ? "" : "s") (\(state.notes) notes)."
+        if let advice = command.resumeAdvice { return "\(committed) \(advice)\n" }
         if command.postgres != nil {
             return "\(committed) Run the same command again to go on.\n"
         }

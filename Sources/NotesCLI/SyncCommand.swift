@@ -115,6 +115,16 @@ struct SyncCommand {
             break
         }
         if authHeader != nil || source.auth == nil { environment["NOTES_TOKEN"] = nil }
+        // The command that goes on where a stopped sync stopped: the same one.
+        var words = ["notes-page", "sync", path]
+        for (option, value) in [
+            ("--sqlite", sqlite), ("--postgres", postgres), ("--schema", schema), ("-o", directory),
+        ] {
+            if let value { words += [option, value] }
+        }
+        if let names = try parsed[Self.resourcesOption] { words += ["--resources", names] }
+        // A PostgreSQL URL may hold a password: that command is not shown.
+        let again = postgres == nil ? ": " + words.map(shellQuote).joined(separator: " ") : "."
         units = []
         for resource in selected {
             let destination: [String]
@@ -138,7 +148,9 @@ struct SyncCommand {
                 + (quiet ? ["--quiet"] : []) + options
             do {
                 let parsed = try ParsedArguments(arguments, spec: FetchCommand.spec)
-                units.append(Unit(name: resource.name, command: try FetchCommand(parsed, environment: environment)))
+                var command = try FetchCommand(parsed, environment: environment)
+                command.resumeAdvice = "Run the same sync again to go on\(again)"
+                units.append(Unit(name: resource.name, command: command))
             } catch {
                 // At the key `fetch` names, if it names one; never with a secret's value in it.
                 var message = error.message

@@ -181,6 +181,48 @@ struct SyncEndToEndTests {
         #expect(try Self.count(scratch.path("b.db"), "notes") == "100|100\n")
     }
 
+    @Test("SIGINT stops the resource being walked, keeping its committed pages; the same sync again goes on")
+    func interrupt() async throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        // Page 1 of projects arrives at once, page 2 drips: the signal lands while it does.
+        let projects = try FixtureServer(["--count", "300", "--page-size", "100", "--fault", "drip:64/20@2x1"])
+        let notes = try FixtureServer(["--count", "1000", "--page-size", "100", "--seed", "7"])
+        defer {
+            projects.stop()
+            notes.stop()
+        }
+        try Files.write(Self.source(projects: projects, notes: notes), to: scratch.path("api.yaml"))
+        let directory = scratch.path("out")
+        let process = Process()
+        process.executableURL = Run.binary
+        process.arguments = ["sync", scratch.path("api.yaml"), "-o", directory]
+        let errors = Spawning.pipe()
+        process.standardError = errors
+        try Spawning.run(process)
+        let deadline = Date().addingTimeInterval(10)
+        while Date() < deadline, (try? Files.read(directory + "/projects.state"))?.isEmpty ?? true { usleep(10_000) }
+        try #require(FileManager.default.fileExists(atPath: directory + "/projects.state"), "page 1 never committed")
+        kill(process.processIdentifier, SIGINT)
+        let hang = waitOrKill(process, within: 60)
+        try #require(hang == nil, "\(hang ?? "")")
+        let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(process.terminationStatus == 130, "\(stderr)")
+        #expect(
+            stderr.contains(
+                "Interrupted after 1 committed page (100 notes). Run the same sync again to go on: notes-page sync \(scratch.path("api.yaml")) -o \(directory)\n"
+            ), "\(stderr)")
+        #expect(stderr.hasSuffix("  projects  failed (exit 130)\n  notes     not run\n"), "\(stderr)")
+        #expect(!FileManager.default.fileExists(atPath: directory + "/notes.ndjson"))
+
+        let again = try await Run(["sync", scratch.path("api.yaml"), "-o", directory])
+        #expect(again.status == 0, "\(again.stderr)")
+        for (name, count) in [("projects", 300), ("notes", 1000)] {
+            let ids = try Files.text(directory + "/\(name).ndjson").split(separator: "\n")
+            #expect(ids.count == count && Set(ids).count == count, "\(name)")
+        }
+    }
+
     @Test("A resource that fails is said with its exit status; the others are walked; the sync exits with its status")
     func oneFails() async throws {
         let scratch = try Scratch()
