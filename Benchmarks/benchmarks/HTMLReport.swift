@@ -99,15 +99,17 @@ struct HTMLReport {
         return order.filter(measured.contains) + measured.subtracting(order).sorted()
     }
 
-    /// The change of `metric` for `name` in source `index` since the last earlier source of the same size;
-    /// nil for a peer (context, not ours to regress), a metric thresholds.json does not bound, or no such source.
+    /// The change of `metric` for `name` in source `index` since the last earlier source of the same size,
+    /// measured on the same processor and core count (``Baseline/isComparable(with:)``); nil for a peer
+    /// (context, not ours to regress), a metric thresholds.json does not bound, or no such source: a
+    /// baseline of another machine is shown, never flagged.
     func change(_ metric: Metric, _ name: String, at index: Int) -> Change? {
         guard Benchmark.peers[name] == nil, metric == .ratio || metric == .peakResident else { return nil }
         let source = sources[index]
         guard let now = metric.value(name, in: source.baseline) else { return nil }
         let earlier = sources[..<index].last {
             $0.baseline.notes == source.baseline.notes && $0.baseline.quick == source.baseline.quick
-                && (metric.value(name, in: $0.baseline) ?? 0) > 0
+                && $0.baseline.isComparable(with: source.baseline) && (metric.value(name, in: $0.baseline) ?? 0) > 0
         }
         guard let earlier, let before = metric.value(name, in: earlier.baseline) else { return nil }
         let limit = thresholds.limit(name)

@@ -19,6 +19,21 @@ struct Baseline: Codable {
     var skipped: [String: String]?
 }
 
+extension Baseline {
+    /// The processor and its core count, from ``machine`` (`AMD EPYC 7B13, 2 cores, 23 GiB, Linux 6.1.0` is
+    /// `AMD EPYC 7B13, 2 cores`): what a figure depends on. Memory and kernel are left out; `nil` when the
+    /// machine is unknown or names no core count.
+    var hardware: String? {
+        guard let machine, let cores = machine.firstRange(of: #/\d+ cores?/#) else { return nil }
+        return String(machine[..<cores.upperBound])
+    }
+
+    /// Whether the figures of `other` can be compared with these: the same processor and core count.
+    func isComparable(with other: Baseline) -> Bool {
+        hardware != nil && hardware == other.hardware
+    }
+}
+
 /// Per benchmark and metric, how much worse than the baseline a figure may get before `--compare` fails.
 struct Thresholds: Codable {
     struct Limit: Codable {
@@ -192,6 +207,11 @@ func compare(_ results: [String: Figures], with baseline: Baseline, thresholds: 
     var lines = [
         "Compared with the baseline of \(baseline.date ?? "unknown date") (\(baseline.machine ?? "unknown machine"))"
     ]
+    // Another processor or core count: the figures are shown, never flagged.
+    let comparable = baseline.isComparable(with: Baseline(machine: machine(), results: [:]))
+    if !comparable {
+        lines.append("Another processor or core count than this machine's (\(machine())): shown, not flagged")
+    }
     var worse = false
     // The peers are context: a faster or slower Node or Python is not a regression of notes-page.
     for name in order where Benchmark.peers[name] == nil {
@@ -199,7 +219,7 @@ func compare(_ results: [String: Figures], with baseline: Baseline, thresholds: 
         let limit = thresholds.limit(name)
         if let ratio = now.ratio, let before = then.ratio, before > 0 {
             let change = ratio / before
-            let bad = change > limit.ratio
+            let bad = comparable && change > limit.ratio
             worse = worse || bad
             lines.append(
                 String(
@@ -209,7 +229,7 @@ func compare(_ results: [String: Figures], with baseline: Baseline, thresholds: 
         }
         if then.peakResident > 0 {
             let change = Double(now.peakResident) / Double(then.peakResident)
-            let bad = change > limit.peakResident
+            let bad = comparable && change > limit.peakResident
             worse = worse || bad
             lines.append(
                 String(

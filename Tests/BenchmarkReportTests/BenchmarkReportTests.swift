@@ -212,7 +212,7 @@ struct BenchmarkReportTests {
         try directory.write(
             "zz-oldest.json",
             [
-                "machine": "1 core", "quick": false, "notes": 1000,
+                "machine": "2 cores", "quick": false, "notes": 1000,
                 "results": [
                     "decode/yajl-noop": figures(wall: 0.5, ratio: nil, peak: 100_000),
                     "decode/typed-64k": figures(wall: 1, ratio: 2, peak: 200_000),
@@ -236,6 +236,17 @@ struct BenchmarkReportTests {
                 ],
                 "skipped": ["fetch/peer-python": "python3 not found on PATH"],
             ])
+        // Another processor, the same size: compared with nothing before it, though every figure is far worse.
+        try directory.write(
+            "c-other-cpu.json",
+            [
+                "date": "2026-01-02T12:00:00Z", "machine": "Other CPU, 2 cores, 8 GiB", "toolchain": "Swift 6.3",
+                "commit": "abd", "quick": false, "notes": 1000,
+                "results": [
+                    "decode/yajl-noop": figures(wall: 0.25, ratio: nil, peak: 100_000),
+                    "decode/typed-64k": figures(wall: 2, ratio: 8, peak: 800_000),
+                ],
+            ])
         // Another size: compared with nothing before it, though every figure is far worse.
         try directory.write(
             "a-third.json",
@@ -254,14 +265,14 @@ struct BenchmarkReportTests {
             "--report", report, "--from-baselines", "--baselines", directory.path,
         ])
         #expect(status == 0, "\(stderr)")
-        #expect(stderr == "Wrote the report of 3 saved baselines to \(report)\n")
+        #expect(stderr == "Wrote the report of 4 saved baselines to \(report)\n")
         let page = try checkReport(report, baselines: directory.path)
 
         // In the order saved: undated first, then by date (not by name).
-        let order = ["zz-oldest", "b-second", "a-third"]
+        let order = ["zz-oldest", "b-second", "c-other-cpu", "a-third"]
         #expect(page.rows.map(\.source) == order)
-        #expect(Array(page.rows[0].cells[1...4]) == ["unknown", "1 core", "unknown", "unknown"])
-        #expect(page.rows[2].cells[4] == "def + local changes" && page.rows[2].cells[5] == "20 notes, quick")
+        #expect(Array(page.rows[0].cells[1...4]) == ["unknown", "2 cores", "unknown", "unknown"])
+        #expect(page.rows[3].cells[4] == "def + local changes" && page.rows[3].cells[5] == "20 notes, quick")
         #expect(page.rows[1].cells[2] == "2 cores <x86_64> & 8 GiB")
         #expect(page.rows[1].cells[6] == "fetch/peer-python: python3 not found on PATH")
         let typedBars = page.elements.filter {
