@@ -97,13 +97,14 @@ extension Benchmark {
     static let integersPast64BitsAsText =
         "return {k: (str(v) if type(v) is int and not -2**63 <= v < 2**63 else v) for k, v in row.items()}"
 
-    /// The store benchmarks' targets: the time of the `--sqlite` walk against the walk to a file, its peak
+    /// The store benchmarks' targets: the time of the `--sqlite` walk against the walk to a file (1.3×, the
+    /// cost-per-record goal), its peak
     /// against the walk's bound (`fetch --all under 64 MiB`) plus SQLite's page cache.
     static func storeTargets(_ results: [String: Figures]) -> [String] {
         var lines: [String] = []
         if let ratio = results["store/sqlite"]?.ratio {
             lines.append(
-                "\(ratio <= 1.5 ? "met    " : "NOT MET") fetch --all --sqlite within 1.5× of the same walk to an NDJSON file: "
+                "\(ratio <= 1.3 ? "met    " : "NOT MET") fetch --all --sqlite within 1.3× of the same walk to an NDJSON file: "
                     + String(format: "%.2f×", ratio))
         }
         if let peak = results["store/sqlite"]?.peakResident {
