@@ -30,6 +30,10 @@ struct SyncCommand {
     static let resourcesOption = Declared.text(
         "--resources", value: "names", help: "Only these resources, comma-separated, in the source's order.")
     static let failFast = Declared.flag("--fail-fast", help: "Stop at the first resource that fails.")
+    static let parallel = Declared<Int>.integer(
+        "--parallel", value: "n",
+        help: "Resources walked at once (each with its own pages in flight); their lines are prefixed with the name.",
+        default: 1, in: 1...64)
     static let quietOption = Declared.flag("-q", "--quiet", help: "Print errors only.")
 
     static let spec = CommandSpec(
@@ -40,8 +44,8 @@ struct SyncCommand {
             .init("source", help: "The source file: base-url, auth, defaults and resources.", isOptional: false)
         ],
         options: [
-            sqlite.spec, postgres.spec, schemaOption.spec, output.spec, resourcesOption.spec, failFast.spec,
-            quietOption.spec,
+            sqlite.spec, postgres.spec, schemaOption.spec, output.spec, resourcesOption.spec, parallel.spec,
+            failFast.spec, quietOption.spec,
         ]
     )
 
@@ -59,6 +63,8 @@ struct SyncCommand {
     var units: [Unit]
     var failFast: Bool
     var quiet: Bool
+    /// Resources walked at once.
+    var width: Int
 
     /// Reads the source and checks every resource against `fetch`'s options; no request is made.
     init(_ parsed: ParsedArguments, environment: [String: String]) throws(UsageError) {
@@ -79,6 +85,7 @@ struct SyncCommand {
         if schema != nil, postgres == nil { throw UsageError("--schema needs --postgres") }
         quiet = try parsed[Self.quietOption]
         failFast = try parsed[Self.failFast]
+        width = try parsed[Self.parallel]
         var selected = source.resources
         if let names = try parsed[Self.resourcesOption] {
             let wanted = names.split(separator: ",").map { String($0).trimmingWhitespace() }.filter { !$0.isEmpty }
@@ -302,36 +309,58 @@ struct SyncCommand {
         return await task.value
     }
 
-    /// Walks each resource in turn through the runtime `runtime` makes for its `fetch`; a failed one is said
-    /// and the others go on, unless `--fail-fast`. Ends with a line per resource on the last runtime's
-    /// standard error.
-    /// - Returns: 0 when every resource is complete, else the first failure's status.
+    /// Walks the resources through the runtime `runtime` makes for each one's `fetch`, ``width`` at a time
+    /// (in the source's order as places free up); a failed one is said and the others go on, unless
+    /// `--fail-fast`, which lets those under way finish and starts no more. Walked in parallel, each one's
+    /// lines are prefixed with its name and no progress line is drawn. Ends with a line per resource.
+    /// - Returns: 130 when interrupted, else the first failure's status in the source's order, else 0.
     func run(cancellation: CancellationFlag, runtime: (FetchCommand) -> FetchRuntime) async -> ExitStatus {
-        var results: [(name: String, status: ExitStatus)] = []
+        var statuses: [ExitStatus?] = Array(repeating: nil, count: units.count)
         var report: @Sendable (String) -> Void = { _ in }
-        for unit in units {
-            if cancellation.isCancelled { break }
-            let runtime = runtime(unit.command)
-            report = runtime.report
-            if !quiet { report("Resource '\(unit.name)': \(unit.command.url.absoluteString)\n") }
-            let status = await unit.command.run(runtime, cancellation: cancellation)
-            results.append((unit.name, status))
-            if status != .success, failFast || status == .interrupted { break }
+        await withTaskGroup(of: (Int, ExitStatus).self) { group in
+            var next = 0
+            var running = 0
+            var stopping = false
+            while true {
+                while !stopping, running < width, next < units.count, !cancellation.isCancelled {
+                    let index = next
+                    let unit = units[index]
+                    var made = runtime(unit.command)
+                    report = made.report
+                    if width > 1 {
+                        let write = made.report
+                        made.report = { text in
+                            write(
+                                text.split(separator: "\n", omittingEmptySubsequences: false).dropLast()
+                                    .map { "[\(unit.name)] \($0)\n" }.joined())
+                        }
+                        made.showsProgress = false
+                    }
+                    if !quiet { made.report("Resource '\(unit.name)': \(unit.command.url.absoluteString)\n") }
+                    let walking = made
+                    group.addTask { (index, await unit.command.run(walking, cancellation: cancellation)) }
+                    next += 1
+                    running += 1
+                }
+                guard let (index, status) = await group.next() else { break }
+                running -= 1
+                statuses[index] = status
+                if status != .success, failFast || status == .interrupted { stopping = true }
+            }
         }
-        let failed = results.first { $0.status != .success }
+        let done = statuses.compactMap { $0 }
+        let failed = done.first { $0 != .success }
         if !quiet || failed != nil {
-            let width = units.map(\.name.count).max() ?? 0
-            var lines = "Sync: \(results.filter { $0.status == .success }.count) of \(units.count) resources complete\n"
-            for unit in units {
+            let nameWidth = units.map(\.name.count).max() ?? 0
+            var lines = "Sync: \(done.filter { $0 == .success }.count) of \(units.count) resources complete\n"
+            for (unit, status) in zip(units, statuses) {
                 let outcome =
-                    results.first { $0.name == unit.name }.map {
-                        $0.status == .success ? "complete" : "failed (exit \($0.status.rawValue))"
-                    } ?? "not run"
-                lines += "  \(unit.name)\(String(repeating: " ", count: width - unit.name.count))  \(outcome)\n"
+                    status.map { $0 == .success ? "complete" : "failed (exit \($0.rawValue))" } ?? "not run"
+                lines += "  \(unit.name)\(String(repeating: " ", count: nameWidth - unit.name.count))  \(outcome)\n"
             }
             report(lines)
         }
-        if cancellation.isCancelled || results.contains(where: { $0.status == .interrupted }) { return .interrupted }
-        return failed?.status ?? .success
+        if cancellation.isCancelled || done.contains(.interrupted) { return .interrupted }
+        return failed ?? .success
     }
 }

@@ -34,6 +34,8 @@ final class ScriptedServer: @unchecked Sendable {
 
     /// Every request head the server read, in order (request line and fields, without the blank line).
     var requests: [String] { heads.withLock { $0 } }
+    /// Requests answered whole so far.
+    var answeredCount: Int { answered.withLock { $0 } }
 
     /// - Parameter script: The actions answering a request, given its head.
     init(_ script: @escaping @Sendable (String) -> [Action]) throws {

@@ -1,6 +1,7 @@
 import ArgumentParsing
 import Foundation
 import NotesFetch
+import Synchronization
 import TestSupport
 import Testing
 
@@ -68,6 +69,70 @@ struct SyncCommandTests {
         let none = try Self.sync(
             "resources:\n  - name: notes\n    path: https://api.example.com/notes\n", environment: ["NOTES_TOKEN": "t"])
         #expect(try #require(none.units.first).command.configuration.token == nil)
+    }
+
+    /// Two servers whose pages can only both be served when the resources are walked at once: `a` holds its
+    /// page until `b` has had a request (for at most 5 s), and `b` answers only while `a` has answered
+    /// nothing (else 503). One after another, `a` is answered after its 5 s and `b` then refuses.
+    static func entangled() throws -> (a: ScriptedServer, b: ScriptedServer) {
+        let page = { @Sendable (id: String) in ScriptedServer.json(#"{"notes":[{"id":"\#(id)","title":"t"}],"next_cursor":null}"#)
+        }
+        let bSeen = Mutex(false)
+        let a = try ScriptedServer { _ in
+            [.waitUntil { _, _ in bSeen.withLock { $0 } }, .send(page("a1"))]
+        }
+        let b = try ScriptedServer { [a] _ in
+            guard a.answeredCount == 0 else {
+                return [.send(ScriptedServer.json("{}", status: "503 Service Unavailable"))]
+            }
+            bSeen.withLock { $0 = true }
+            return [.send(page("b1"))]
+        }
+        return (a, b)
+    }
+
+    /// Runs the sync of two resources, `a` and `b`, with `--parallel width`, its standard error in `console`.
+    static func runEntangled(width: Int, console: Console) async throws -> ArgumentParsing.ExitStatus {
+        let (a, b) = try entangled()
+        defer {
+            a.close()
+            b.close()
+        }
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        let source = """
+            defaults:
+              retries: 0
+            resources:
+              - name: a
+                path: \(a.origin)/a
+              - name: b
+                path: \(b.origin)/b
+            """
+        try Files.write(source, to: scratch.path("api.yaml"))
+        let parsed = try ParsedArguments(
+            [scratch.path("api.yaml"), "-o", scratch.path("out"), "--parallel", "\(width)"], spec: SyncCommand.spec)
+        let command = try SyncCommand(parsed, environment: [:])
+        return await command.run(cancellation: CancellationFlag()) { fetch in
+            var runtime = FetchRuntime.live(caFile: nil, urlSession: nil)
+            runtime.report = { console.write($0) }
+            runtime.showsProgress = false
+            return runtime
+        }
+    }
+
+    @Test("--parallel 2 walks the resources at once, each line prefixed with its resource; one at a time cannot")
+    func parallel() async throws {
+        let console = Console()
+        #expect(try await Self.runEntangled(width: 2, console: console) == .success, "\(console.output)")
+        let lines = console.output.split(separator: "\n").map(String.init)
+        #expect(lines.contains { $0.hasPrefix("[a] Resource 'a': http://127.0.0.1:") }, "\(lines)")
+        #expect(lines.contains { $0.hasPrefix("[b] 1 note, 1 page, ") }, "\(lines)")
+        #expect(console.output.hasSuffix("Sync: 2 of 2 resources complete\n  a  complete\n  b  complete\n"))
+
+        let sequential = Console()
+        #expect(try await Self.runEntangled(width: 1, console: sequential) == .unavailable, "\(sequential.output)")
+        #expect(sequential.output.hasSuffix("  a  complete\n  b  failed (exit 69)\n"), "\(sequential.output)")
     }
 
     @Test(
