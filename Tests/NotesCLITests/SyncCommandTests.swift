@@ -75,7 +75,8 @@ struct SyncCommandTests {
     /// page until `b` has had a request (for at most 5 s), and `b` answers only while `a` has answered
     /// nothing (else 503). One after another, `a` is answered after its 5 s and `b` then refuses.
     static func entangled() throws -> (a: ScriptedServer, b: ScriptedServer) {
-        let page = { @Sendable (id: String) in ScriptedServer.json(#"{"notes":[{"id":"\#(id)","title":"t"}],"next_cursor":null}"#)
+        let page = { @Sendable (id: String) in
+            ScriptedServer.json(#"{"notes":[{"id":"\#(id)","title":"t"}],"next_cursor":null}"#)
         }
         let bSeen = Mutex(false)
         let a = try ScriptedServer { _ in
