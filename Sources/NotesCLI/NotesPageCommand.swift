@@ -56,37 +56,18 @@ public enum NotesPageCommand {
                 try DecodeCommand(parsed).run()
             }
         case "fetch":
-            let parsed: ParsedArguments
-            let command: FetchCommand
-            do {
-                parsed = try ParsedArguments(rest, spec: FetchCommand.spec)
-                if parsed.wantsHelp {
-                    print(FetchCommand.spec.help, terminator: "")
-                    return ExitStatus.success.rawValue
+            return run(rest, spec: FetchCommand.spec) { parsed throws(UsageError) in
+                let command = try FetchCommand(parsed, environment: ProcessInfo.processInfo.environment)
+                if command.transport == .urlsession, urlSession == nil {
+                    return ExitStatus(rawValue: runURLSessionBuild(arguments)) ?? .unavailable
                 }
-                command = try FetchCommand(parsed, environment: ProcessInfo.processInfo.environment)
-            } catch {
-                printError(FetchCommand.spec.errorText(error))
-                return ExitStatus.usage.rawValue
+                return waitFor { await command.run(urlSession: urlSession) }
             }
-            if command.transport == .urlsession, urlSession == nil {
-                return runURLSessionBuild(arguments)
-            }
-            return waitFor { await command.run(urlSession: urlSession) }.rawValue
         case "sync":
-            let command: SyncCommand
-            do {
-                let parsed = try ParsedArguments(rest, spec: SyncCommand.spec)
-                if parsed.wantsHelp {
-                    print(SyncCommand.spec.help, terminator: "")
-                    return ExitStatus.success.rawValue
-                }
-                command = try SyncCommand(parsed, environment: ProcessInfo.processInfo.environment)
-            } catch {
-                printError(SyncCommand.spec.errorText(error))
-                return ExitStatus.usage.rawValue
+            return run(rest, spec: SyncCommand.spec) { parsed throws(UsageError) in
+                let command = try SyncCommand(parsed, environment: ProcessInfo.processInfo.environment)
+                return waitFor { await command.run(urlSession: urlSession) }
             }
-            return waitFor { await command.run(urlSession: urlSession) }.rawValue
         default:
             printError(spec.errorText(UsageError("Unknown subcommand '\(first)'")))
             return ExitStatus.usage.rawValue
