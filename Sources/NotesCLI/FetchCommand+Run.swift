@@ -50,6 +50,12 @@ extension FetchCommand {
             // A database server that cannot be reached is 69, one that refuses the credentials 77.
             return error.kind == .output ? .ioError : error.kind == .unavailable ? .unavailable : .noPermission
         }
+        // What the run's copy holds when it ends, however it ends: for a sync's summary.
+        defer {
+            runtime.tally?(
+                FetchTally(pages: session.state.pages, notes: session.state.notes, seconds: Clock.now - session.started)
+            )
+        }
         let walk = session.walk
         if walk.opening == .complete {
             // A run that ended short of the total it was told is still short: never a success.
@@ -129,6 +135,13 @@ extension FetchCommand {
     }
 }
 
+/// What a run's copy holds at its end: pages and notes of its current run, and the run's seconds.
+struct FetchTally: Sendable {
+    var pages: Int
+    var notes: Int
+    var seconds: Double
+}
+
 /// What a run of `fetch` talks to besides its files: the network, time, standard error. The program
 /// uses ``live``; tests pass a ``MemoryTransport``, a clock that never sleeps and a string to write to.
 struct FetchRuntime: Sendable {
@@ -140,6 +153,8 @@ struct FetchRuntime: Sendable {
     var report: @Sendable (String) -> Void
     /// Whether standard error is a terminal, where progress is drawn.
     var showsProgress: Bool
+    /// Told what the copy holds once the run ends (a sync's summary); `nil`: nobody asks.
+    var tally: (@Sendable (FetchTally) -> Void)?
     /// Called after each step of a page's commit. Throwing stops the commit there, leaving the files as a
     /// `kill -9` at that point would: tests use it to crash a run at every step.
     var afterCommitStep: @Sendable (CommitStep) throws(CommitStop) -> Void = { _ throws(CommitStop) in }

@@ -316,6 +316,7 @@ struct SyncCommand {
     /// - Returns: 130 when interrupted, else the first failure's status in the source's order, else 0.
     func run(cancellation: CancellationFlag, runtime: (FetchCommand) -> FetchRuntime) async -> ExitStatus {
         var statuses: [ExitStatus?] = Array(repeating: nil, count: units.count)
+        let tallies = Locked([FetchTally?](repeating: nil, count: units.count))
         var report: @Sendable (String) -> Void = { _ in }
         await withTaskGroup(of: (Int, ExitStatus).self) { group in
             var next = 0
@@ -327,6 +328,7 @@ struct SyncCommand {
                     let unit = units[index]
                     var made = runtime(unit.command)
                     report = made.report
+                    made.tally = { tally in tallies.withLock { $0[index] = tally } }
                     if width > 1 {
                         let write = made.report
                         made.report = { text in
@@ -353,10 +355,20 @@ struct SyncCommand {
         if !quiet || failed != nil {
             let nameWidth = units.map(\.name.count).max() ?? 0
             var lines = "Sync: \(done.filter { $0 == .success }.count) of \(units.count) resources complete\n"
-            for (unit, status) in zip(units, statuses) {
-                let outcome =
-                    status.map { $0 == .success ? "complete" : "failed (exit \($0.rawValue))" } ?? "not run"
-                lines += "  \(unit.name)\(String(repeating: " ", count: nameWidth - unit.name.count))  \(outcome)\n"
+            let counted = tallies.withLock { $0 }
+            for (index, unit) in units.enumerated() {
+                let name = unit.name + String(repeating: " ", count: nameWidth - unit.name.count)
+                guard let status = statuses[index] else {
+                    lines += "  \(name)  not run\n"
+                    continue
+                }
+                var outcome = status == .success ? "complete" : "failed (exit \(status.rawValue))"
+                if let tally = counted[index] {
+                    outcome += String(repeating: " ", count: max(0, 17 - outcome.count))
+                    outcome += "  \(tally.pages) page\(tally.pages == 1 ? "" : "s"), \(tally.notes) note"
+                    outcome += "\(tally.notes == 1 ? "" : "s"), \(Clock.format(tally.seconds)) s"
+                }
+                lines += "  \(name)  \(outcome)\n"
             }
             report(lines)
         }

@@ -129,11 +129,19 @@ struct SyncCommandTests {
         let lines = console.output.split(separator: "\n").map(String.init)
         #expect(lines.contains { $0.hasPrefix("[a] Resource 'a': http://127.0.0.1:") }, "\(lines)")
         #expect(lines.contains { $0.hasPrefix("[b] 1 note, 1 page, ") }, "\(lines)")
-        #expect(console.output.hasSuffix("Sync: 2 of 2 resources complete\n  a  complete\n  b  complete\n"))
+        #expect(
+            syncSummary(console.output) == [
+                "Sync: 2 of 2 resources complete", "  a  complete           1 page, 1 note, S s",
+                "  b  complete           1 page, 1 note, S s",
+            ])
 
         let sequential = Console()
         #expect(try await Self.runEntangled(width: 1, console: sequential) == .unavailable, "\(sequential.output)")
-        #expect(sequential.output.hasSuffix("  a  complete\n  b  failed (exit 69)\n"), "\(sequential.output)")
+        #expect(
+            syncSummary(sequential.output) == [
+                "Sync: 1 of 2 resources complete", "  a  complete           1 page, 1 note, S s",
+                "  b  failed (exit 69)   0 pages, 0 notes, S s",
+            ], "\(sequential.output)")
     }
 
     @Test(
