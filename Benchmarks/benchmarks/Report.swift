@@ -17,6 +17,11 @@ struct Baseline: Codable {
     var results: [String: Figures]
     /// The benchmarks that could not run, with why (a peer whose program is missing).
     var skipped: [String: String]?
+
+    /// Figures of an unknown date, machine, toolchain and commit: each is set as it is known.
+    init(results: [String: Figures]) {
+        self.results = results
+    }
 }
 
 extension Baseline {
@@ -215,7 +220,9 @@ func compare(_ results: [String: Figures], with baseline: Baseline, thresholds: 
         "Compared with the baseline of \(baseline.date ?? "unknown date") (\(baseline.machine ?? "unknown machine"))"
     ]
     // Another processor or core count: the figures are shown, never flagged.
-    let comparable = baseline.isComparable(with: Baseline(machine: machine(), results: [:]))
+    var here = Baseline(results: [:])
+    here.machine = machine()
+    let comparable = baseline.isComparable(with: here)
     if !comparable {
         lines.append("Another processor or core count than this machine's (\(machine())): shown, not flagged")
     }

@@ -214,16 +214,14 @@ func commit() -> String? {
 
 let toolchain = spawn(["swift", "--version"], mergeStandardError: true).output.split(separator: "\n")
     .first { $0.contains("Swift version") }.map(String.init)
-let thisRun = Baseline(
-    date: ISO8601DateFormatter().string(from: Date()),
-    machine: machine(),
-    toolchain: toolchain ?? "unknown",
-    commit: commit() ?? "unknown",
-    quick: quick,
-    notes: count,
-    results: results,
-    skipped: skipped.isEmpty ? nil : skipped
-)
+var thisRun = Baseline(results: results)
+thisRun.date = ISO8601DateFormatter().string(from: Date())
+thisRun.machine = machine()
+thisRun.toolchain = toolchain ?? "unknown"
+thisRun.commit = commit() ?? "unknown"
+thisRun.quick = quick
+thisRun.notes = count
+thisRun.skipped = skipped.isEmpty ? nil : skipped
 if let name = parsed.value("--save") {
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
