@@ -114,8 +114,11 @@ func targets(_ results: [String: Figures]) -> String {
     let cpu = typed.flatMap { typed in ceiling.map { typed.cpuP50 / $0.cpuP50 } }
     check("typed notes + id set within 1.6× of the yajl no-op ceiling's CPU time", cpu, atMost: 1.6, "×")
     check("pass-through JSON within 1.5× of the ceiling", results["decode/passthrough-64k"]?.ratio, atMost: 1.5, "×")
-    let insert = results["idset/insert"].map { 1e9 / $0.notesPerSecond }
-    check("the id set at 100 ns or less an insert", insert, atMost: 100, " ns")
+    if let ids = results["idset/insert"] {
+        // The goal is at 1,000,000 ids; a quick run's table is smaller, and its inserts cheaper.
+        let count = Int((ids.notesPerSecond * ids.wallP50).rounded())
+        check("the id set at 100 ns or less an insert (\(count) ids)", 1e9 / ids.notesPerSecond, atMost: 100, " ns")
+    }
     check(
         "integer ids within 1.05× of the string-id decode (typed, 64 KiB chunks)",
         results["decode/typed-64k-int"]?.ratio, atMost: 1.05, "×")
