@@ -97,7 +97,7 @@ let package = Package(
         /// where each key is.
         .target(name: "NotesSync", dependencies: ["NotesSystem", "CYaml"], swiftSettings: swiftSettings),
         /// Hand-written command-line parsing and help in the style of swift-argument-parser.
-        .target(name: "ArgumentParsing", swiftSettings: swiftSettings),
+        .target(name: "ArgumentParsing", dependencies: ["NotesSystem"], swiftSettings: swiftSettings),
         /// Deterministic fixture pages for tests and benchmarks.
         .target(name: "NotesGen", dependencies: ["NotesSystem", "ArgumentParsing"], swiftSettings: swiftSettings),
         /// The `notes-page` command line, as a library so tests can call it.

@@ -1,3 +1,5 @@
+import NotesSystem
+
 /// A usage error: wrong options or values. Commands print it as `Error: …` and exit 64 (EX_USAGE).
 public struct UsageError: Error, Sendable, Equatable, CustomStringConvertible {
     public var message: String
@@ -157,13 +159,7 @@ public struct ParsedArguments: Sendable, Equatable {
     }
 
     /// A value as an error shows it: at most 200 bytes of it, cut at a whole scalar.
-    public static func clip(_ text: String) -> String {
-        let bytes = text.utf8
-        guard bytes.count > 200 else { return text }
-        var end = bytes.index(bytes.startIndex, offsetBy: 200)
-        while end > bytes.startIndex, bytes[end] & 0xC0 == 0x80 { end = bytes.index(before: end) }
-        return String(decoding: bytes[..<end], as: UTF8.self) + "…"
-    }
+    public static func clip(_ text: String) -> String { text.clipped(toUTF8Bytes: 200) }
 
     private static func describe(_ range: ClosedRange<Int>) -> String {
         if range.upperBound == Int.max { return "expected an integer of at least \(range.lowerBound)" }

@@ -238,26 +238,27 @@ extension SourceSecret {
         public var message: String
     }
 
-    /// `text` without its `${NAME}` references: what is written in the source itself.
+    /// `text` without its `${NAME}` references: what is written in the source itself (all of it when a `${`
+    /// is left open).
     public static func literal(_ text: String) -> String {
-        var left = ""
-        var rest = Substring(text)
-        while let dollar = rest.firstIndex(of: "$") {
-            let after = rest.index(after: dollar)
-            guard after < rest.endIndex, rest[after] == "{", let close = rest[after...].firstIndex(of: "}") else {
-                left += rest[...dollar]
-                rest = rest[after...]
-                continue
-            }
-            left += rest[..<dollar]
-            rest = rest[rest.index(after: close)...]
-        }
-        return left + rest
+        (try? replacingReferences(in: text) { _ throws(ExpansionError) in "" }) ?? text
     }
 
     /// `text` with each `${NAME}` replaced by the environment variable's value.
     /// - Throws: ``ExpansionError`` naming a variable that is not set (or empty), or a `${` left open.
     public static func expand(_ text: String, from environment: [String: String]) throws(ExpansionError) -> String {
+        try replacingReferences(in: text) { name throws(ExpansionError) in
+            guard let value = environment[name], !value.isEmpty else {
+                throw ExpansionError(message: "the variable \(SourceError.clip(name)) is not set")
+            }
+            return value
+        }
+    }
+
+    /// `text` with each `${NAME}` replaced by `value(NAME)`; a `$` not followed by `{` is kept.
+    private static func replacingReferences(
+        in text: String, _ value: (String) throws(ExpansionError) -> String
+    ) throws(ExpansionError) -> String {
         var result = ""
         var rest = Substring(text)
         while let dollar = rest.firstIndex(of: "$") {
@@ -272,11 +273,7 @@ extension SourceSecret {
             guard let close = rest[start...].firstIndex(of: "}") else {
                 throw ExpansionError(message: "'${' with no '}'")
             }
-            let name = String(rest[start..<close])
-            guard let value = environment[name], !value.isEmpty else {
-                throw ExpansionError(message: "the variable \(SourceError.clip(name)) is not set")
-            }
-            result += value
+            result += try value(String(rest[start..<close]))
             rest = rest[rest.index(after: close)...]
         }
         return result + rest

@@ -1,3 +1,5 @@
+import NotesSystem
+
 /// Where a node of a source file starts: 1-based line and column.
 public struct SourceMark: Sendable, Hashable, CustomStringConvertible {
     public var line: Int
@@ -66,11 +68,5 @@ public struct SourceError: Error, Sendable, Equatable, CustomStringConvertible {
     public var description: String { mark.map { "\(file):\($0): \(message)" } ?? "\(file): \(message)" }
 
     /// `text` cut to 80 bytes of UTF-8, for a message: a key or value from a file is never printed whole.
-    public static func clip(_ text: some StringProtocol) -> String {
-        let bytes = String(text).utf8
-        guard bytes.count > 80 else { return String(text) }
-        var end = bytes.index(bytes.startIndex, offsetBy: 80)
-        while end > bytes.startIndex, bytes[end] & 0xC0 == 0x80 { end = bytes.index(before: end) }  // a whole scalar
-        return String(decoding: bytes[..<end], as: UTF8.self) + "…"
-    }
+    public static func clip(_ text: some StringProtocol) -> String { text.clipped(toUTF8Bytes: 80) }
 }

@@ -3,6 +3,9 @@
 
 import os
 
+DEBUG = False
+ALLOWED_HOSTS = ["127.0.0.1", "localhost"]
+
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",

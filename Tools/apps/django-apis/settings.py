@@ -6,6 +6,8 @@ This directory is imported as the package `django_apis` (server.py registers it 
 
 # What the Django projects share, from Tools/apps/ (server.py puts it on the path).
 from djangoproject import (
+    ALLOWED_HOSTS,
+    DEBUG,
     DEFAULT_AUTO_FIELD,
     MIDDLEWARE,
     STATIC_URL,
@@ -16,8 +18,6 @@ from djangoproject import (
 )
 
 SECRET_KEY = "notes-page-django-apis-fixture-not-secret"
-DEBUG = False
-ALLOWED_HOSTS = ["127.0.0.1", "localhost"]
 
 INSTALLED_APPS = [
     "django.contrib.auth",

@@ -5,6 +5,8 @@ The database file is named by the environment variable NOTES_DRF_DATABASE (serve
 
 # What the Django projects share, from Tools/apps/ (server.py puts it on the path).
 from djangoproject import (
+    ALLOWED_HOSTS,
+    DEBUG,
     DEFAULT_AUTO_FIELD,
     MIDDLEWARE,
     STATIC_URL,
@@ -15,8 +17,6 @@ from djangoproject import (
 )
 
 SECRET_KEY = "notes-page-drf-fixture-not-secret"
-DEBUG = False
-ALLOWED_HOSTS = ["127.0.0.1", "localhost"]
 
 INSTALLED_APPS = [
     "django.contrib.auth",

@@ -98,13 +98,7 @@ echo "fuzz-fetch: $build/fuzz-fetch built with -sanitize=$sanitizers"
 # libFuzzer takes -max_total_time=0 for no limit: 0 here builds only.
 [ "$seconds" -gt 0 ] || exit 0
 
-work=$(mktemp -d "${TMPDIR:-/tmp}/notes-fuzz-fetch.XXXXXX")
-trap 'rm -rf "$work"' EXIT
-mkdir -p "$work/seeds"
-cp Tools/reliability/fuzz/fetch-seeds/* "$work/seeds/"
-if [ -d Fixtures/regressions-fetch ]; then
-    find Fixtures/regressions-fetch -maxdepth 1 -type f ! -name '*.md' -exec cp {} "$work/seeds/" \;
-fi
+make_seeds Tools/reliability/fuzz/fetch-seeds Fixtures/regressions-fetch
 binary=$build/fuzz-fetch corpus=${FUZZ_CORPUS:-$work/corpus} max_len=4096 dict=Tools/reliability/fuzz/fetch.dict
 fixtures=Fixtures/regressions-fetch extension=txt built_with="-sanitize=$sanitizers"
 run_fuzzer

@@ -40,19 +40,7 @@ swiftc "${flags[@]}" -module-name FuzzSource -wmo -c Tools/reliability/fuzz/Fuzz
 swiftc -sanitize=fuzzer,address -use-ld=lld "$build/NotesSystem.o" "$build/NotesSync.o" "$build/FuzzSource.o" \
     -lyaml -o "$build/fuzz-source"
 
-work=$(mktemp -d "${TMPDIR:-/tmp}/notes-fuzz-source.XXXXXX")
-trap 'rm -rf "$work"' EXIT
-mkdir -p "$work/seeds"
-cp Tools/reliability/fuzz/source-seeds/* "$work/seeds/"
-if [ -d Fixtures/regressions-source ]; then
-    find Fixtures/regressions-source -maxdepth 1 -type f ! -name '*.md' -exec cp {} "$work/seeds/" \;
-fi
-suite=../shared/JSONTestSuite/test_parsing
-if [ -d "$suite" ]; then
-    cp "$suite"/* "$work/seeds/"
-else
-    echo "fuzz-source: $suite is absent: seeding from the source seeds only"
-fi
+make_seeds Tools/reliability/fuzz/source-seeds Fixtures/regressions-source --json-test-suite
 binary=$build/fuzz-source corpus=${FUZZ_CORPUS:-$work/corpus} max_len=4096 dict=Tools/reliability/fuzz/source.dict
 fixtures=Fixtures/regressions-source extension=yaml
 run_fuzzer

@@ -45,19 +45,7 @@ swiftc "${flags[@]}" -module-name FuzzPage -wmo -c Tools/reliability/fuzz/FuzzPa
 swiftc -sanitize=fuzzer,address -use-ld=lld "$build/NotesSystem.o" "$build/NotesJSON.o" "$build/NotesPage.o" "$build/FuzzPage.o" \
     -lyajl -o "$build/fuzz-page"
 
-work=$(mktemp -d "${TMPDIR:-/tmp}/notes-fuzz.XXXXXX")
-trap 'rm -rf "$work"' EXIT
-mkdir -p "$work/seeds"
-cp Fixtures/contract/* "$work/seeds/"
-if [ -d Fixtures/regressions ]; then
-    find Fixtures/regressions -maxdepth 1 -type f ! -name '*.md' -exec cp {} "$work/seeds/" \;
-fi
-suite=../shared/JSONTestSuite/test_parsing
-if [ -d "$suite" ]; then
-    cp "$suite"/* "$work/seeds/"
-else
-    echo "fuzz: $suite is absent: seeding from the fixtures only"
-fi
+make_seeds Fixtures/contract Fixtures/regressions --json-test-suite
 binary=$build/fuzz-page corpus=${FUZZ_CORPUS:-$work/corpus} max_len=8192 dict=Tools/reliability/fuzz/page.dict
 fixtures=Fixtures/regressions extension=json
 run_fuzzer

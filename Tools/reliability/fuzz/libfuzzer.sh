@@ -3,8 +3,8 @@
 # a regression fixture.
 #
 # The caller sets: name (for messages), binary, seconds, timeout_s, rss_mb, malloc_mb, max_len, dict,
-# work (a temporary directory, with seeds/ filled), corpus, fixtures (where findings go), extension (of a
-# kept finding), and optionally built_with (said after a clean run's figures).
+# corpus, fixtures (where findings go), extension (of a kept finding), and optionally built_with (said
+# after a clean run's figures); make_seeds makes work, a temporary directory with seeds/ filled.
 
 # Exits 69 when swiftc or the toolchain's libFuzzer runtime is missing.
 require_libfuzzer() {
@@ -15,6 +15,22 @@ require_libfuzzer() {
         echo "$name: this Swift toolchain has no libFuzzer runtime ($resource)" >&2
         exit 69
     fi
+}
+
+# Makes $work (removed on exit) with seeds/ holding the files of each directory named that exists (a
+# README.md aside); ../shared/JSONTestSuite/test_parsing too with --json-test-suite, said when absent.
+make_seeds() {
+    work=$(mktemp -d "${TMPDIR:-/tmp}/notes-$name.XXXXXX")
+    trap 'rm -rf "$work"' EXIT
+    mkdir -p "$work/seeds"
+    local directory suite=../shared/JSONTestSuite/test_parsing
+    for directory in "$@"; do
+        if [ "$directory" = --json-test-suite ]; then
+            if [ -d "$suite" ]; then directory=$suite; else echo "$name: $suite is absent: not among the seeds"; continue; fi
+        fi
+        [ -d "$directory" ] || continue
+        find "$directory" -maxdepth 1 -type f ! -name '*.md' -exec cp {} "$work/seeds/" \;
+    done
 }
 
 # Runs the target for $seconds, then exits: 0 with the run's figures, or 1 after keeping each finding in
