@@ -149,13 +149,18 @@ struct TokenProviderTests {
 
     @Test("An environment variable is read at every request")
     func environment() {
-        let name = "NOTES_TEST_TOKEN_\(UInt32.random(in: 0...UInt32.max))"
-        let provider = EnvironmentToken(variable: name)
+        // An environment of the test's own: setenv in this process would race the children other tests
+        // start meanwhile (Foundation's Process copies environ while setenv reallocates it).
+        let environment = Mutex([String: String]())
+        let provider = EnvironmentToken(variable: "NOTES_TOKEN") { name in environment.withLock { $0[name] } }
         #expect(provider.currentToken() == nil)
-        setenv(name, " abc\n", 1)
+        environment.withLock { $0["NOTES_TOKEN"] = " abc\n" }
         #expect(provider.currentToken()?.value == "abc")
-        unsetenv(name)
+        environment.withLock { $0["NOTES_TOKEN"] = nil }
         #expect(provider.currentToken() == nil)
+        #expect(
+            EnvironmentToken(variable: "NOTES_TEST_SURELY_UNSET_\(UInt32.random(in: 0...UInt32.max))").currentToken()
+                == nil)
     }
 }
 

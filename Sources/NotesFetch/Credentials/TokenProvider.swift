@@ -36,14 +36,22 @@ extension Secret {
 /// The token in an environment variable, read at every request.
 public struct EnvironmentToken: TokenProvider {
     public var variable: String
+    /// The variable's value now (`getenv`; tests pass their own, since changing the process's
+    /// environment races every child started meanwhile).
+    let lookup: @Sendable (String) -> String?
 
     public init(variable: String = "NOTES_TOKEN") {
+        self.init(variable: variable) { name in getenv(name).map { String(cString: $0) } }
+    }
+
+    package init(variable: String, lookup: @escaping @Sendable (String) -> String?) {
         self.variable = variable
+        self.lookup = lookup
     }
 
     public func currentToken() -> Secret? {
-        guard let value = getenv(variable) else { return nil }
-        return Secret(firstLineOf: Array(String(cString: value).utf8))
+        guard let value = lookup(variable) else { return nil }
+        return Secret(firstLineOf: Array(value.utf8))
     }
 }
 
