@@ -118,6 +118,8 @@ struct FetchCommand {
     /// What to run to go on after a stop, when this fetch is part of a larger command (a sync's resource);
     /// `nil`: the fetch command itself.
     var resumeAdvice: String?
+    /// The parent this walk is for, when `sync` walks a child resource into its table.
+    var unit: ChildUnit?
 
     /// The HTTP libraries `--transport` chooses from.
     enum Transport: String, Sendable {

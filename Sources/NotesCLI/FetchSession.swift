@@ -33,7 +33,8 @@ final class FetchSession: @unchecked Sendable {
             #endif
         } else if let sqlitePath = command.sqlitePath {
             let database = try SQLiteDestination(
-                path: sqlitePath, table: command.table, titles: command.options.configuration.titlePath != nil)
+                path: sqlitePath, table: command.table, titles: command.options.configuration.titlePath != nil,
+                unit: command.unit)
             database.afterStep = afterStep
             destination = database
         } else {

@@ -30,6 +30,9 @@ struct SyncCommand {
     static let resourcesOption = Declared.text(
         "--resources", value: "names", help: "Only these resources, comma-separated, in the source's order.")
     static let failFast = Declared.flag("--fail-fast", help: "Stop at the first resource that fails.")
+    static let full = Declared.flag(
+        "--full",
+        help: "Walk every resource again, and every child for each parent, not only for the parents that changed.")
     static let parallel = Declared<Int>.integer(
         "--parallel", value: "n",
         help: "Resources walked at once (each with its own pages in flight); their lines are prefixed with the name.",
@@ -45,7 +48,7 @@ struct SyncCommand {
         ],
         options: [
             sqlite.spec, postgres.spec, schemaOption.spec, output.spec, resourcesOption.spec, parallel.spec,
-            failFast.spec, quietOption.spec,
+            full.spec, failFast.spec, quietOption.spec,
         ]
     )
 
@@ -54,13 +57,14 @@ struct SyncCommand {
         "all", "cursor", "output", "state", "sqlite", "postgres", "schema", "table", "quiet", "token-file", "transport",
     ]
 
-    /// One resource to walk: its name and the `fetch` that walks it.
-    struct Unit {
-        var name: String
-        var command: FetchCommand
-    }
-
-    var units: [Unit]
+    /// Every resource of the source, in its order, selected or not (a child's parent may be walked before).
+    var resources: [SyncResource]
+    /// Whether each resource is walked in this run (`--resources`).
+    var selected: [Bool]
+    /// The SQLite file a sync with children keeps its tables in.
+    var database: String?
+    var environment: [String: String]
+    var full: Bool
     var failFast: Bool
     var quiet: Bool
     /// Resources walked at once.
@@ -86,7 +90,9 @@ struct SyncCommand {
         quiet = try parsed[Self.quietOption]
         failFast = try parsed[Self.failFast]
         width = try parsed[Self.parallel]
-        var selected = source.resources
+        full = try parsed[Self.full]
+        database = sqlite
+        selected = Array(repeating: true, count: source.resources.count)
         if let names = try parsed[Self.resourcesOption] {
             let wanted = names.split(separator: ",").map { String($0).trimmingWhitespace() }.filter { !$0.isEmpty }
             guard !wanted.isEmpty else { throw UsageError("--resources names no resource") }
@@ -96,7 +102,14 @@ struct SyncCommand {
                     "--resources names '\(SourceError.clip(name))', which the source does not have (it has \(known)\(source.resources.count > 10 ? ", …" : ""))"
                 )
             }
-            selected = source.resources.filter { wanted.contains($0.name) }
+            selected = source.resources.map { wanted.contains($0.name) }
+        }
+        for (index, resource) in source.resources.enumerated() where selected[index] && resource.parent != nil {
+            guard sqlite != nil else {
+                throw UsageError(
+                    "\(source.file):\(resource.mark): resource '\(resource.name)' has a parent: a sync with children keeps its tables with --sqlite FILE"
+                )
+            }
         }
         var environment = environment
         // The token as fetch takes it, or the header that carries the credentials, which no message shows.
@@ -132,8 +145,8 @@ struct SyncCommand {
         if let names = try parsed[Self.resourcesOption] { words += ["--resources", names] }
         // A PostgreSQL URL may hold a password: that command is not shown.
         let again = postgres == nil ? ": " + words.map(shellQuote).joined(separator: " ") : "."
-        units = []
-        for resource in selected {
+        resources = []
+        for resource in source.resources {
             let destination: [String]
             if let sqlite {
                 destination = ["--sqlite", sqlite, "--table", resource.name]
@@ -145,28 +158,45 @@ struct SyncCommand {
                     "-o", "\(directory!)/\(resource.name).ndjson", "--state", "\(directory!)/\(resource.name).state",
                 ]
             }
-            let url = try Self.url(of: resource, in: source)
+            let parent = resource.parent.flatMap { name in source.resources.firstIndex { $0.name == name } }
+            let url = parent == nil ? try Self.url(of: resource, in: source) : resource.path
             var secrets: [(value: String, written: String)] = []
             let options = try Self.arguments(
                 resource, defaults: source.defaults, file: source.file, environment: environment, secrets: &secrets)
             if let authHeader { secrets.append((authHeader.text, authHeader.shown)) }
             let arguments =
-                [url, "--all"] + destination + token + (authHeader.map { ["--header", $0.text] } ?? [])
+                ["--all"] + destination + token + (authHeader.map { ["--header", $0.text] } ?? [])
                 + (quiet ? ["--quiet"] : []) + options
+            let folder = source.baseURL.map { $0.hasSuffix("/") ? $0 : $0 + "/" }
             do {
-                let parsed = try ParsedArguments(arguments, spec: FetchCommand.spec)
-                var command = try FetchCommand(parsed, environment: environment)
+                var command = try FetchCommand(
+                    try ParsedArguments(
+                        [parent == nil ? url : "https://example.invalid/"] + arguments, spec: FetchCommand.spec),
+                    environment: environment)
                 command.resumeAdvice = "Run the same sync again to go on\(again)"
-                units.append(Unit(name: resource.name, command: command))
+                var made = SyncResource(
+                    name: resource.name, parent: parent, path: url, arguments: arguments, folder: folder,
+                    origin: folder.flatMap { Origin($0) }, includeFromParent: resource.includeFromParent,
+                    resumeAdvice: "Run the same sync again to go on\(again)", secrets: secrets, command: command)
+                if parent != nil {
+                    // Checked with a record that has every field the placeholders read: a mistake is found
+                    // before any request.
+                    made.command = try made.command(
+                        for: try made.sampleParent(), parentRun: 1, environment: environment)
+                }
+                resources.append(made)
+            } catch let error as ParentError {
+                throw UsageError("\(source.file):\(resource.mark): resource '\(resource.name)': \(error.message)")
             } catch {
                 // At the key `fetch` names, if it names one; never with a secret's value in it.
-                var message = error.message
+                var message = (error as? UsageError)?.message ?? "\(error)"
                 for secret in secrets { message = message.replacing(secret.value, with: secret.written) }
                 let entry = (source.defaults + resource.options).last { message.contains("'--\($0.key)'") }
                 let place = entry.map { "\(source.file):\($0.value.mark)" } ?? "\(source.file):\(resource.mark)"
                 throw UsageError("\(place): resource '\(resource.name)': \(message)")
             }
         }
+        self.environment = environment
         if let directory {
             do {
                 try System.makeDirectory(directory)
@@ -268,12 +298,21 @@ struct SyncCommand {
         _ text: String, of key: String, at place: String, _ environment: [String: String],
         _ secrets: inout [(value: String, written: String)]
     ) throws(UsageError) -> String {
-        guard key == "header" else { return text }
+        guard key == "header" else {
+            if text.contains("{parent."), !["body", "variables"].contains(key) {
+                throw UsageError(
+                    "\(place): '\(key)' takes no {parent.…} placeholder (the path, header, body and variables do)")
+            }
+            return text
+        }
         guard let colon = text.firstIndex(of: ":"), colon != text.startIndex else {
             throw UsageError("\(place): a header is 'Name: value'")
         }
         let name = String(text[..<colon])
         let written = String(text[text.index(after: colon)...]).trimmingWhitespace()
+        if name.contains("{") {
+            throw UsageError("\(place): a header's name takes no placeholder")
+        }
         if FetchConfiguration.isCredential(name: name) {
             // What is left once the references are taken out: nothing, or one scheme word.
             let left = SourceSecret.literal(written)
@@ -292,87 +331,5 @@ struct SyncCommand {
         }
         if value != written { secrets.append((value, written)) }
         return "\(name): \(value)"
-    }
-
-    /// Runs the sync over the network, with SIGINT and SIGTERM stopping it at the next chunk.
-    /// - Parameter urlSession: Makes the URLSession transport, where the program links one.
-    func run(urlSession: (@Sendable () -> any HTTPTransport)?) async -> ExitStatus {
-        let cancellation = CancellationFlag()
-        let signals = SignalTrap(cancellation: cancellation)
-        defer { signals.release() }
-        let task = Task {
-            await run(cancellation: cancellation) { command in
-                FetchRuntime.live(caFile: command.caFile, transport: command.transport, urlSession: urlSession)
-            }
-        }
-        signals.onSignal { task.cancel() }
-        return await task.value
-    }
-
-    /// Walks the resources through the runtime `runtime` makes for each one's `fetch`, ``width`` at a time
-    /// (in the source's order as places free up); a failed one is said and the others go on, unless
-    /// `--fail-fast`, which lets those under way finish and starts no more. Walked in parallel, each one's
-    /// lines are prefixed with its name and no progress line is drawn. Ends with a line per resource.
-    /// - Returns: 130 when interrupted, else the first failure's status in the source's order, else 0.
-    func run(cancellation: CancellationFlag, runtime: (FetchCommand) -> FetchRuntime) async -> ExitStatus {
-        var statuses: [ExitStatus?] = Array(repeating: nil, count: units.count)
-        let tallies = Locked([FetchTally?](repeating: nil, count: units.count))
-        var report: @Sendable (String) -> Void = { _ in }
-        await withTaskGroup(of: (Int, ExitStatus).self) { group in
-            var next = 0
-            var running = 0
-            var stopping = false
-            while true {
-                while !stopping, running < width, next < units.count, !cancellation.isCancelled {
-                    let index = next
-                    let unit = units[index]
-                    var made = runtime(unit.command)
-                    report = made.report
-                    made.tally = { tally in tallies.withLock { $0[index] = tally } }
-                    if width > 1 {
-                        let write = made.report
-                        made.report = { text in
-                            write(
-                                text.split(separator: "\n", omittingEmptySubsequences: false).dropLast()
-                                    .map { "[\(unit.name)] \($0)\n" }.joined())
-                        }
-                        made.showsProgress = false
-                    }
-                    if !quiet { made.report("Resource '\(unit.name)': \(unit.command.url.absoluteString)\n") }
-                    let walking = made
-                    group.addTask { (index, await unit.command.run(walking, cancellation: cancellation)) }
-                    next += 1
-                    running += 1
-                }
-                guard let (index, status) = await group.next() else { break }
-                running -= 1
-                statuses[index] = status
-                if status != .success, failFast || status == .interrupted { stopping = true }
-            }
-        }
-        let done = statuses.compactMap { $0 }
-        let failed = done.first { $0 != .success }
-        if !quiet || failed != nil {
-            let nameWidth = units.map(\.name.count).max() ?? 0
-            var lines = "Sync: \(done.filter { $0 == .success }.count) of \(units.count) resources complete\n"
-            let counted = tallies.withLock { $0 }
-            for (index, unit) in units.enumerated() {
-                let name = unit.name + String(repeating: " ", count: nameWidth - unit.name.count)
-                guard let status = statuses[index] else {
-                    lines += "  \(name)  not run\n"
-                    continue
-                }
-                var outcome = status == .success ? "complete" : "failed (exit \(status.rawValue))"
-                if let tally = counted[index] {
-                    outcome += String(repeating: " ", count: max(0, 17 - outcome.count))
-                    outcome += "  \(tally.pages) page\(tally.pages == 1 ? "" : "s"), \(tally.notes) note"
-                    outcome += "\(tally.notes == 1 ? "" : "s"), \(Clock.format(tally.seconds)) s"
-                }
-                lines += "  \(name)  \(outcome)\n"
-            }
-            report(lines)
-        }
-        if cancellation.isCancelled || done.contains(.interrupted) { return .interrupted }
-        return failed ?? .success
     }
 }

@@ -20,7 +20,11 @@ public final class SQLiteDestination: PageDestination {
     public let table: String
     /// Whether the table has a `title` column.
     public let hasTitles: Bool
-    private let database: SQLiteDatabase
+    /// The parent this walk is for, when the table is a child resource's.
+    public let unit: ChildUnit?
+    /// The key of the walk's checkpoint: the table's name, or a child walk's ``ChildUnit/walkKey(table:parent:)``.
+    public let walkKey: String
+    let database: SQLiteDatabase
     private var upsert: SQLiteStatement?
     private var visit: SQLiteStatement?
     private var saveCheckpoint: SQLiteStatement?
@@ -48,17 +52,23 @@ public final class SQLiteDestination: PageDestination {
     ///   - table: The notes' table; see ``isValidTableName(_:)``.
     ///   - titles: Whether notes have titles (a `title` column).
     ///   - busyTimeout: Seconds to wait for another writer's lock before failing.
+    ///   - unit: The parent this walk is for, in a child resource's table (``ChildUnit``).
     /// - Throws: ``StoreError`` for a file that is not SQLite, one locked past the timeout, or a name
     ///   that cannot be a table's.
-    public init(path: String, table: String = "notes", titles: Bool = true, busyTimeout: Double = 5)
-        throws(StoreError)
-    {
+    public init(
+        path: String, table: String = "notes", titles: Bool = true, busyTimeout: Double = 5, unit: ChildUnit? = nil
+    ) throws(StoreError) {
         guard Self.isValidTableName(table) else {
             throw StoreError(
                 "'\(table.prefix(80))' cannot name the table: letters, digits and _, not starting with a digit")
         }
+        for column in unit?.columns ?? [] where !Self.isValidTableName(column.name) {
+            throw StoreError("'\(column.name.prefix(80))' cannot name a column")
+        }
         self.path = path
         self.table = table
+        self.unit = unit
+        walkKey = unit.map { ChildUnit.walkKey(table: table, parent: $0.parent) } ?? table
         hasTitles = titles
         do {
             database = try SQLiteDatabase(path: path, busyTimeout: busyTimeout)
@@ -101,7 +111,7 @@ public final class SQLiteDestination: PageDestination {
             defer { if !committed { try? database.execute("ROLLBACK") } }
             let read = try database.prepare(
                 "SELECT version, checkpoint FROM notes_page_walks WHERE \"table\" = ?", "reading the checkpoint")
-            try read.bind(1, text: table)
+            try read.bind(1, text: walkKey)
             var found: WalkCheckpoint?
             if try read.step("reading the checkpoint") {
                 guard read.integer(0) == Self.version else {
@@ -127,7 +137,22 @@ public final class SQLiteDestination: PageDestination {
                     "SELECT count(*) FROM sqlite_schema WHERE name = ? COLLATE NOCASE", "reading the schema")
                 try exists.bind(1, text: table)
                 try exists.step()
-                guard exists.integer(0) == 0 else {
+                // A child resource's table is the children's walks' alone, and a table's own walk's alone.
+                let walks = try database.prepare(
+                    "SELECT sum(\"table\" = ?), sum(\"table\" > ? AND \"table\" < ?) FROM notes_page_walks", "reading")
+                try walks.bind(1, text: table)
+                try walks.bind(2, text: table + "#")
+                try walks.bind(3, text: table + "$")
+                try walks.step()
+                let (own, children) = (walks.integer(0), walks.integer(1))
+                if unit == nil, children > 0 {
+                    throw StoreError("'\(path)': table \(table) holds a child resource's notes (one walk per parent)")
+                }
+                if unit != nil, own > 0 {
+                    throw StoreError(
+                        "'\(path)': table \(table) holds the notes of one endpoint, not a child resource's")
+                }
+                guard exists.integer(0) == 0 || (unit != nil && children > 0) else {
                     throw StoreError("'\(path)': a table \(table) exists that notes-page did not write; use --table")
                 }
                 // The table and a checkpoint of no pages, together: the table is then always notes-page's.
@@ -136,16 +161,29 @@ public final class SQLiteDestination: PageDestination {
                 try save(WalkCheckpoint(url: url, pagination: pagination), with: insert, "creating table \(table)")
             }
             if found?.pages == 0 { found = nil }  // created, and no page committed since
-            try database.execute(
-                """
-                CREATE TABLE IF NOT EXISTS \(quoted) (
-                    id TEXT PRIMARY KEY, json TEXT NOT NULL,\(hasTitles ? " title TEXT," : "")
-                    fetched_at TEXT NOT NULL, run INTEGER NOT NULL);
-                """, "creating table \(table)")
+            if let unit {
+                let columns = unit.columns.map { "\"\($0.name)\" TEXT, " }.joined()
+                try database.execute(
+                    """
+                    CREATE TABLE IF NOT EXISTS \(quoted) (
+                        id TEXT NOT NULL, parent TEXT NOT NULL, \(columns)json TEXT NOT NULL,\(hasTitles ? " title TEXT," : "")
+                        fetched_at TEXT NOT NULL, run INTEGER NOT NULL, PRIMARY KEY (parent, id));
+                    """, "creating table \(table)")
+            } else {
+                try database.execute(
+                    """
+                    CREATE TABLE IF NOT EXISTS \(quoted) (
+                        id TEXT PRIMARY KEY, json TEXT NOT NULL,\(hasTitles ? " title TEXT," : "")
+                        fetched_at TEXT NOT NULL, run INTEGER NOT NULL);
+                    """, "creating table \(table)")
+            }
             if let found, !found.isDone {
                 // A run cut short: its ids, and the pages promised, as it left them.
-                let run = try database.prepare("SELECT id FROM \(quoted) WHERE run = ?", "reading the run's ids")
+                let run = try database.prepare(
+                    "SELECT id FROM \(quoted) WHERE run = ?\(unit == nil ? "" : " AND parent = ?")",
+                    "reading the run's ids")
                 try run.bind(1, integer: found.runNumber)
+                if let unit { try run.bind(2, text: unit.parent) }
                 while try run.step("reading the run's ids") {
                     let id = run.bytes(0)
                     _ = id.withUnsafeBytes { ids.insert($0) }
@@ -153,22 +191,22 @@ public final class SQLiteDestination: PageDestination {
                 ids.commitPage()
                 let pages = try database.prepare(
                     "SELECT page FROM notes_page_visited WHERE \"table\" = ?", "reading the visited pages")
-                try pages.bind(1, text: table)
+                try pages.bind(1, text: walkKey)
                 while try pages.step("reading the visited pages") {
                     let page = pages.bytes(0)
                     _ = page.withUnsafeBytes { visited.insert($0) }
                 }
                 visited.commitPage()
             }
-            let columns = hasTitles ? "id, json, title, fetched_at, run" : "id, json, fetched_at, run"
-            let values = hasTitles ? "?, ?, ?, ?, ?" : "?, ?, ?, ?"
-            let updates =
-                hasTitles
-                ? "json = excluded.json, title = excluded.title, fetched_at = excluded.fetched_at, run = excluded.run"
-                : "json = excluded.json, fetched_at = excluded.fetched_at, run = excluded.run"
+            // The columns each row binds (id, json, title), then those bound once a page (time, run, parent's).
+            let parentColumns = unit.map { ["parent"] + $0.columns.map { "\"\($0.name)\"" } } ?? []
+            let columns = ["id", "json"] + (hasTitles ? ["title"] : []) + ["fetched_at", "run"] + parentColumns
+            let updates = columns.dropFirst().map { "\($0) = excluded.\($0)" }.joined(separator: ", ")
             upsert = try database.prepare(
-                "INSERT INTO \(quoted) (\(columns)) VALUES (\(values)) ON CONFLICT (id) DO UPDATE SET \(updates)",
-                "preparing the upsert")
+                """
+                INSERT INTO \(quoted) (\(columns.joined(separator: ", "))) VALUES (\(columns.map { _ in "?" }.joined(separator: ", ")))
+                ON CONFLICT (\(unit == nil ? "id" : "parent, id")) DO UPDATE SET \(updates)
+                """, "preparing the upsert")
             visit = try database.prepare(
                 "INSERT OR IGNORE INTO notes_page_visited (\"table\", page) VALUES (?, ?)", "preparing")
             saveCheckpoint = try database.prepare(
@@ -198,8 +236,10 @@ public final class SQLiteDestination: PageDestination {
             open = true
             if checkpoint.pages == 1 {
                 // The first page of a run: the pages the run before promised are forgotten.
-                try database.execute(
-                    "DELETE FROM notes_page_visited WHERE \"table\" = '\(table)'", "starting the run")
+                let forget = try database.prepare(
+                    "DELETE FROM notes_page_visited WHERE \"table\" = ?", "starting the run")
+                try forget.bind(1, text: walkKey)
+                try forget.step("starting the run")
             }
             // The page's time and run are the same for every row: bound once, then each row's id, JSON and
             // title (``SQLiteStatement/run(texts:from:_:)`` keeps the other parameters' bindings).
@@ -207,6 +247,16 @@ public final class SQLiteDestination: PageDestination {
             let column: Int32 = hasTitles ? 4 : 3
             try upsert.bind(column, text: fetchedAt)
             try upsert.bind(column + 1, integer: checkpoint.runNumber)
+            if let unit {
+                try upsert.bind(column + 2, text: unit.parent)
+                for (offset, parentColumn) in unit.columns.enumerated() {
+                    if let value = parentColumn.value {
+                        try upsert.bind(column + 3 + Int32(offset), text: value)
+                    } else {
+                        try upsert.bindNull(column + 3 + Int32(offset))
+                    }
+                }
+            }
             for note in page.notes {
                 guard let json = note.json else { throw StoreError("note \(note.id.prefix(80)) has no JSON kept") }
                 if hasTitles {
@@ -218,7 +268,7 @@ public final class SQLiteDestination: PageDestination {
             try afterStep(.rows)
             if let nextIdentity {
                 visit.reset()
-                try visit.bind(1, text: table)
+                try visit.bind(1, text: walkKey)
                 try visit.bind(2, text: nextIdentity)
                 try visit.step("writing page \(page.number)")
             }
@@ -247,8 +297,10 @@ public final class SQLiteDestination: PageDestination {
     {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
+        var checkpoint = checkpoint
+        checkpoint.parentRun = unit?.parentRun
         statement.reset()
-        try statement.bind(1, text: table)
+        try statement.bind(1, text: walkKey)
         try statement.bind(2, integer: Self.version)
         try statement.bind(3, text: Array((try? encoder.encode(checkpoint)) ?? Data()))
         try statement.step(operation)

@@ -27,6 +27,8 @@ public struct WalkCheckpoint: Sendable, Hashable, Codable {
     public var run: Int?
     /// An incremental sync's values, when the walk is one.
     public var since: SinceState?
+    /// A child walk's: the run of its parent's row it was made for (``ChildUnit/parentRun``).
+    public var parentRun: Int?
 
     public init(url: String, pagination: String) {
         self.url = url

@@ -1,3 +1,4 @@
+public import NotesPage
 import NotesSystem
 
 /// A sync's source file: the API's base URL, how to authenticate, defaults for every resource, and the
@@ -36,7 +37,7 @@ public struct SourceFile: Sendable {
     /// The keys at the top of a source.
     public static let keys = ["base-url", "auth", "defaults", "resources"]
     /// The keys of a resource that are not options.
-    public static let resourceKeys = ["name", "path"]
+    public static let resourceKeys = ["name", "path", "parent", "include-from-parent"]
 
     /// Reads the source file at `path`.
     public init(path: String) throws(SourceError) {
@@ -110,6 +111,13 @@ public struct SourceFile: Sendable {
                 )
             }
             lines[resource.name.lowercased()] = item.mark.line
+            if let parent = resource.parent, !resources.contains(where: { $0.name == parent }) {
+                let known = resources.map(\.name)
+                let hint = closest(to: parent, in: known).map { " (did you mean '\($0)'?)" } ?? ""
+                throw SourceError(
+                    "resource '\(resource.name)': its parent '\(SourceError.clip(parent))' is not a resource listed before it\(hint)",
+                    file: file, at: resource.parentMark ?? item.mark)
+            }
             resources.append(resource)
         }
         return resources
@@ -160,6 +168,12 @@ public struct SourceResource: Sendable {
     /// Every other key: `fetch`'s options, without `--`.
     public var options: [SourceEntry]
     public var mark: SourceMark
+    /// The resource whose records this one is walked for, once each (`parent:`); its placeholders
+    /// (``ParentTemplate``) read the parent's record.
+    public var parent: String?
+    public var parentMark: SourceMark?
+    /// The parent's fields kept in each of this resource's rows, as columns `parent_FIELD`.
+    public var includeFromParent: [FieldPath] = []
 
     init(_ node: SourceNode, file: String) throws(SourceError) {
         guard case .mapping(let entries) = node.value else {
@@ -174,6 +188,11 @@ public struct SourceResource: Sendable {
             switch entry.key {
             case "name": name = try SourceFile.text(entry, file: file)
             case "path": path = try SourceFile.text(entry, file: file)
+            case "parent":
+                parent = try SourceFile.text(entry, file: file)
+                parentMark = entry.value.mark
+            case "include-from-parent":
+                includeFromParent = try Self.fields(entry, file: file)
             default: options.append(entry)
             }
         }
@@ -188,6 +207,67 @@ public struct SourceResource: Sendable {
         }
         self.name = name
         self.path = path
+        if parent == nil {
+            if !includeFromParent.isEmpty {
+                throw SourceError(
+                    "resource '\(name)' has 'include-from-parent' but no 'parent'", file: file, at: node.mark)
+            }
+            if path.contains("{parent.") {
+                throw SourceError(
+                    "resource '\(name)' has no 'parent', and 'path' has a {parent.…} placeholder", file: file,
+                    at: node.mark)
+            }
+            for entry in options where Self.mentionsParent(entry.value) {
+                throw SourceError(
+                    "resource '\(name)' has no 'parent', and '\(entry.key)' has a {parent.…} placeholder",
+                    file: file, at: entry.value.mark)
+            }
+        }
+    }
+
+    /// Whether a value (or a list's) has a `{parent.` placeholder.
+    private static func mentionsParent(_ node: SourceNode) -> Bool {
+        switch node.value {
+        case .scalar(let text, _): return text.contains("{parent.")
+        case .sequence(let items): return items.contains { mentionsParent($0) }
+        case .mapping(let entries): return entries.contains { mentionsParent($0.value) }
+        }
+    }
+
+    /// `include-from-parent`'s fields: a list of paths, each once, whose columns are each once and fit for a
+    /// table (`parent_` and the keys joined by `_`).
+    private static func fields(_ entry: SourceEntry, file: String) throws(SourceError) -> [FieldPath] {
+        guard case .sequence(let items) = entry.value.value, !items.isEmpty else {
+            throw SourceError(
+                "'include-from-parent' lists the parent's fields, as [id] does", file: file, at: entry.value.mark)
+        }
+        var paths: [FieldPath] = []
+        var columns: Set<String> = []
+        for item in items {
+            guard case .scalar(let text, _) = item.value else {
+                throw SourceError(
+                    "'include-from-parent' lists fields, and this is \(item.kind)", file: file, at: item.mark)
+            }
+            let path: FieldPath
+            do {
+                path = try FieldPath.parse(text)
+            } catch {
+                throw SourceError("'include-from-parent': \(error)", file: file, at: item.mark)
+            }
+            let column = columnName(for: path)
+            guard isValidName(column), columns.insert(column.lowercased()).inserted else {
+                throw SourceError(
+                    "'include-from-parent': field '\(SourceError.clip(text))' would be column '\(SourceError.clip(column))', which is taken or cannot name a column",
+                    file: file, at: item.mark)
+            }
+            paths.append(path)
+        }
+        return paths
+    }
+
+    /// The column of an included parent field: `parent_` and its keys joined by `_`.
+    public static func columnName(for path: FieldPath) -> String {
+        "parent_" + path.components.map { String(decoding: $0, as: UTF8.self) }.joined(separator: "_")
     }
 
     /// Whether `name` can name a table of SQLite or PostgreSQL and a file: ASCII letters, digits and `_`,

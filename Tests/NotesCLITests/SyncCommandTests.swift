@@ -42,7 +42,7 @@ struct SyncCommandTests {
         let command = try Self.sync(
             Self.source(auth: "  type: basic\n  username: ${API_USER}\n  password: ${API_PASSWORD}"),
             environment: ["API_USER": "ann", "API_PASSWORD": "pa:ss", "NOTES_TOKEN": "not-this"])
-        let configuration = try #require(command.units.first).command.configuration
+        let configuration = try #require(command.resources.first).command.configuration
         #expect(
             configuration.headers == [
                 HTTPHeader("Authorization", "Basic " + Data("ann:pa:ss".utf8).base64EncodedString())
@@ -57,18 +57,18 @@ struct SyncCommandTests {
         try Files.write("k3y\n", to: scratch.path("key"))
         let named = try Self.sync(
             Self.source(auth: "  type: api-key\n  header: Private-Token\n  key: '@\(scratch.path("key"))'"))
-        #expect(try #require(named.units.first).command.configuration.headers == [HTTPHeader("Private-Token", "k3y")])
+        #expect(try #require(named.resources.first).command.configuration.headers == [HTTPHeader("Private-Token", "k3y")])
         let plain = try Self.sync(Self.source(auth: "  type: api-key\n  key: ${KEY}"), environment: ["KEY": "k"])
-        #expect(try #require(plain.units.first).command.configuration.headers == [HTTPHeader("X-Api-Key", "k")])
+        #expect(try #require(plain.resources.first).command.configuration.headers == [HTTPHeader("X-Api-Key", "k")])
     }
 
     @Test("bearer: the token from the environment; no auth: NOTES_TOKEN is not sent")
     func bearer() throws {
         let bearer = try Self.sync(Self.source(auth: "  type: bearer\n  token: ${T}"), environment: ["T": "t0k"])
-        #expect(try #require(bearer.units.first).command.configuration.token?.currentToken()?.value == "t0k")
+        #expect(try #require(bearer.resources.first).command.configuration.token?.currentToken()?.value == "t0k")
         let none = try Self.sync(
             "resources:\n  - name: notes\n    path: https://api.example.com/notes\n", environment: ["NOTES_TOKEN": "t"])
-        #expect(try #require(none.units.first).command.configuration.token == nil)
+        #expect(try #require(none.resources.first).command.configuration.token == nil)
     }
 
     /// Two servers whose pages can only both be served when the resources are walked at once: `a` holds its

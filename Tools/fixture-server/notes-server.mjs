@@ -3,9 +3,10 @@
 // generated in memory, in the common pagination styles (cursor, offset, page number, keyset, cursor
 // header, JSON:API) and as real servers page (Kinto, pygeoapi, flask-smorest, Litestar, Eve, DynamoDB),
 // as GraphQL connections (POST /graphql) and as a Notion-style database query (POST
-// /v1/databases/notes/query), with faults injected by flag or per request. See Tools/README.md, or run
-// with --help. Built-in modules only, and for /graphql graphql-js from Debian's node-graphql, loaded
-// when the first GraphQL request comes (without it /graphql answers 501 and the rest works as ever).
+// /v1/databases/notes/query), with faults injected by flag or per request; and with --repos, a
+// GitHub-shaped nested API of repos, issues and comments at /repos. See Tools/README.md, or run with
+// --help. Built-in modules only, and for /graphql graphql-js from Debian's node-graphql, loaded when
+// the first GraphQL request comes (without it /graphql answers 501 and the rest works as ever).
 //
 // This file reads the command line and starts the listeners; server/routing.mjs answers the requests.
 
@@ -16,6 +17,7 @@ import { UsageError } from './shared/errors.mjs';
 import { readToken } from './faults/auth.mjs';
 import { faultProblem, styleProblem } from './faults/grammar.mjs';
 import { ManifestError } from './notes/directory.mjs';
+import { NestedData } from './notes/nested.mjs';
 import { PageCache } from './notes/page-cache.mjs';
 import { UpdatingNotes } from './notes/updates.mjs';
 import { log } from './server/log.mjs';
@@ -86,6 +88,8 @@ async function main() {
     // --updates: the notes as they change, and the cursors of their pages (cursor -> index) made so far.
     updates: options.updates ? new UpdatingNotes(options.count, options.seed, options.idKind, !options.noTitles) : null,
     updateCursors: new Map(),
+    // --repos: the repos, issues and comments of the nested API at /repos, or null (then /repos is a 404).
+    nested: options.repos > 0 ? new NestedData(options.repos, options.issues, options.comments, options.seed) : null,
   };
   const createServer = (isTarget) => {
     const handler = (req, res) => handle(req, res, state, isTarget);
@@ -110,7 +114,8 @@ async function main() {
   state.targetBase = await listen(targetServer, options.host, 0, scheme, options.urlHost);
 
   process.stdout.write(`${state.base}/notes\n`);
-  log(state, `notes-server: ${source.description}, ${source.pages.length} pages, style ${options.style}; `
+  const nested = state.nested ? `; ${options.repos} repos at /repos (issues ${options.issues}, comments ${options.comments} on average)` : '';
+  log(state, `notes-server: ${source.description}, ${source.pages.length} pages, style ${options.style}${nested}; `
     + `redirect target ${state.targetBase}`);
 }
 

@@ -14,6 +14,11 @@ public indirect enum JSONTree: Sendable, Hashable {
     public struct Member: Sendable, Hashable {
         public var key: String
         public var value: JSONTree
+
+        public init(key: String, value: JSONTree) {
+            self.key = key
+            self.value = value
+        }
     }
 
     /// Why a text is not a JSON document.

@@ -20,7 +20,8 @@ describe('command line', () => {
       '--max-limit', '--totals', '--total-lie', 'offset', 'page', 'keyset', 'header', 'shift', '--id-kind', 'jsonapi', 'page[size]', 'page_size', '406',
       '--tls-cert', '--tls-key', '--url-host', '--compress', 'stall', 'bomb', 'ratelimit-github', 'ratelimit-ietf',
       'ratelimit-retry-after', 'remaining-zero', 'c=', 't=', '--updates', 'since=T', 'updated_at', '/admin/touch?count=K',
-      '/admin/touch?id=ID', '/admin/add?count=K', '422']) {
+      '/admin/touch?id=ID', '/admin/add?count=K', '422', '--repos', '--issues', '--comments', 'GET /repos?page=P&per_page=M',
+      '/repos/octo/repo-I/issues?page=P&per_page=M&since=T', '/repos/octo/repo-I/issues/N/comments', 'POST /repos/octo/repo-I/issues/N/touch']) {
       assert.ok(stdout.includes(flag), flag);
     }
   });

@@ -32,6 +32,11 @@ export function bearerMatches(authorization, token) {
   return a.length === b.length && timingSafeEqual(a, b);
 }
 
+/** The 401 of a request without the right bearer token: the auth fault's, and the nested API's when the server has a token. */
+export function unauthorized() {
+  return jsonError(401, 'unauthorized', 'a bearer token is required', { 'WWW-Authenticate': 'Bearer realm="notes"' });
+}
+
 /** What the redirect target answers a request that carries an Authorization header, on every path. */
 export function credentialsForwarded() {
   return jsonError(400, 'credentials-forwarded', 'this origin must not receive the Authorization header of another');

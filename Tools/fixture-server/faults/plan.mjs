@@ -4,9 +4,9 @@
 
 import { setTimeout as sleep } from 'node:timers/promises';
 import { UsageError } from '../shared/errors.mjs';
-import { COMMON_HEADERS, HTML_TYPE, JSON_TYPE, jsonBody, jsonError } from '../shared/http.mjs';
+import { COMMON_HEADERS, HTML_TYPE, JSON_TYPE, jsonBody } from '../shared/http.mjs';
 import { requestedEncodings } from '../server/compression.mjs';
-import { bearerMatches } from './auth.mjs';
+import { bearerMatches, unauthorized } from './auth.mjs';
 import { faultActsOn, faultProblem, parseFaultList } from './grammar.mjs';
 import { bomb } from './hostile-bodies.mjs';
 import { githubRateHeaders, rateLimitResponse } from './rate-limits.mjs';
@@ -96,9 +96,7 @@ export async function applyPlan(plan, req, state, signal, record, build) {
     (record.connection?.socket ?? req.socket).resetAndDestroy();
     return null;
   }
-  if (plan.unauthorized) {
-    return jsonError(401, 'unauthorized', 'a bearer token is required', { 'WWW-Authenticate': 'Bearer realm="notes"' });
-  }
+  if (plan.unauthorized) return unauthorized();
   const response = plan.replace ? replacement(plan.replace, req, state) : await build();
   if (plan.contentType) response.headers['Content-Type'] = plan.contentType.contentType;
   if (plan.remainingZero) Object.assign(response.headers, githubRateHeaders(plan.remainingZero.seconds, Date.now()));

@@ -10,7 +10,7 @@ import { parseCompress } from './compression.mjs';
 const VALUE_FLAGS = new Set([
   '--dir', '--count', '--page-size', '--seed', '--host', '--port', '--style', '--fault',
   '--token-file', '--fixtures', '--cache-mb', '--max-limit', '--totals', '--total-lie',
-  '--tls-cert', '--tls-key', '--url-host', '--compress', '--id-kind',
+  '--tls-cert', '--tls-key', '--url-host', '--compress', '--id-kind', '--repos', '--issues', '--comments',
 ]);
 
 // The flags of generated notes only; a --dir run refuses them.
@@ -18,6 +18,11 @@ const COUNT_FLAGS = [
   ['--page-size', 'pageSize'], ['--seed', 'seed'], ['--max-limit', 'maxLimit'], ['--totals', 'totals'], ['--total-lie', 'totalLie'],
   ['--id-kind', 'idKind'],
 ];
+
+// --repos' largest N, and the largest average of --issues and --comments.
+const MAX_REPOS = 100_000;
+
+const MAX_AVERAGE = 1000;
 
 const BOOLEAN_FLAGS = { '--quiet': 'quiet', '--help': 'help', '--http2': 'http2', '--updates': 'updates', '--no-titles': 'noTitles' };
 
@@ -31,6 +36,7 @@ export function parseArgs(argv) {
     host: '127.0.0.1', port: 0, style: 'contract', faults: [],
     tokenFile: null, fixtures: null, cacheMiB: 256, quiet: false, help: false,
     tlsCert: null, tlsKey: null, urlHost: null, compress: [], http2: false, updates: false, noTitles: false,
+    repos: null, issues: null, comments: null,
   };
   const faultSpecs = [];
   for (let i = 0; i < argv.length; i++) {
@@ -65,6 +71,9 @@ export function parseArgs(argv) {
       case '--url-host': options.urlHost = parseUrlHost(value, flag); break;
       case '--compress': options.compress = parseCompress(value, flag); break;
       case '--id-kind': options.idKind = parseIdKind(value, flag); break;
+      case '--repos': options.repos = parseInteger(value, flag, 0, MAX_REPOS); break;
+      case '--issues': options.issues = parseInteger(value, flag, 0, MAX_AVERAGE); break;
+      case '--comments': options.comments = parseInteger(value, flag, 0, MAX_AVERAGE); break;
     }
   }
   if (options.help) return options;
@@ -76,8 +85,15 @@ export function parseArgs(argv) {
   if ((options.dir === null) === (options.count === null)) {
     throw new UsageError('give exactly one of --dir DIR or --count N');
   }
+  if (options.repos === null && (options.issues !== null || options.comments !== null)) {
+    throw new UsageError('--issues and --comments go with --repos N');
+  }
+  options.repos ??= 0;
+  options.issues ??= 4;
+  options.comments ??= 3;
   if (options.dir !== null) {
-    const given = COUNT_FLAGS.filter(([, name]) => options[name] !== null).map(([flag]) => flag);
+    // --seed seeds the nested API's data too, so --dir takes it with --repos.
+    const given = COUNT_FLAGS.filter(([flag, name]) => options[name] !== null && !(flag === '--seed' && options.repos > 0)).map(([flag]) => flag);
     if (given.length) throw new UsageError(`${COUNT_FLAGS.map(([flag]) => flag).join(', ')} go with --count, not --dir (given: ${given.join(', ')})`);
     if (LIST_STYLES.includes(options.style)) throw new UsageError(listStyleNeedsCount(options.style));
     if (options.noTitles) throw new UsageError('--no-titles goes with --count, not --dir: it changes generated notes');
@@ -91,6 +107,7 @@ export function parseArgs(argv) {
     options.totalLie ??= 0;
     options.idKind ??= 'string';
   }
+  if (options.repos > 0) options.seed ??= 42;
   if (options.updates) {
     if (options.dir !== null) throw new UsageError('--updates goes with --count, not --dir: it changes generated notes');
     const problem = updatesStyleProblem(options.style, options.idKind);

@@ -81,6 +81,18 @@ describe('parseArgs', () => {
     assert.ok(isListStyle('drf', 'int'));
   });
 
+  test('--repos, --issues, --comments: off, 4 and 3 by default; with --count or --dir, and --dir then takes --seed', () => {
+    const plain = parseArgs(['--count', '1']);
+    assert.deepEqual([plain.repos, plain.issues, plain.comments], [0, 4, 3]);
+    const nested = parseArgs(['--count', '1', '--repos', '100000', '--issues=0', '--comments', '1000']);
+    assert.deepEqual([nested.repos, nested.issues, nested.comments, nested.seed], [100_000, 0, 1000, 42]);
+    const directory = parseArgs(['--dir', 'd', '--repos', '3', '--seed', '9']);
+    assert.deepEqual([directory.repos, directory.seed, directory.count], [3, 9, null]);
+    assert.equal(parseArgs(['--dir', 'd', '--repos', '3']).seed, 42);
+    assert.equal(parseArgs(['--dir', 'd']).seed, null);
+    assert.equal(parseArgs(['--count', '1', '--repos', '0', '--issues', '2']).repos, 0);
+  });
+
   test('--help needs nothing else', () => {
     assert.equal(parseArgs(['--help']).help, true);
   });
@@ -117,6 +129,14 @@ describe('parseArgs', () => {
     [['--count', '5', '--url-host', 'http://localhost'], /--url-host must be a host name or an IP address/],
     [['--count', '5', '--url-host', 'a b'], /--url-host must be/],
     [['--count', '5', '--url-host', '[::1'], /--url-host must be/],
+    [['--count', '5', '--repos', '100001'], /--repos must be an integer from 0 to 100000/],
+    [['--count', '5', '--repos', '3', '--issues', '1001'], /--issues must be an integer from 0 to 1000/],
+    [['--count', '5', '--repos', '3', '--comments', 'x'], /--comments must be an integer from 0 to 1000/],
+    [['--count', '5', '--issues', '3'], /--issues and --comments go with --repos N/],
+    [['--count', '5', '--comments', '3'], /--issues and --comments go with --repos N/],
+    [['--repos', '5'], /exactly one of --dir/],
+    [['--dir', 'd', '--repos', '0', '--seed', '1'], /go with --count, not --dir \(given: --seed\)/],
+    [['--dir', 'd', '--repos', '2', '--seed', '1', '--page-size', '3'], /given: --page-size\)/],
   ]) {
     test(`rejects ${JSON.stringify(argv)}`, () => {
       assert.throws(() => parseArgs(argv), (error) => error instanceof UsageError && message.test(error.message));

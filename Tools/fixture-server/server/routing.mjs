@@ -1,6 +1,6 @@
 // The requests: each one routed to its endpoint (GET /notes in its style, /graphql, the Notion-style
-// query, /admin/ with --updates), its faults planned and applied, its response compressed, sent and
-// logged.
+// query, /admin/ with --updates, /repos with --repos), its faults planned and applied, its response
+// compressed, sent and logged.
 
 import { UsageError, StyleError } from '../shared/errors.mjs';
 import { jsonBody, jsonError, styleError } from '../shared/http.mjs';
@@ -15,6 +15,7 @@ import { pageResponse, staticView } from '../styles/cursor.mjs';
 import { GRAPHQL_PATH, graphqlResponse } from '../styles/graphql.mjs';
 import { acceptsJsonApi, jsonApiError, jsonApiQueryProblem } from '../styles/jsonapi.mjs';
 import { listResponse, listStart, listView, parseListQuery, resolvePageNumber, unknownStart } from '../styles/list.mjs';
+import { isNestedPath, nestedResponse } from '../styles/nested.mjs';
 import { NOTION_PATH, notionResponse } from '../styles/notion.mjs';
 import { DYNAMODB_SERIALIZATION, DYNAMODB_TYPE, dynamoError, dynamoScan } from '../styles/real-servers/dynamodb.mjs';
 import { encode, offeredEncodings, requestedEncodings } from './compression.mjs';
@@ -78,6 +79,7 @@ async function respond(req, state, isTarget, record, signal) {
   if (pathname === GRAPHQL_PATH) return graphqlResponse(req, query, state, isTarget, record, signal);
   if (pathname === NOTION_PATH) return notionResponse(req, query, state, isTarget, record, signal);
   if (state.updates && !isTarget && pathname.startsWith(ADMIN_PREFIX)) return adminResponse(req, pathname, query, state);
+  if (state.nested && !isTarget && isNestedPath(pathname)) return nestedResponse(req, pathname, query, state);
   // next-ref:unicode's path leads to the same pages.
   if (pathname !== '/notes' && !isNextRefPath(pathname)) {
     return jsonError(404, 'not-found', `no such path; pages are at /notes, GraphQL at ${GRAPHQL_PATH}, the Notion-style query at ${NOTION_PATH}`);

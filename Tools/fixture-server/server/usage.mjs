@@ -1,7 +1,7 @@
 // The usage text (--help): every flag, fault, style and endpoint, and the log's format.
 
 export const USAGE = `Usage: node Tools/fixture-server/notes-server.mjs (--dir DIR | --count N [--page-size P] [--seed S] [--id-kind K])
-       [options]
+       [--repos N [--issues K] [--comments C]] [options]
 
 Serves notes pages at http://HOST:PORT/notes (first page) and /notes?cursor=C (the next ones), and
 prints that URL as its first line on stdout (https:// with --tls-cert). SIGTERM or SIGINT stops it
@@ -39,7 +39,8 @@ Pages:
   --dir DIR          serve a notes-gen directory (DIR/manifest.json and its pages)
   --count N          serve N generated notes instead; 0 serves one empty page
   --page-size P      notes per generated page, and the default limit (default 100)
-  --seed S           seed of generated titles, cursors and integer ids, 0-4294967295 (default 42)
+  --seed S           seed of generated titles, cursors and integer ids, and of --repos' data,
+                     0-4294967295 (default 42); with --dir only together with --repos
   --id-kind K        string: ids n0, n1, ... (the default); int: JSON integers rising with gaps, as
                      after deletes (e.g. 1, 3, 5, 6, ...), fixed by the seed, in every style
   --max-limit L      the largest page size served (limit, per_page, page_size, page[size], _limit,
@@ -222,6 +223,38 @@ With --updates (GitHub's issues semantics for since):
   serves them],"count":NOTES,"newest":T}; K is 0-100000; another method is a 405, another /admin/
   path a 404. /graphql and the Notion-style query serve the same notes, unfiltered. No faults act on
   /admin/; without --updates it is a path like any other (404).
+
+With --repos N (a GitHub-shaped nested API beside /notes, for syncs of parents and their children):
+  --repos N          serve N repos at /repos, 0-100000 (default 0: /repos is a 404 like any other
+                     path); with --count or --dir. --seed fixes the data
+  --issues K         issues per repo on average, 0-1000 (default 4): each repo has 0 to 2K, drawn
+  --comments C       comments per issue on average, 0-1000 (default 3): each issue has 0 to 2C, drawn
+  GET /repos?page=P&per_page=M
+                     the repos by id: [{"id":I,"name":"repo-I","full_name":"octo/repo-I",
+                     "updated_at":T,"issues_url":URL},...], I from 1 to N
+  GET /repos/octo/repo-I/issues?page=P&per_page=M&since=T
+                     that repo's issues by number: {"id":ID,"number":1..,"title":...,"state":"open",
+                     "updated_at":T,"repository_url":URL,"comments_url":URL,"comments":COUNT}, ID
+                     1000000 + the issue's running number over all repos; since=T keeps those
+                     updated at or after T (RFC 3339 with Z or an offset, a + as %2B; else 400)
+  GET /repos/octo/repo-I/issues/N/comments?page=P&per_page=M
+                     that issue's comments by id: {"id":ID,"body":...,"updated_at":T,
+                     "issue_url":URL}, ID 500000000 + the comment's running number over all issues
+  GET /repos/octo/repo-I, GET /repos/octo/repo-I/issues/N
+                     the repo, the issue, as the lists serve them
+  POST /repos/octo/repo-I/issues/N/touch
+                     (for tests) the issue's updated_at becomes a second after the last touch's, the
+                     first 2026-01-31T00:00:00Z, after every other; nothing else changes;
+                     200 {"id":ID,"updated_at":T}
+  Paged as GitHub: page 1 and per_page 30 by default, a per_page over 100 served as 100; Link:
+  rel="prev", "next", "last", "first" (next and last while a later page has items, prev and first
+  after page 1), absolute URLs that keep the request's other parameters; a page past the end is [].
+  T: 2026-01-01T00:00:00Z plus up to 30 days in whole seconds, fixed by the seed. URLs start with the
+  printed URL's origin (--url-host). Errors as GitHub's: 404 {"message":"Not Found"} for a repo, issue
+  or path that is not there, 405 {"message":...} with Allow for another method, 400 {"message":...}
+  for a page or per_page below 1 or no integer, or a bad since. With a token (--token-file or
+  NOTES_SERVER_TOKEN) every request needs Authorization: Bearer <token>, else the auth fault's 401.
+  No faults act on them; the redirect target does not serve them.
 
 Per request: ?style=drf or X-Notes-Style: link; ?fault=503@2x1 or X-Notes-Fault: delay:50, 500@3;
 ?totals=none; ?compress=gzip,br or ?compress=none

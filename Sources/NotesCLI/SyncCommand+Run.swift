@@ -1,0 +1,237 @@
+import ArgumentParsing
+import NotesFetch
+import NotesStore
+import NotesSync
+import NotesSystem
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+
+extension SyncCommand {
+    /// One walk of a sync: a resource's own, or a child resource's for one parent.
+    struct Walk: Sendable {
+        var resource: Int
+        var command: FetchCommand
+        /// The parent's key, for a child's walk.
+        var parent: String?
+    }
+
+    /// What a resource's walks came to.
+    struct Outcome: Sendable {
+        /// Whether the resource was walked, or its children looked for.
+        var reached = false
+        var walks = 0
+        var failedWalks = 0
+        /// The first failure's status.
+        var failure: ExitStatus?
+        var pages = 0
+        var notes = 0
+        var started: Double?
+        var ended: Double?
+    }
+
+    /// Runs the sync over the network, with SIGINT and SIGTERM stopping it at the next chunk.
+    /// - Parameter urlSession: Makes the URLSession transport, where the program links one.
+    func run(urlSession: (@Sendable () -> any HTTPTransport)?) async -> ExitStatus {
+        let cancellation = CancellationFlag()
+        let signals = SignalTrap(cancellation: cancellation)
+        defer { signals.release() }
+        let task = Task {
+            await run(cancellation: cancellation) { command in
+                FetchRuntime.live(caFile: command.caFile, transport: command.transport, urlSession: urlSession)
+            }
+        }
+        signals.onSignal { task.cancel() }
+        return await task.value
+    }
+
+    /// The selected resources whose parent is `index`.
+    func children(of index: Int) -> [Int] {
+        resources.indices.filter { selected[$0] && resources[$0].parent == index }
+    }
+
+    /// Walks the resources through the runtime `runtime` makes for each `fetch`, ``width`` at a time: each
+    /// selected resource without a parent, then, as each walk ends, its children's walks for the parents
+    /// it wrote. A failed walk is said and the others go on, unless `--fail-fast`, which lets those under
+    /// way finish and starts no more. Walked in parallel, or for a parent, each walk's lines are prefixed
+    /// with its name (and the parent's key), and no progress line is drawn. Ends with a line per resource.
+    /// - Returns: 130 when interrupted, else the first failure's status in the source's order, else 0.
+    func run(cancellation: CancellationFlag, runtime: (FetchCommand) -> FetchRuntime) async -> ExitStatus {
+        let report = runtime(resources[0].command).report
+        var outcomes = [Outcome](repeating: Outcome(), count: resources.count)
+        var walks: [Walk] = []
+        /// Says a resource's failure that no walk of its own reports.
+        func fail(_ resource: Int, _ message: String, _ status: ExitStatus) {
+            var message = message
+            for secret in resources[resource].secrets {
+                message = message.replacing(secret.value, with: secret.written)
+            }
+            report("[\(resources[resource].name)] Error: \(message)\n")
+            outcomes[resource].reached = true
+            outcomes[resource].failure = outcomes[resource].failure ?? status
+        }
+        /// Adds the children's walks under `parent` (a walk's key; `nil`: every row) of `resource`'s table.
+        func addChildren(of resource: Int, under parent: String?) {
+            for child in children(of: resource) {
+                outcomes[child].reached = true
+                do {
+                    try childWalks(of: child, under: parent, into: &walks, failing: fail)
+                } catch {
+                    fail(child, error.description, .ioError)
+                }
+            }
+        }
+        for index in resources.indices where selected[index] {
+            if let parent = resources[index].parent {
+                if !selected[parent] { addChildren(of: parent, under: nil) }
+                continue
+            }
+            walks.append(Walk(resource: index, command: resources[index].command))
+            guard !full, let database, !children(of: index).isEmpty else { continue }
+            // A copy whose children were not all walked since its last walk (a run stopped there): those
+            // first; the resource itself walks again once they are done.
+            do {
+                let checkpoint = try SQLiteDestination(path: database, table: resources[index].name).checkpoint()
+                guard let checkpoint, checkpoint.isDone else { continue }
+                var pending: [Walk] = []
+                for child in children(of: index) {
+                    try childWalks(of: child, under: nil, into: &pending) { _, _, _ in }
+                }
+                if !pending.isEmpty {
+                    walks.removeLast()
+                    addChildren(of: index, under: nil)
+                }
+            } catch {
+                walks.removeLast()
+                fail(index, error.description, .ioError)
+            }
+        }
+        let tallies = Locked([Int: FetchTally]())
+        await withTaskGroup(of: (Int, ExitStatus).self) { group in
+            var next = 0
+            var running = 0
+            var stopping = false
+            while true {
+                while !stopping, running < width, next < walks.count, !cancellation.isCancelled {
+                    let id = next
+                    let walk = walks[id]
+                    let resource = resources[walk.resource]
+                    var made = runtime(walk.command)
+                    made.tally = { tally in tallies.withLock { $0[id] = tally } }
+                    if width > 1 || walk.parent != nil {
+                        let write = made.report
+                        let label = walk.parent.map { "\(resource.name) \(SourceError.clip($0))" } ?? resource.name
+                        made.report = { text in
+                            write(
+                                text.split(separator: "\n", omittingEmptySubsequences: false).dropLast()
+                                    .map { "[\(label)] \($0)\n" }.joined())
+                        }
+                        made.showsProgress = false
+                    }
+                    if !quiet, walk.parent == nil {
+                        made.report("Resource '\(resource.name)': \(walk.command.url.absoluteString)\n")
+                    }
+                    outcomes[walk.resource].reached = true
+                    outcomes[walk.resource].started = outcomes[walk.resource].started ?? Clock.now
+                    let walking = made
+                    group.addTask { (id, await walk.command.run(walking, cancellation: cancellation)) }
+                    next += 1
+                    running += 1
+                }
+                guard let (id, status) = await group.next() else { break }
+                running -= 1
+                let walk = walks[id]
+                var outcome = outcomes[walk.resource]
+                outcome.walks += 1
+                outcome.ended = Clock.now
+                if let tally = tallies.withLock({ $0[id] }) {
+                    outcome.pages += tally.pages
+                    outcome.notes += tally.notes
+                }
+                if status != .success {
+                    outcome.failedWalks += 1
+                    outcome.failure = outcome.failure ?? status
+                    if failFast || status == .interrupted { stopping = true }
+                }
+                outcomes[walk.resource] = outcome
+                if status == .success, !stopping { addChildren(of: walk.resource, under: walk.parent) }
+            }
+        }
+        let wanted = resources.indices.filter { selected[$0] }
+        let complete = wanted.filter { outcomes[$0].reached && outcomes[$0].failure == nil }
+        let failed = wanted.compactMap { outcomes[$0].failure }.first
+        if !quiet || failed != nil {
+            report(summary(outcomes, complete: complete.count, of: wanted))
+        }
+        if cancellation.isCancelled || outcomes.contains(where: { $0.failure == .interrupted }) { return .interrupted }
+        return failed ?? .success
+    }
+
+    /// "Sync: 2 of 3 resources complete", then a line per resource: its outcome, its walks (a child's),
+    /// pages, notes and seconds.
+    private func summary(_ outcomes: [Outcome], complete: Int, of wanted: [Int]) -> String {
+        let nameWidth = wanted.map { resources[$0].name.count }.max() ?? 0
+        var lines = "Sync: \(complete) of \(wanted.count) resources complete\n"
+        for index in wanted {
+            let name = resources[index].name + String(repeating: " ", count: nameWidth - resources[index].name.count)
+            let outcome = outcomes[index]
+            guard outcome.reached else {
+                lines += "  \(name)  not run\n"
+                continue
+            }
+            var text = outcome.failure.map { "failed (exit \($0.rawValue))" } ?? "complete"
+            text += String(repeating: " ", count: max(0, 17 - text.count))
+            if resources[index].parent != nil {
+                let failures = outcome.failedWalks > 0 ? " (\(outcome.failedWalks) failed)" : ""
+                text += "  \(outcome.walks) walk\(outcome.walks == 1 ? "" : "s")\(failures),"
+            }
+            let seconds = (outcome.ended ?? 0) - (outcome.started ?? outcome.ended ?? 0)
+            text += "  \(outcome.pages) page\(outcome.pages == 1 ? "" : "s"), \(outcome.notes) note"
+            text += "\(outcome.notes == 1 ? "" : "s"), \(Clock.format(seconds)) s"
+            lines += "  \(name)  \(text)\n"
+        }
+        return lines
+    }
+
+    /// Adds to `walks` the walks of child resource `child` for the rows of its parent's table (those
+    /// under `parent`, a walk's key, when given): one for each row whose child has not walked to its end
+    /// since the row was written (every row with `--full`). Under a row whose child is current, the
+    /// child's own children are looked for in turn. A row a walk cannot be made for (a placeholder's field
+    /// missing) is handed to `failing`, and no request is made for it.
+    func childWalks(
+        of child: Int, under parent: String?, into walks: inout [Walk],
+        failing: (Int, String, ExitStatus) -> Void
+    ) throws(StoreError) {
+        guard let database, let parentIndex = resources[child].parent else { return }
+        let parentName = resources[parentIndex].name
+        let rows = try SQLiteDestination(path: database, table: parentName)
+        let childTable = try SQLiteDestination(path: database, table: resources[child].name)
+        var current: [String] = []
+        try rows.forEachParentRow(child: resources[parentIndex].parent != nil, under: parent) {
+            row throws(StoreError) in
+            let state = try childTable.childWalk(parent: row.key)
+            if !full, let state, state.isDone, state.parentRun == row.run {
+                current.append(row.key)
+                return
+            }
+            do {
+                let record = try ParentRecord(resource: parentName, key: row.key, json: row.json)
+                let command = try resources[child].command(for: record, parentRun: row.run, environment: environment)
+                walks.append(Walk(resource: child, command: command, parent: row.key))
+            } catch let error as ParentError {
+                failing(child, "\(error.message); no request was made for its \(resources[child].name)", .dataError)
+            } catch {
+                let message = (error as? UsageError)?.message ?? "\(error)"
+                failing(child, "resource '\(parentName)' record \(SourceError.clip(row.key)): \(message)", .dataError)
+            }
+        }
+        for key in current {
+            for grandchild in children(of: child) {
+                try childWalks(of: grandchild, under: key, into: &walks, failing: failing)
+            }
+        }
+    }
+}

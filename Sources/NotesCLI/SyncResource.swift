@@ -1,0 +1,93 @@
+import ArgumentParsing
+import NotesFetch
+import NotesPage
+import NotesStore
+import NotesSync
+
+/// A resource of a sync as `fetch` walks it: its URL and `fetch`'s arguments, and for a child resource
+/// the templates its parent's records fill (``ParentTemplate``), one `fetch` per parent.
+struct SyncResource: Sendable {
+    var name: String
+    /// The parent resource's index in the sync's resources, for a child.
+    var parent: Int?
+    /// The URL (or a child's path template) as the source gives it.
+    var path: String
+    /// `fetch`'s arguments after the URL: the destination, the credentials, the resource's options.
+    var arguments: [String]
+    /// The base URL as a folder (ending in `/`), and its origin: a child's whole-URL placeholder must be on it.
+    var folder: String?
+    var origin: Origin?
+    /// The parent's fields kept as columns of each row.
+    var includeFromParent: [FieldPath]
+    /// The resume hint every `fetch` of the resource gives.
+    var resumeAdvice: String
+    /// Secrets in the arguments and how the source writes them, to take out of any message.
+    var secrets: [(value: String, written: String)]
+    /// A top-level resource's `fetch`; a child's as checked with a sample parent (``sampleParent()``), each
+    /// parent's being made by ``command(for:parentRun:environment:)``.
+    var command: FetchCommand
+
+    /// The options whose values may hold placeholders; the path may too.
+    static let templated: Set<String> = ["--header", "--body", "--variables"]
+
+    /// The `fetch` of the resource for `parent` (a child resource's), or of the resource itself.
+    /// - Throws: ``ParentError`` when a placeholder cannot be filled from the parent's record (no request
+    ///   is made); `UsageError` when the filled arguments are not `fetch`'s.
+    func command(for parent: ParentRecord, parentRun: Int, environment: [String: String]) throws -> FetchCommand {
+        let url = try ParentTemplate(path).url(for: parent, folder: folder, origin: origin)
+        var filled = [url]
+        var index = 0
+        while index < arguments.count {
+            let word = arguments[index]
+            filled.append(word)
+            index += 1
+            guard Self.templated.contains(word), index < arguments.count else { continue }
+            let value = arguments[index]
+            index += 1
+            if word == "--header", let colon = value.firstIndex(of: ":") {
+                let template = try ParentTemplate(String(value[value.index(after: colon)...]))
+                filled.append(String(value[..<colon]) + ":" + (try template.headerValue(for: parent)))
+            } else if word != "--header", !value.hasPrefix("@"), value.contains("{parent.") {
+                filled.append(try ParentTemplate.json(value, for: parent))
+            } else {
+                filled.append(value)
+            }
+        }
+        var command = try FetchCommand(try ParsedArguments(filled, spec: FetchCommand.spec), environment: environment)
+        command.resumeAdvice = resumeAdvice
+        command.unit = ChildUnit(
+            parent: parent.key, parentRun: parentRun,
+            columns: includeFromParent.map {
+                ChildUnit.Column(name: SourceResource.columnName(for: $0), value: parent.column(at: $0))
+            })
+        return command
+    }
+
+    /// A record with every field a placeholder of the resource reads, each `1`: what checks a child's
+    /// arguments before any request.
+    func sampleParent() throws(ParentError) -> ParentRecord {
+        var paths: [FieldPath] = []
+        var texts = [path]
+        var index = 0
+        while index + 1 < arguments.count {
+            if Self.templated.contains(arguments[index]) { texts.append(arguments[index + 1]) }
+            index += 1
+        }
+        for text in texts {
+            for part in try ParentTemplate(text).parts {
+                if case .field(let path, _) = part { paths.append(path) }
+            }
+        }
+        // A path that is one placeholder is a URL on the source's origin.
+        let template = try ParentTemplate(path)
+        var tree = JSONTree.object([])
+        for path in paths {
+            let sample: JSONTree =
+                template.isOnePlaceholder && template.parts == [.field(path, written: self.path)]
+                ? .string((folder ?? "https://example.invalid/") + "sample") : .number("1")
+            let keys = path.components.map { String(decoding: $0, as: UTF8.self) }
+            tree = tree.setting(sample, at: keys[...]) ?? tree
+        }
+        return try ParentRecord(resource: "sample", key: "1", json: tree.bytes)
+    }
+}

@@ -1,0 +1,48 @@
+/// One walk of a child resource: the resource's pages for one parent record, kept in the child's table
+/// beside every other parent's, with a checkpoint of its own.
+///
+/// The child's table holds each row once per parent (its key is the parent's key and the record's id),
+/// the parent's key in `parent`, and the parent fields it includes as columns of their own. The walk's
+/// checkpoint is kept under `TABLE#PARENT`, so that a run stopped during one parent's pages goes on there
+/// with every other parent's walk as it was.
+public struct ChildUnit: Sendable, Hashable {
+    /// The parent record's key in its table (``key(parent:id:)`` for a parent that is a child itself).
+    public var parent: String
+    /// The run of the parent's row this walk was made for: a parent written again since (a newer run)
+    /// has its children walked again.
+    public var parentRun: Int
+    /// Columns of the parent's fields, in order, and their values for this parent.
+    public var columns: [Column]
+
+    public struct Column: Sendable, Hashable {
+        public var name: String
+        public var value: String?
+
+        public init(name: String, value: String?) {
+            self.name = name
+            self.value = value
+        }
+    }
+
+    public init(parent: String, parentRun: Int, columns: [Column] = []) {
+        self.parent = parent
+        self.parentRun = parentRun
+        self.columns = columns
+    }
+
+    /// The key of a child's row as a parent of its own children: its parent's key and its id, each with
+    /// `%` and `/` percent-encoded, joined by `/` (so that no two rows share one).
+    public static func key(parent: String, id: String) -> String {
+        escaped(parent) + "/" + escaped(id)
+    }
+
+    private static func escaped(_ text: String) -> String {
+        text.replacing("%", with: "%25").replacing("/", with: "%2F")
+    }
+
+    /// The key a child walk's checkpoint is kept under: the table's name, `#`, the parent's key. A table's
+    /// name holds no `#`, so that the table's own walk and its children's never share a key.
+    public static func walkKey(table: String, parent: String) -> String {
+        table + "#" + parent
+    }
+}
