@@ -95,7 +95,9 @@ let package = Package(
             swiftSettings: swiftSettings),
         /// A sync's source file (YAML or JSON): its resources, defaults and authentication, checked with
         /// where each key is.
-        .target(name: "NotesSync", dependencies: ["NotesSystem", "NotesPage", "NotesFetch", "CYaml"], swiftSettings: swiftSettings),
+        .target(
+            name: "NotesSync", dependencies: ["NotesSystem", "NotesPage", "NotesFetch", "CYaml"],
+            swiftSettings: swiftSettings),
         /// Hand-written command-line parsing and help in the style of swift-argument-parser.
         .target(name: "ArgumentParsing", dependencies: ["NotesSystem"], swiftSettings: swiftSettings),
         /// Deterministic fixture pages for tests and benchmarks.
@@ -148,7 +150,9 @@ let package = Package(
         .target(
             name: "TestSupport", dependencies: ["NotesGen"], path: "Tests/TestSupport", swiftSettings: swiftSettings),
         .testTarget(name: "ArgumentParsingTests", dependencies: ["ArgumentParsing"], swiftSettings: swiftSettings),
-        .testTarget(name: "NotesSyncTests", dependencies: ["NotesSync", "NotesFetch", "NotesPage", "TestSupport"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "NotesSyncTests", dependencies: ["NotesSync", "NotesFetch", "NotesPage", "TestSupport"],
+            swiftSettings: swiftSettings),
         .testTarget(
             name: "NotesJSONTests", dependencies: ["NotesSystem", "NotesJSON", "CJSONBlocks", "TestSupport"],
             swiftSettings: swiftSettings),

@@ -57,7 +57,8 @@ struct SyncCommandTests {
         try Files.write("k3y\n", to: scratch.path("key"))
         let named = try Self.sync(
             Self.source(auth: "  type: api-key\n  header: Private-Token\n  key: '@\(scratch.path("key"))'"))
-        #expect(try #require(named.resources.first).command.configuration.headers == [HTTPHeader("Private-Token", "k3y")])
+        #expect(
+            try #require(named.resources.first).command.configuration.headers == [HTTPHeader("Private-Token", "k3y")])
         let plain = try Self.sync(Self.source(auth: "  type: api-key\n  key: ${KEY}"), environment: ["KEY": "k"])
         #expect(try #require(plain.resources.first).command.configuration.headers == [HTTPHeader("X-Api-Key", "k")])
     }
