@@ -23,6 +23,8 @@ extension SyncCommand {
     struct Outcome: Sendable {
         /// Whether the resource was walked, or its children looked for.
         var reached = false
+        /// Whether the resource's own walk waits for its children's unfinished walks (not walked again).
+        var waits = false
         var walks = 0
         var failedWalks = 0
         /// The first failure's status.
@@ -102,6 +104,8 @@ extension SyncCommand {
                 }
                 if !pending.isEmpty {
                     walks.removeLast()
+                    outcomes[index].reached = true
+                    outcomes[index].waits = true
                     addChildren(of: index, under: nil)
                 }
             } catch {
@@ -184,12 +188,17 @@ extension SyncCommand {
             }
             var text = outcome.failure.map { "failed (exit \($0.rawValue))" } ?? "complete"
             text += String(repeating: " ", count: max(0, 17 - text.count))
+            text += "  "
+            if outcome.waits {
+                lines += "  \(name)  \(text)as walked before: its children's unfinished walks first\n"
+                continue
+            }
             if resources[index].parent != nil {
                 let failures = outcome.failedWalks > 0 ? " (\(outcome.failedWalks) failed)" : ""
-                text += "  \(outcome.walks) walk\(outcome.walks == 1 ? "" : "s")\(failures),"
+                text += "\(outcome.walks) walk\(outcome.walks == 1 ? "" : "s")\(failures), "
             }
             let seconds = (outcome.ended ?? 0) - (outcome.started ?? outcome.ended ?? 0)
-            text += "  \(outcome.pages) page\(outcome.pages == 1 ? "" : "s"), \(outcome.notes) note"
+            text += "\(outcome.pages) page\(outcome.pages == 1 ? "" : "s"), \(outcome.notes) note"
             text += "\(outcome.notes == 1 ? "" : "s"), \(Clock.format(seconds)) s"
             lines += "  \(name)  \(text)\n"
         }
