@@ -207,8 +207,9 @@ extension SyncCommand {
 
     /// Adds to `walks` the walks of child resource `child` for the rows of its parent's table (those
     /// under `parent`, a walk's key, when given): one for each row whose child has not walked to its end
-    /// since the row was written (every row with `--full`). Under a row whose child is current, the
-    /// child's own children are looked for in turn. A row a walk cannot be made for (a placeholder's field
+    /// since the row was written, or, when the parent's walk is incremental, since the row last changed
+    /// (an incremental walk writes again the records on its `since` boundary); every row with `--full`.
+    /// Under a row whose child is current, the child's own children are looked for in turn. A row a walk cannot be made for (a placeholder's field
     /// missing) is handed to `failing`, and no request is made for it.
     func childWalks(
         of child: Int, under parent: String?, into walks: inout [Walk],
@@ -218,17 +219,22 @@ extension SyncCommand {
         let parentName = resources[parentIndex].name
         let rows = try SQLiteDestination(path: database, table: parentName)
         let childTable = try SQLiteDestination(path: database, table: resources[child].name)
+        let incremental = resources[parentIndex].command.incremental != nil
         var current: [String] = []
         try rows.forEachParentRow(child: resources[parentIndex].parent != nil, under: parent) {
             row throws(StoreError) in
             let state = try childTable.childWalk(parent: row.key)
-            if !full, let state, state.isDone, state.parentRun == row.run {
+            let digest = ChildUnit.digest(row.json)
+            if !full, let state, state.isDone,
+                state.parentRun == row.run || (incremental && state.parentDigest == digest)
+            {
                 current.append(row.key)
                 return
             }
             do {
                 let record = try ParentRecord(resource: parentName, key: row.key, json: row.json)
-                let command = try resources[child].command(for: record, parentRun: row.run, environment: environment)
+                let command = try resources[child].command(
+                    for: record, parentRun: row.run, parentDigest: digest, environment: environment)
                 walks.append(Walk(resource: child, command: command, parent: row.key))
             } catch let error as ParentError {
                 failing(child, "\(error.message); no request was made for its \(resources[child].name)", .dataError)

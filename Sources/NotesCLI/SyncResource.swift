@@ -33,7 +33,9 @@ struct SyncResource: Sendable {
     /// The `fetch` of the resource for `parent` (a child resource's), or of the resource itself.
     /// - Throws: ``ParentError`` when a placeholder cannot be filled from the parent's record (no request
     ///   is made); `UsageError` when the filled arguments are not `fetch`'s.
-    func command(for parent: ParentRecord, parentRun: Int, environment: [String: String]) throws -> FetchCommand {
+    func command(
+        for parent: ParentRecord, parentRun: Int, parentDigest: String? = nil, environment: [String: String]
+    ) throws -> FetchCommand {
         let url = try ParentTemplate(path).url(for: parent, folder: folder, origin: origin)
         var filled = [url]
         var index = 0
@@ -56,7 +58,7 @@ struct SyncResource: Sendable {
         var command = try FetchCommand(try ParsedArguments(filled, spec: FetchCommand.spec), environment: environment)
         command.resumeAdvice = resumeAdvice
         command.unit = ChildUnit(
-            parent: parent.key, parentRun: parentRun,
+            parent: parent.key, parentRun: parentRun, parentDigest: parentDigest,
             columns: includeFromParent.map {
                 ChildUnit.Column(name: SourceResource.columnName(for: $0), value: parent.column(at: $0))
             })

@@ -11,6 +11,9 @@ public struct ChildUnit: Sendable, Hashable {
     /// The run of the parent's row this walk was made for: a parent written again since (a newer run)
     /// has its children walked again.
     public var parentRun: Int
+    /// The parent record's ``digest(_:)`` when this walk was made: a parent an incremental walk wrote
+    /// again unchanged (the record on a `since` boundary) has its children left as they are.
+    public var parentDigest: String?
     /// Columns of the parent's fields, in order, and their values for this parent.
     public var columns: [Column]
 
@@ -24,10 +27,22 @@ public struct ChildUnit: Sendable, Hashable {
         }
     }
 
-    public init(parent: String, parentRun: Int, columns: [Column] = []) {
+    public init(parent: String, parentRun: Int, parentDigest: String? = nil, columns: [Column] = []) {
         self.parent = parent
         self.parentRun = parentRun
+        self.parentDigest = parentDigest
         self.columns = columns
+    }
+
+    /// A record's digest: FNV-1a (64 bits) of its exact JSON, in hex. It tells a record written again
+    /// unchanged from one that changed; it is not a defence against anyone.
+    public static func digest(_ json: some Sequence<UInt8>) -> String {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in json {
+            hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3
+        }
+        let hex = String(hash, radix: 16)
+        return String(repeating: "0", count: 16 - hex.count) + hex
     }
 
     /// The key of a child's row as a parent of its own children: its parent's key and its id, each with

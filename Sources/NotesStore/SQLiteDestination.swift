@@ -299,6 +299,7 @@ public final class SQLiteDestination: PageDestination {
         encoder.outputFormatting = [.sortedKeys]
         var checkpoint = checkpoint
         checkpoint.parentRun = unit?.parentRun
+        checkpoint.parentDigest = unit?.parentDigest
         statement.reset()
         try statement.bind(1, text: walkKey)
         try statement.bind(2, integer: Self.version)

@@ -29,6 +29,8 @@ public struct WalkCheckpoint: Sendable, Hashable, Codable {
     public var since: SinceState?
     /// A child walk's: the run of its parent's row it was made for (``ChildUnit/parentRun``).
     public var parentRun: Int?
+    /// A child walk's: its parent record's digest (``ChildUnit/parentDigest``).
+    public var parentDigest: String?
 
     public init(url: String, pagination: String) {
         self.url = url

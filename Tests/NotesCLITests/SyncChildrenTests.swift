@@ -153,7 +153,7 @@ struct SyncChildrenTests {
         #expect(run.stderr.contains("[comments 1/a-i1] 2 notes, 1 page, "), "\(run.stderr)")
     }
 
-    @Test("Run again: only the parents written since have their children walked; --full walks them all")
+    @Test("Run again: only the parents that changed have their children walked; --full walks them all")
     func changedOnly() async throws {
         let scratch = try Scratch()
         defer { scratch.remove() }
@@ -164,24 +164,38 @@ struct SyncChildrenTests {
         api.touch(2, at: "2026-11-20T00:00:00Z")
         let again = try await Self.sync(in: scratch, transport: transport)
         #expect(again.status == .success, "\(again.stderr)")
-        // Repos since the newest updated_at: c's (the newest before) and b's; their issues, and those
-        // issues' comments, again; a's nothing.
-        let second = Set(Self.paths(transport, from: first))
-        #expect(!second.contains { $0.contains("/a") }, "\(second)")
-        #expect(second.contains("/comments/b-i2") && second.contains("/repos/c/issues?cursor=2"), "\(second)")
-        #expect(second.count == 9, "\(second)")
+        // Repos since the newest updated_at: c's (the newest before, unchanged) and b's (changed). b's
+        // issues and their comments again; c's and a's nothing.
+        #expect(
+            Set(Self.paths(transport, from: first)) == [
+                "/repos?since=2026-11-03T00%3A00%3A00Z", "/repos/b/issues", "/repos/b/issues?cursor=2",
+                "/comments/b-i1", "/comments/b-i2",
+            ])
         let database = scratch.path("api.db")
-        #expect(try SQLiteShell.query(database, "SELECT parent, max(run) FROM issues GROUP BY 1") == "1|1\n2|2\n3|2\n")
+        #expect(try SQLiteShell.query(database, "SELECT parent, max(run) FROM issues GROUP BY 1") == "1|1\n2|2\n3|1\n")
 
         let untouched = transport.requests.count
         #expect(try await Self.sync(in: scratch, transport: transport).status == .success)
-        // c alone is at the newest updated_at, and its run is new: its children again.
-        #expect(Set(Self.paths(transport, from: untouched)).count == 5)
+        // b alone is at the newest updated_at, written again unchanged: its children are left as they are.
+        #expect(Self.paths(transport, from: untouched) == ["/repos?since=2026-11-20T00%3A00%3A00Z"])
         let full = transport.requests.count
         #expect(try await Self.sync(in: scratch, ["--full"], transport: transport).status == .success)
         #expect(Self.paths(transport, from: full).count == 13)
         #expect(
             try SQLiteShell.query(database, "SELECT count(*), count(DISTINCT parent || id) FROM comments") == "12|12\n")
+    }
+
+    @Test("A parent walked whole each run (not incremental) has every child walked again, changed or not")
+    func wholeParent() async throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        let transport = TreeAPI(names: ["a", "b"]).transport()
+        let source = Self.source.replacing("    since-path: updated_at\n    since-param: since\n", with: "")
+        #expect(try await Self.sync(source, in: scratch, transport: transport).status == .success)
+        let first = transport.requests.count
+        #expect(first == 1 + 2 * 2 + 4)
+        #expect(try await Self.sync(source, in: scratch, transport: transport).status == .success)
+        #expect(Self.paths(transport, from: first) == Self.paths(transport).prefix(first).map { $0 })
     }
 
     @Test("A parent without the field a placeholder reads: an error naming it, no request for it, the others walked")
