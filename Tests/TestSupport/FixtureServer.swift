@@ -139,6 +139,16 @@ public struct MarkedLog {
         .map(\.target)
     }
 
+    /// The `GET` targets of run `number` whose path starts with `prefix`.
+    public func targets(after number: Int, under prefix: String) -> [String] {
+        guard let start = marks[number] else { return [] }
+        let end = marks.values.filter { $0 > start }.min() ?? .max
+        return requests.filter {
+            $0.method == "GET" && $0.target.hasPrefix(prefix) && (start..<end).contains($0.connection)
+        }
+        .map(\.target)
+    }
+
     /// The `since` each request of run `number` sent (`nil` for none).
     public func since(after number: Int) -> [String?] {
         targets(after: number).map { target in
