@@ -17,6 +17,9 @@ import NotesSystem
 /// (`-o DIR/NAME.ndjson --state DIR/NAME.state`), resumable as that is. Every resource is checked before
 /// the first request: a typo, a wrong value or a secret written in the file is a usage error naming the
 /// file, the line and the column.
+///
+/// A resource with a parent (``SyncResource``) is a `fetch` per parent record, made when its parent's walk
+/// ends (`SyncCommand+Run.swift`), each into the child's table with a checkpoint of its own.
 struct SyncCommand {
     static let sqlite = Declared.text(
         "--sqlite", value: "file", help: "Keep each resource in a table of this SQLite database, named for it.")

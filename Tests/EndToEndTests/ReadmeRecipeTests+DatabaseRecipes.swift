@@ -160,4 +160,49 @@ extension ReadmeRecipeTests {
         let title = ((touched["touched"] as? [NSDictionary])?.first?["title"] as? String) ?? "?"
         #expect(try await Self.sqlite(scratch, "issues.db", "select title from notes where id = 'n3'") == [title])
     }
+
+    /// The GitHub sync of repositories, issues and comments against the fixture server's GitHub-shaped
+    /// API, twice: the second run, after one issue changed, walks that issue's comments alone.
+    @Test(
+        "GitHub repos, issues and comments: every record once under its parent; run again, one changed issue's comments",
+        .enabled(if: FixtureServer.isAvailable, "node is not installed: the fixture server cannot run"),
+        .enabled(if: hasSQLite3, "sqlite3 is not installed (make deps installs it): the test reads the copy with it")
+    )
+    func githubTree() async throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        // No token checked: the test's own touch below could not send it (SyncTreeEndToEndTests check it).
+        let server = try FixtureServer(["--count", "1", "--repos", "20", "--quiet"])
+        defer { server.stop() }
+        let replacing = [
+            "https://api.github.com/": server.url.replacingOccurrences(of: "/notes", with: "/"),
+            "orgs/OWNER/repos": "repos",
+        ]
+        let environment = ["GITHUB_TOKEN": Self.token]
+        let first = try await Self.runRecipe("github-tree", replacing: replacing, environment: environment, in: scratch)
+        #expect(first.status == 0, "\(first.stderr)")
+        #expect(first.stdout.split(separator: "\n").count == 3, "\(first.stdout)")
+        let counts = try await Self.sqlite(
+            scratch, "github.db",
+            """
+            select (select count(*) from repos), (select count(*) = count(distinct id) from issues),
+                (select count(*) from comments) = (select sum(json->>'comments') from issues),
+                (select count(*) from comments c join issues i on c.parent = i.parent || '/' || i.id
+                    where c.parent_number = i.json->>'number')
+                = (select count(*) from comments)
+            """)
+        #expect(counts == ["20|1|1|1"])
+        // One issue touched: its repo's issues walk brings it, and its comments alone are walked again.
+        let issue = try await Self.sqlite(
+            scratch, "github.db", "select json->>'comments_url' from issues where json->>'comments' > 0 limit 1")
+        let url = try #require(issue.first.flatMap { URL(string: $0) })
+        let path = String(url.path.dropLast("/comments".count))
+        #expect(try FixtureRequest.send("POST", server, path + "/touch").status == 200)
+        let second = try await Self.runRecipe(
+            "github-tree", replacing: replacing, environment: environment, in: scratch)
+        #expect(second.status == 0, "\(second.stderr)")
+        #expect(
+            syncSummary(second.stderr).last?.hasPrefix("  comments  complete           1 walk, ") == true,
+            "\(second.stderr)")
+    }
 }

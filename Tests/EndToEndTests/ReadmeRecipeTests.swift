@@ -15,7 +15,7 @@ struct ReadmeRecipeTests {
     /// ReadmeRecipeTests+DatabaseRecipes.swift.
     static let recipes = [
         "github-rest", "github-graphql", "stripe", "drf", "fastapi", "jsonapi", "datasette", "notion", "sqlite",
-        "postgres", "incremental", "github-sync", "sync",
+        "postgres", "incremental", "github-sync", "sync", "github-tree",
     ]
     /// The fixture server's notes: ids `n0` to `n249`, in pages of 100.
     static let fixture = ["--count", "250", "--page-size", "100", "--quiet"]

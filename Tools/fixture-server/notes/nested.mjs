@@ -116,6 +116,7 @@ export class NestedData {
       id: r,
       name: `repo-${r}`,
       full_name: `${OWNER}/repo-${r}`,
+      owner: { login: OWNER },
       updated_at: rfc3339(this.firstUpdate('repoTime', r)),
       issues_url: `${origin}/repos/${OWNER}/repo-${r}/issues`,
     };

@@ -74,9 +74,9 @@ describe('NestedData', () => {
   test('records: the members and URLs of GitHub, updated_at in whole seconds within 30 days of 2026-01-01', () => {
     const data = new NestedData(30, 4, 3, 42);
     const repo = data.repo(7, ORIGIN);
-    assert.deepEqual(Object.keys(repo), ['id', 'name', 'full_name', 'updated_at', 'issues_url']);
+    assert.deepEqual(Object.keys(repo), ['id', 'name', 'full_name', 'owner', 'updated_at', 'issues_url']);
     assert.deepEqual({ ...repo, updated_at: null }, {
-      id: 7, name: 'repo-7', full_name: 'octo/repo-7', updated_at: null, issues_url: 'http://h:1/repos/octo/repo-7/issues',
+      id: 7, name: 'repo-7', full_name: 'octo/repo-7', owner: { login: 'octo' }, updated_at: null, issues_url: 'http://h:1/repos/octo/repo-7/issues',
     });
     const r = [...Array(30).keys()].map((k) => k + 1).find((k) => data.issueCount(k) >= 2 && data.issue(k, 2, ORIGIN).comments > 0);
     const issue = data.issue(r, 2, ORIGIN);

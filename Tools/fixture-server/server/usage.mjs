@@ -231,7 +231,7 @@ With --repos N (a GitHub-shaped nested API beside /notes, for syncs of parents a
   --comments C       comments per issue on average, 0-1000 (default 3): each issue has 0 to 2C, drawn
   GET /repos?page=P&per_page=M
                      the repos by id: [{"id":I,"name":"repo-I","full_name":"octo/repo-I",
-                     "updated_at":T,"issues_url":URL},...], I from 1 to N
+                     "owner":{"login":"octo"},"updated_at":T,"issues_url":URL},...], I from 1 to N
   GET /repos/octo/repo-I/issues?page=P&per_page=M&since=T
                      that repo's issues by number: {"id":ID,"number":1..,"title":...,"state":"open",
                      "updated_at":T,"repository_url":URL,"comments_url":URL,"comments":COUNT}, ID
