@@ -62,7 +62,23 @@ extension SyncCommand {
     /// with its name (and the parent's key), and no progress line is drawn. Ends with a line per resource.
     /// - Returns: 130 when interrupted, else the first failure's status in the source's order, else 0.
     func run(cancellation: CancellationFlag, runtime: (FetchCommand) -> FetchRuntime) async -> ExitStatus {
-        let report = runtime(resources[0].command).report
+        let first = runtime(resources[0].command)
+        let report = first.report
+        // One access token for every walk, asked for before the first request.
+        var token: OAuth2Token?
+        if let oauth2 {
+            let provider = OAuth2Token(oauth2, transport: first.transport)
+            do {
+                try provider.prepare()
+            } catch {
+                report("Error: \(error.message)\n")
+                let statuses: [OAuth2Token.Problem.Kind: ExitStatus] = [
+                    .refused: .noPermission, .unavailable: .unavailable, .store: .ioError,
+                ]
+                return statuses[error.kind] ?? .failure
+            }
+            token = provider
+        }
         var outcomes = [Outcome](repeating: Outcome(), count: resources.count)
         var walks: [Walk] = []
         /// Says a resource's failure that no walk of its own reports.
@@ -121,7 +137,8 @@ extension SyncCommand {
             while true {
                 while !stopping, running < width, next < walks.count, !cancellation.isCancelled {
                     let id = next
-                    let walk = walks[id]
+                    var walk = walks[id]
+                    if let token { walk.command.configuration.token = token }
                     let resource = resources[walk.resource]
                     var made = runtime(walk.command)
                     made.tally = { tally in tallies.withLock { $0[id] = tally } }

@@ -68,6 +68,8 @@ struct SyncCommand {
     var database: String?
     var environment: [String: String]
     var full: Bool
+    /// The token endpoint every walk takes its access token from (`auth` of an OAuth 2.0 type).
+    var oauth2: OAuth2Token.Configuration?
     var failFast: Bool
     var quiet: Bool
     /// Resources walked at once.
@@ -134,10 +136,12 @@ struct SyncCommand {
             authHeader = ("Authorization: Basic " + Data(pair.utf8).base64EncodedString(), "Authorization: Basic …")
         case .apiKey(let header, let key):
             authHeader = ("\(header): " + (try Self.resolve(key, "the key", environment, source.file)), "\(header): …")
+        case .oauth2(let oauth2):
+            self.oauth2 = try Self.oauth2(oauth2, environment, source.file)
         case nil:
             break
         }
-        if authHeader != nil || source.auth == nil { environment["NOTES_TOKEN"] = nil }
+        if authHeader != nil || oauth2 != nil || source.auth == nil { environment["NOTES_TOKEN"] = nil }
         // The command that goes on where a stopped sync stopped: the same one.
         var words = ["notes-page", "sync", path]
         for (option, value) in [
@@ -207,6 +211,33 @@ struct SyncCommand {
                 throw UsageError("-o: \(error)")
             }
         }
+    }
+
+    /// The OAuth 2.0 client of `auth`: its token endpoint must be https (or http to this machine), since
+    /// the client's secret goes there.
+    private static func oauth2(_ source: SourceOAuth2, _ environment: [String: String], _ file: String)
+        throws(UsageError) -> OAuth2Token.Configuration
+    {
+        guard let url = URL(string: source.tokenURL), PageLocator.urlProblem(source.tokenURL, what: "the token-url") == nil,
+            url.scheme == "https" || Origin(source.tokenURL)?.isLoopback == true
+        else {
+            throw UsageError(
+                "\(file): the token-url '\(SourceError.clip(source.tokenURL))' is not a valid https URL (plain http goes only to this machine)"
+            )
+        }
+        let clientID: String
+        do {
+            clientID = try SourceSecret.expand(source.clientID, from: environment)
+        } catch {
+            throw UsageError("\(file): the client-id: \(error.message)")
+        }
+        let secret = try source.clientSecret.map { secret throws(UsageError) in
+            Secret(try resolve(secret, "the client-secret", environment, file))
+        }
+        return OAuth2Token.Configuration(
+            tokenURL: source.tokenURL, clientID: clientID, clientSecret: secret, scopes: source.scopes,
+            clientAuthentication: source.clientAuth == "post" ? .post : .basic,
+            grant: source.refreshTokenFile.map { .refreshToken(RefreshTokenFile(path: $0)) } ?? .clientCredentials)
     }
 
     /// The value of a secret of `auth`: the environment variable's, or the file's (trimmed, at most 64 KiB).

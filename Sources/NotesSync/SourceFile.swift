@@ -368,10 +368,17 @@ public enum SourceAuth: Sendable, Equatable {
     case basic(username: String, password: SourceSecret)
     /// `type: api-key`, `header` (its name, default `X-Api-Key`) and `key` (a secret): the key in that header.
     case apiKey(header: String, key: SourceSecret)
+    /// `type: oauth2-client-credentials` or `oauth2-refresh-token`: access tokens from a token endpoint.
+    case oauth2(SourceOAuth2)
 
     /// Each type and the keys it takes besides `type`.
     static let types: [(name: String, keys: [String])] = [
         ("bearer", ["token"]), ("basic", ["username", "password"]), ("api-key", ["header", "key"]),
+        ("oauth2-client-credentials", ["token-url", "client-id", "client-secret", "scopes", "client-auth"]),
+        (
+            "oauth2-refresh-token",
+            ["token-url", "client-id", "client-secret", "refresh-token", "scopes", "client-auth"]
+        ),
     ]
 
     init(_ node: SourceNode, file: String) throws(SourceError) {
@@ -409,6 +416,42 @@ public enum SourceAuth: Sendable, Equatable {
             return secret
         }
         switch type {
+        case "oauth2-client-credentials", "oauth2-refresh-token":
+            func required(_ key: String) throws(SourceError) -> (text: String, mark: SourceMark) {
+                guard let value = values[key], !value.text.isEmpty else {
+                    throw SourceError("'auth' of type \(type) has no '\(key)'", file: file, at: node.mark)
+                }
+                return value
+            }
+            let tokenURL = try required("token-url")
+            guard tokenURL.text.hasPrefix("https://") || tokenURL.text.hasPrefix("http://") else {
+                throw SourceError(
+                    "the token-url '\(SourceError.clip(tokenURL.text))' is not an http:// or https:// URL", file: file,
+                    at: tokenURL.mark)
+            }
+            let clientAuth = values["client-auth"]?.text ?? "basic"
+            guard clientAuth == "basic" || clientAuth == "post" else {
+                throw SourceError(
+                    "'client-auth' is basic (client_secret_basic) or post (client_secret_post), not '\(SourceError.clip(clientAuth))'",
+                    file: file, at: values["client-auth"]?.mark ?? node.mark)
+            }
+            var refreshToken: String?
+            if type == "oauth2-refresh-token" {
+                let written = try required("refresh-token")
+                guard case .file(let path)? = SourceSecret(written.text) else {
+                    throw SourceError(
+                        "the refresh-token is given as @path, a file of its own: a rotated one is written there",
+                        file: file, at: written.mark)
+                }
+                refreshToken = path
+            }
+            self = .oauth2(
+                SourceOAuth2(
+                    tokenURL: tokenURL.text, clientID: try required("client-id").text,
+                    clientSecret: values["client-secret"] == nil && type == "oauth2-refresh-token"
+                        ? nil : try secret("client-secret"),
+                    scopes: (values["scopes"]?.text ?? "").split(separator: " ").map(String.init),
+                    clientAuth: clientAuth, refreshTokenFile: refreshToken))
         case "basic":
             guard let username = values["username"] else {
                 throw SourceError("'auth' of type basic has no 'username'", file: file, at: node.mark)
@@ -426,4 +469,19 @@ public enum SourceAuth: Sendable, Equatable {
             self = .bearer(try secret("token"))
         }
     }
+}
+
+/// `auth` of an OAuth 2.0 type: the token endpoint, the client, and for the refresh token grant the file
+/// of the refresh token (rotated ones are written there).
+public struct SourceOAuth2: Sendable, Equatable {
+    public var tokenURL: String
+    /// Written, or `${NAME}`.
+    public var clientID: String
+    /// A public client of the refresh token grant may have none.
+    public var clientSecret: SourceSecret?
+    public var scopes: [String]
+    /// `basic` (`client_secret_basic`, the default) or `post` (`client_secret_post`).
+    public var clientAuth: String
+    /// The refresh token grant's file; `nil` for client credentials.
+    public var refreshTokenFile: String?
 }

@@ -14,6 +14,14 @@
 public protocol TokenProvider: Sendable {
     /// The token to send now, or `nil` to send none.
     func currentToken() -> Secret?
+
+    /// The API refused `rejected` (a 401): whether there is now another token to send (an OAuth 2.0
+    /// token asked for again). A walk asks once per page. `false` by default.
+    func renew(rejected: Secret?) -> Bool
+}
+
+extension TokenProvider {
+    public func renew(rejected: Secret?) -> Bool { false }
 }
 
 /// A token fixed for the walk (the command line's `NOTES_TOKEN` or `--token-file`, read once).

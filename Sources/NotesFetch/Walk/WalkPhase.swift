@@ -68,6 +68,8 @@ struct WalkPhase: Sendable {
         var policy = AttemptStateMachine.Policy(configuration)
         policy.resendsActedOn = body == nil || locator.pagination.resendsBody
         var attempts = AttemptStateMachine(policy: policy)
+        // A token the API refuses is renewed once a page, where its provider can (OAuth 2.0).
+        var renewed = false
         while true {
             if cancellation.isCancelled || Task.isCancelled {
                 throw FetchError(.cancelled, page: number, location: location, attempts: attempts.attempts)
@@ -79,6 +81,7 @@ struct WalkPhase: Sendable {
             }
             let meter = ExchangeMeter()
             let fresh = attempts.nextIsFresh
+            let sent = configuration.token?.currentToken()
             let outcome = await withTaskCancellationHandler {
                 await attemptPage(
                     Attempt(
@@ -109,6 +112,12 @@ struct WalkPhase: Sendable {
             }
             switch attempts.ended(failure, sends: meter.sendCount, now: environment.now(), random: &random) {
             case .fail(let code):
+                if code == .sessionExpired(status: 401), !renewed, let provider = configuration.token,
+                    provider.renew(rejected: sent)
+                {
+                    renewed = true
+                    continue
+                }
                 throw FetchError(code, page: number, location: location, attempts: attempts.attempts)
             case .hold(let wait, let reason):
                 environment.waiting(wait, reason)
