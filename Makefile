@@ -32,6 +32,7 @@ deps:
 	@Tools/apps/litestar/install.sh || { [ "$${CI:-}" != true ] && echo 'deps: no Litestar: its tests are skipped'; }
 	@Tools/apps/pygeoapi/install.sh || { [ "$${CI:-}" != true ] && echo 'deps: no pygeoapi: its tests are skipped'; }
 	@Tools/apps/moto/install.sh || { [ "$${CI:-}" != true ] && echo 'deps: no moto: its tests are skipped'; }
+	@Tools/apps/oauth/install.sh || { [ "$${CI:-}" != true ] && echo 'deps: no django-oauth-toolkit: its tests are skipped'; }
 
 build: deps
 	$(SWIFT) build

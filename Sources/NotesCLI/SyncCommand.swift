@@ -218,7 +218,7 @@ struct SyncCommand {
     private static func oauth2(_ source: SourceOAuth2, _ environment: [String: String], _ file: String)
         throws(UsageError) -> OAuth2Token.Configuration
     {
-        guard let url = URL(string: source.tokenURL), PageLocator.urlProblem(source.tokenURL, what: "the token-url") == nil,
+        guard let url = URL(string: source.tokenURL), PageLocator.urlProblem(source.tokenURL) == nil,
             url.scheme == "https" || Origin(source.tokenURL)?.isLoopback == true
         else {
             throw UsageError(

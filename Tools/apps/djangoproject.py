@@ -1,4 +1,4 @@
-"""What the Django projects of Tools/apps/ (drf/, django-apis/) share: the settings an API needs as
+"""What the Django projects of Tools/apps/ (drf/, django-apis/, oauth/) share: the settings an API needs as
 `django-admin startproject` writes them, and Django's threaded WSGI server."""
 
 import os
