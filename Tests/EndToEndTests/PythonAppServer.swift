@@ -9,7 +9,7 @@ class PythonAppServer {
     private static let allModules = [
         "django", "rest_framework", "rest_framework_json_api", "fastapi", "fastapi_pagination", "uvicorn", "sqlalchemy",
         "sqlakeyset", "kinto", "flask_smorest", "eve", "mongomock", "ninja", "tastypie", "wagtail", "litestar",
-        "pygeoapi", "moto", "boto3",
+        "pygeoapi", "moto", "boto3", "oauth2_provider",
     ]
 
     /// The Python interpreter itself and which of ``allModules`` it imports, asked once of `python3` on `PATH`.
@@ -53,9 +53,9 @@ class PythonAppServer {
     /// What the server logs (a line per request), read as it comes: a pipe nobody reads would stop the server.
     private let logged: PipeReader
 
-    /// Starts `script` (relative to the repository) with `count` notes and `arguments` after it (e.g.
-    /// `["--quiet"]`), and waits until it listens.
-    init(script: String, count: Int, _ arguments: [String]) throws {
+    /// Starts `script` (relative to the repository) with `count` notes (`nil`: an app that seeds its own)
+    /// and `arguments` after it (e.g. `["--quiet"]`), and waits until it listens.
+    init(script: String, count: Int?, _ arguments: [String]) throws {
         guard let python = Self.python else {
             throw CocoaError(.fileNoSuchFile, userInfo: [NSFilePathErrorKey: "python3"])
         }
@@ -63,7 +63,8 @@ class PythonAppServer {
         let output = Spawning.pipe()
         process.executableURL = python.interpreter
         process.arguments =
-            [FixtureServer.repository.appendingPathComponent(script).path, "--count", "\(count)"] + arguments
+            [FixtureServer.repository.appendingPathComponent(script).path] + (count.map { ["--count", "\($0)"] } ?? [])
+            + arguments
         process.standardOutput = output
         process.standardError = log
         try Spawning.run(process)

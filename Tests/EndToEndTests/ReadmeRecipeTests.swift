@@ -11,11 +11,11 @@ import Testing
 /// record of the server once, in order. A recipe whose server cannot run here is skipped, saying why.
 @Suite("README recipes, run as written against servers of the same shape")
 struct ReadmeRecipeTests {
-    /// Every recipe the README has, each with a test in ReadmeRecipeTests+APIRecipes.swift or
-    /// ReadmeRecipeTests+DatabaseRecipes.swift.
+    /// Every recipe the README has, each with a test in ReadmeRecipeTests+APIRecipes.swift,
+    /// ReadmeRecipeTests+DatabaseRecipes.swift or (drf-oauth2) OAuth2EndToEndTests.swift.
     static let recipes = [
         "github-rest", "github-graphql", "stripe", "drf", "fastapi", "jsonapi", "datasette", "notion", "sqlite",
-        "postgres", "incremental", "github-sync", "sync", "github-tree",
+        "postgres", "incremental", "github-sync", "sync", "github-tree", "drf-oauth2",
     ]
     /// The fixture server's notes: ids `n0` to `n249`, in pages of 100.
     static let fixture = ["--count", "250", "--page-size", "100", "--quiet"]
