@@ -168,7 +168,8 @@ struct OAuth2TokenTests {
         #expect(page.notes.count == 1)
         #expect(api.requests.count == 2 && tokens.requests.count == 2)
 
-        let never = MemoryTransport { _, _ in .status(401) }
+        // Refused twice; a third request (a walk renewing again and again) would be let in.
+        let never = MemoryTransport { _, index in index < 2 ? .status(401) : .json(onePage) }
         let error = await firstPage(fetcher(never, configuration: configuration)).error
         #expect(error?.code == .sessionExpired(status: 401))
         #expect(never.requests.count == 2)
