@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # make fuzz-source [SECONDS=60]: builds the libFuzzer target Tools/reliability/fuzz/FuzzSource.swift (a
-# sync's source file read by NotesSync through libyaml) with AddressSanitizer and runs it for SECONDS
+# sync's source file read by NotesSync through libyaml, and its children's placeholders filled from a parent
+# record) with AddressSanitizer and runs it for SECONDS
 # seconds on a fresh corpus seeded from Tools/reliability/fuzz/source-seeds, Fixtures/regressions-source and
 # ../shared/JSONTestSuite/test_parsing (copied into a temporary directory, never into the repository).
 #
@@ -24,21 +25,26 @@ name=fuzz-source
 . Tools/reliability/fuzz/libfuzzer.sh
 require_libfuzzer
 
-# Build: NotesSystem and NotesSync as the modules they are, then the target, each with
-# -sanitize=fuzzer,address; lld links quietly.
+# Build: NotesSystem, NotesJSON, NotesPage, NotesFetch (the placeholders' URLs and JSON) and NotesSync as the
+# modules they are, then the target, each with -sanitize=fuzzer,address; lld links quietly. CCurl is not on
+# the include path, so CurlTransport compiles out: nothing here can reach a network.
 mkdir -p "$build"
 flags=(-swift-version 6 -package-name notes_page -enable-upcoming-feature ExistentialAny -enable-upcoming-feature InternalImportsByDefault
-    -parse-as-library -O -g -sanitize=fuzzer,address -I Sources/CYaml -I "$build")
+    -parse-as-library -O -g -sanitize=fuzzer,address -I Sources/CYaml -I Sources/CYajl -I Sources/CJSONBlocks/include
+    -I "$build")
 echo "fuzz-source: building $build/fuzz-source"
-mapfile -t system_sources < <(find Sources/NotesSystem -name '*.swift' | sort)
-mapfile -t sync_sources < <(find Sources/NotesSync -name '*.swift' | sort)
-swiftc "${flags[@]}" -module-name NotesSystem -wmo -emit-module -emit-module-path "$build/NotesSystem.swiftmodule" \
-    -c "${system_sources[@]}" -o "$build/NotesSystem.o"
-swiftc "${flags[@]}" -module-name NotesSync -wmo -emit-module -emit-module-path "$build/NotesSync.swiftmodule" \
-    -c "${sync_sources[@]}" -o "$build/NotesSync.o"
+module() {  # module NAME DIRECTORY
+    local sources
+    mapfile -t sources < <(find "$2" -name '*.swift' | sort)
+    swiftc "${flags[@]}" -module-name "$1" -wmo -emit-module -emit-module-path "$build/$1.swiftmodule" \
+        -c "${sources[@]}" -o "$build/$1.o"
+}
+modules=(NotesSystem NotesJSON NotesPage NotesFetch NotesSync)
+for name in "${modules[@]}"; do module "$name" "Sources/$name"; done
 swiftc "${flags[@]}" -module-name FuzzSource -wmo -c Tools/reliability/fuzz/FuzzSource.swift -o "$build/FuzzSource.o"
-swiftc -sanitize=fuzzer,address -use-ld=lld "$build/NotesSystem.o" "$build/NotesSync.o" "$build/FuzzSource.o" \
-    -lyaml -o "$build/fuzz-source"
+objects=()
+for name in "${modules[@]}"; do objects+=("$build/$name.o"); done
+swiftc -sanitize=fuzzer,address -use-ld=lld "${objects[@]}" "$build/FuzzSource.o" -lyaml -lyajl -o "$build/fuzz-source"
 
 make_seeds Tools/reliability/fuzz/source-seeds Fixtures/regressions-source --json-test-suite
 binary=$build/fuzz-source corpus=${FUZZ_CORPUS:-$work/corpus} max_len=4096 dict=Tools/reliability/fuzz/source.dict
