@@ -73,7 +73,8 @@ extension FetchCommand {
             configuration: configuration,
             transport: runtime.transport,
             environment: environment,
-            moreTransports: runtime.moreTransports
+            moreTransports: runtime.moreTransports,
+            gate: runtime.gate
         )
         let from = startsAtCursor ? start : pagination.start(endpoint: walk.endpoint)
         var recognised = quiet
@@ -155,6 +156,9 @@ struct FetchRuntime: Sendable {
     var showsProgress: Bool
     /// Told what the copy holds once the run ends (a sync's summary); `nil`: nobody asks.
     var tally: (@Sendable (FetchTally) -> Void)?
+    /// The gate every request passes (`--rate`, rate-limit holds), shared with the other walks of a sync on
+    /// the same origin; `nil`: the walk's own.
+    var gate: RequestGate?
     /// Called after each step of a page's commit. Throwing stops the commit there, leaving the files as a
     /// `kill -9` at that point would: tests use it to crash a run at every step.
     var afterCommitStep: @Sendable (CommitStep) throws(CommitStop) -> Void = { _ throws(CommitStop) in }

@@ -130,6 +130,8 @@ extension SyncCommand {
             }
         }
         let tallies = Locked([Int: FetchTally]())
+        // One gate per origin: its walks keep one --rate between them, and a rate limit holds them all.
+        var gates: [Origin: RequestGate] = [:]
         await withTaskGroup(of: (Int, ExitStatus).self) { group in
             var next = 0
             var running = 0
@@ -142,6 +144,11 @@ extension SyncCommand {
                     let resource = resources[walk.resource]
                     var made = runtime(walk.command)
                     made.tally = { tally in tallies.withLock { $0[id] = tally } }
+                    if let origin = Origin(walk.command.url.absoluteString) {
+                        let gate = gates[origin] ?? RequestGate(rate: walk.command.configuration.rate)
+                        gates[origin] = gate
+                        made.gate = gate
+                    }
                     if width > 1 || walk.parent != nil {
                         let write = made.report
                         let label = walk.parent.map { "\(resource.name) \(SourceError.clip($0))" } ?? resource.name

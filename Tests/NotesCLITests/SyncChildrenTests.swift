@@ -74,6 +74,11 @@ final class TreeAPI: Sendable {
     }
 }
 
+/// The waits a run asked for.
+final class Sleeps: Sendable {
+    let seconds = Mutex<[Double]>([])
+}
+
 /// `sync` of a source whose resources have parents, in process: each child walked once for each parent,
 /// only for the parents written since, each walk resumable on its own.
 @Suite("sync's child resources, in process")
@@ -98,8 +103,10 @@ struct SyncChildrenTests {
         """
 
     /// `sync` of `source` with `arguments` after it, through `transport`; its exit status and standard error.
+    /// The clock stands still; each wait asked for is added to `sleeps`.
     static func sync(
-        _ source: String = source, in scratch: Scratch, _ arguments: [String] = [], transport: MemoryTransport
+        _ source: String = source, in scratch: Scratch, _ arguments: [String] = [], transport: MemoryTransport,
+        sleeps: Sleeps = Sleeps()
     ) async throws -> (status: ArgumentParsing.ExitStatus, stderr: String) {
         try Files.write(source, to: scratch.path("api.yaml"))
         let parsed = try ParsedArguments(
@@ -109,7 +116,9 @@ struct SyncChildrenTests {
         let status = await command.run(cancellation: CancellationFlag()) { _ in
             FetchRuntime(
                 transport: transport,
-                environment: FetchEnvironment(sleep: { _ in }, now: { 1_000_000 }, random: { 0.5 }),
+                environment: FetchEnvironment(
+                    sleep: { seconds in sleeps.seconds.withLock { $0.append(seconds) } }, now: { 1_000_000 },
+                    random: { 0.5 }),
                 report: { console.write($0) }, showsProgress: false)
         }
         return (status, console.output)
@@ -183,6 +192,21 @@ struct SyncChildrenTests {
         #expect(Self.paths(transport, from: full).count == 13)
         #expect(
             try SQLiteShell.query(database, "SELECT count(*), count(DISTINCT parent || id) FROM comments") == "12|12\n")
+    }
+
+    @Test("Walks of one origin, parallel or not, keep one --rate between them")
+    func oneRate() async throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        let sleeps = Sleeps()
+        let source = Self.source.replacing("defaults:\n  retries: 0\n", with: "defaults:\n  retries: 0\n  rate: 10\n")
+        let run = try await Self.sync(
+            source, in: scratch, ["--parallel", "4"], transport: TreeAPI(names: ["a", "b", "c"]).transport(),
+            sleeps: sleeps)
+        #expect(run.status == .success, "\(run.stderr)")
+        // The clock stands still: the 13 requests of 10 walks are let through 0.1 s apart, the last after 1.2 s.
+        let waits = sleeps.seconds.withLock { $0 }.sorted()
+        #expect(waits.count == 12 && abs((waits.last ?? 0) - 1.2) < 1e-9, "\(waits)")
     }
 
     @Test("A parent walked whole each run (not incremental) has every child walked again, changed or not")

@@ -1,8 +1,9 @@
 import NotesSystem
 
 /// When the next request of a walk may start, across every page in flight: not before a rate limit
-/// resets, and no sooner than `1 / rate` seconds after the one before.
-final class RequestGate: Sendable {
+/// resets, and no sooner than `1 / rate` seconds after the one before. Walks may share one (a sync's walks
+/// of one origin).
+package final class RequestGate: Sendable {
     private struct State {
         /// Seconds since 1970 before which no request starts.
         var notBefore = 0.0
@@ -13,7 +14,7 @@ final class RequestGate: Sendable {
     private let rate: Double?
     private let state = Locked(State())
 
-    init(rate: Double?) {
+    package init(rate: Double?) {
         self.rate = rate
     }
 

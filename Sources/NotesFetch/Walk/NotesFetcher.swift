@@ -49,12 +49,26 @@ public final class NotesFetcher: Sendable {
     ///   - environment: Defaults to ``FetchEnvironment/live``.
     ///   - moreTransports: Makes the transport of each further page in flight (``FetchConfiguration/parallel``),
     ///     each with a connection of its own; by default they all share `transport`.
-    public init(
+    public convenience init(
         locator: PageLocator,
         configuration: FetchConfiguration = FetchConfiguration(),
         transport: any HTTPTransport,
         environment: FetchEnvironment = .live,
         moreTransports: (@Sendable () -> any HTTPTransport)? = nil
+    ) {
+        self.init(
+            locator: locator, configuration: configuration, transport: transport, environment: environment,
+            moreTransports: moreTransports, gate: nil)
+    }
+
+    /// A fetcher whose requests pass `gate` (shared with other walks), or a gate of its own when `nil`.
+    package init(
+        locator: PageLocator,
+        configuration: FetchConfiguration,
+        transport: any HTTPTransport,
+        environment: FetchEnvironment,
+        moreTransports: (@Sendable () -> any HTTPTransport)?,
+        gate: RequestGate?
     ) {
         self.locator = locator
         self.configuration = configuration
@@ -63,7 +77,7 @@ public final class NotesFetcher: Sendable {
         lanes = (0..<max(1, configuration.parallel, configuration.earlyRequests ? 3 : 1)).map { index in
             Lane(index: index, transport: index == 0 ? transport : moreTransports?() ?? transport)
         }
-        gate = RequestGate(rate: configuration.rate)
+        self.gate = gate ?? RequestGate(rate: configuration.rate)
         var page = configuration.page
         locator.pagination.adapt(&page)
         // A next path is found on the page whatever the scheme: one that does not read it must still not end
