@@ -26,7 +26,7 @@ struct Benchmark {
     /// benchmark it does the job of. Their figures are context: `--compare` and the report's regression
     /// marks leave them out.
     static let peers = ["fetch/peer-node": "fetch/notes-page", "fetch/peer-python": "fetch/notes-page"]
-        .merging(storePeers) { $1 }.merging(postgresPeers) { $1 }
+        .merging(storePeers) { $1 }.merging(postgresPeers) { $1 }.merging(syncPeers) { $1 }
 
     /// What each benchmark measures, for the report's headings.
     static let summaries = [
@@ -60,7 +60,7 @@ struct Benchmark {
             "GET pages of 100 notes one after another, bodies as slow as the latency (the GraphQL rows' ceiling)",
         "latency/graphql-late": "the same notes as a GraphQL connection over POST, pageInfo after the records",
         "latency/graphql-early": "the same with pageInfo first: the next page asked for while the page streams",
-    ].merging(storeSummaries) { $1 }.merging(postgresSummaries) { $1 }
+    ].merging(storeSummaries) { $1 }.merging(postgresSummaries) { $1 }.merging(syncSummaries) { $1 }
 
     /// Every benchmark's name, in the order they run.
     static var names: [String] { all(Inputs(count: 0, root: "", binaries: "", cache: "")).map(\.name) }
@@ -275,7 +275,7 @@ struct Benchmark {
                     probe([$0.python, $0.root + "/Benchmarks/peers/python-urllib.py", "--probe"], "Python 3")
                 }
             ),
-        ] + store(inputs) + postgres(inputs)
+        ] + store(inputs) + postgres(inputs) + sync(inputs)
     }
 }
 

@@ -47,6 +47,16 @@ final class Inputs: @unchecked Sendable {
     var smallPagesURL = ""
     var smallPagesCurlConfig = ""
     private var smallPagesServer: Process?
+    /// A GitHub-shaped API (`--repos`) of `fanoutParents` repositories of 300 issues each, 20 ms a response:
+    /// its base URL, a sync's source over it, and curl's config for its pages one after another.
+    var fanoutBase = ""
+    var fanoutSource = ""
+    var fanoutCurlConfig = ""
+    private var fanoutServer: Process?
+    /// The repositories of the fan-out: 200 for a million notes, fewer for a quick run.
+    var fanoutParents: Int { max(10, min(200, count / 5_000)) }
+    /// Its pages: the repositories' (100 a page), then three of issues for each.
+    var fanoutPages: Int { (fanoutParents + 99) / 100 + fanoutParents * 3 }
 
     /// - Parameters:
     ///   - count: Notes in the run.
@@ -97,6 +107,31 @@ final class Inputs: @unchecked Sendable {
         (latencyServer, latencyURL) = try startServer([
             "--count", "\(latencyNotes)", "--page-size", "1000", "--seed", "7", "--fault", "delay:\(latency)",
         ])
+        let fanoutURL: String
+        (fanoutServer, fanoutURL) = try startServer([
+            "--count", "1", "--repos", "\(fanoutParents)", "--issues", "300", "--comments", "0", "--fixed", "--latency",
+            "\(latency)",
+        ])
+        fanoutBase = fanoutURL.replacingOccurrences(of: "/notes", with: "")
+        fanoutSource = scratch + "/fanout.yaml"
+        try """
+        base-url: \(fanoutBase)/
+        defaults:
+          no-title: true
+        resources:
+          - name: repos
+            path: repos?per_page=100
+          - name: issues
+            parent: repos
+            path: repos/octo/{parent.name}/issues?per_page=100
+        """.write(toFile: fanoutSource, atomically: true, encoding: .utf8)
+        fanoutCurlConfig = scratch + "/fanout-curl.cfg"
+        let repoPages = (1...((fanoutParents + 99) / 100)).map { "\(fanoutBase)/repos?per_page=100&page=\($0)" }
+        let issuePages = (1...fanoutParents).flatMap { repo in
+            (1...3).map { "\(fanoutBase)/repos/octo/repo-\(repo)/issues?per_page=100&page=\($0)" }
+        }
+        try (repoPages + issuePages).map { "url = \"\($0)\"\noutput = \"/dev/null\"\n" }.joined()
+            .write(toFile: fanoutCurlConfig, atomically: true, encoding: .utf8)
         let fields = "id title rank pinned"
         graphQLLate = scratch + "/late.graphql"
         try
@@ -145,7 +180,7 @@ final class Inputs: @unchecked Sendable {
     }
 
     func stop() {
-        for process in [server, latencyServer, gzipServer, smallPagesServer].compactMap({ $0 }) {
+        for process in [server, latencyServer, gzipServer, smallPagesServer, fanoutServer].compactMap({ $0 }) {
             process.terminate()
             process.waitUntilExit()
         }

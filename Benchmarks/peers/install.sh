@@ -4,10 +4,11 @@
 # Installs the Python peers of the store benchmarks (Benchmarks/benchmarks/StoreBenchmarks.swift and
 # PostgresBenchmarks.swift) from PyPI, at versions known to work, into the virtual environment DIR (default:
 # .build/bench-peers in the package), unless its Python imports them already: sqlite-utils (`sqlite-utils
-# insert`) and dlt with its sqlalchemy and postgres destinations (Benchmarks/peers/dlt-load.py). A virtual
-# environment of their own: dlt's dependencies stay out of the Python that the Django and FastAPI fixtures
-# use. No prompts; installs Debian's venv module when python3 has none. `make bench` runs it; `make
-# bench-quick` (CI) never does, and skips the rows of peers that are not installed, saying why.
+# insert`) and dlt with its sqlalchemy and postgres destinations (Benchmarks/peers/dlt-load.py; its rest_api
+# source for dlt-rest-fanout.py). A virtual environment of their own: dlt's dependencies stay out of the
+# Python that the Django and FastAPI fixtures use. No prompts; installs Debian's venv module when python3 has
+# none. `make bench` runs it; `make bench-quick` (CI) never does, and skips the rows of peers that are not
+# installed, saying why.
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/../.." && pwd)

@@ -89,7 +89,8 @@ async function main() {
     updates: options.updates ? new UpdatingNotes(options.count, options.seed, options.idKind, !options.noTitles) : null,
     updateCursors: new Map(),
     // --repos: the repos, issues and comments of the nested API at /repos, or null (then /repos is a 404).
-    nested: options.repos > 0 ? new NestedData(options.repos, options.issues, options.comments, options.seed) : null,
+    nested: options.repos > 0 ? new NestedData(options.repos, options.issues, options.comments, options.seed, options.fixed) : null,
+    nestedLatencyMs: options.latency, // --latency: no response under /repos leaves sooner after its request arrived
   };
   const createServer = (isTarget) => {
     const handler = (req, res) => handle(req, res, state, isTarget);
@@ -114,7 +115,8 @@ async function main() {
   state.targetBase = await listen(targetServer, options.host, 0, scheme, options.urlHost);
 
   process.stdout.write(`${state.base}/notes\n`);
-  const nested = state.nested ? `; ${options.repos} repos at /repos (issues ${options.issues}, comments ${options.comments} on average)` : '';
+  const nested = state.nested ? `; ${options.repos} repos at /repos (issues ${options.issues}, comments ${options.comments} `
+    + `${options.fixed ? 'each' : 'on average'}${options.latency > 0 ? `, latency ${options.latency} ms` : ''})` : '';
   log(state, `notes-server: ${source.description}, ${source.pages.length} pages, style ${options.style}${nested}; `
     + `redirect target ${state.targetBase}`);
 }

@@ -1,12 +1,12 @@
 // End-to-end tests: the GitHub-shaped nested API of --repos (repos, issues, comments); the server runs
 // as a child process on port 0 and is asked over HTTP (testing/harness.mjs). Run with `node --test
-// Tools/`; no time is asserted.
+// Tools/`; no time is asserted but --latency's (at least its wait, and well under a second).
 
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { rmSync } from 'node:fs';
 import http from 'node:http';
-import { json, nextLink, request, runServer, startServer, withServer } from '../testing/harness.mjs';
+import { json, nextLink, request, runServer, startServer, timed, withServer } from '../testing/harness.mjs';
 import { makeNotesDir } from '../testing/notes-dir.mjs';
 
 /** The links of a Link header by rel: `{next: URL, last: URL, …}`. */
@@ -258,7 +258,85 @@ describe('the nested API (--repos)', () => {
     }
   });
 
-  for (const args of [['--count', '5', '--issues', '3'], ['--count', '5', '--comments', '3'], ['--count', '5', '--repos', '100001'],
+  test('--fixed: every repo exactly --issues issues, every issue exactly --comments comments, ids unique and running on', async () => {
+    const { code, lines } = await withServer(['--count', '1', '--repos', '3', '--issues', '5', '--comments', '2', '--fixed'], {}, async (server) => {
+      const { items: repos } = await walkList(`${server.base}/repos?per_page=2`);
+      assert.deepEqual(repos.map((repo) => repo.id), [1, 2, 3]);
+      const issues = [];
+      const comments = [];
+      for (const repo of repos) {
+        const walked = await walkList(`${repo.issues_url}?per_page=2`);
+        assert.deepEqual(walked.items.map((issue) => issue.number), [1, 2, 3, 4, 5], repo.issues_url);
+        assert.equal(walked.responses.length, 3);
+        for (const issue of walked.items) {
+          assert.equal(issue.comments, 2);
+          const ofIssue = await walkList(`${issue.comments_url}?per_page=1`);
+          assert.equal(ofIssue.items.length, 2, issue.comments_url);
+          comments.push(...ofIssue.items);
+        }
+        issues.push(...walked.items);
+      }
+      assert.equal(issues.length, 15);
+      assert.equal(comments.length, 30);
+      assertUnique(issues, 'issues');
+      assertUnique(comments, 'comments');
+      assert.deepEqual(issues.map((issue) => issue.id), issues.map((_, k) => 1_000_001 + k));
+      assert.deepEqual(comments.map((comment) => comment.id), comments.map((_, k) => 500_000_001 + k));
+      // A per_page of 100 over 300 issues: three full pages, the last without next.
+      const big = await startServer(['--count', '1', '--repos', '2', '--issues', '300', '--comments', '0', '--fixed', '--quiet']);
+      try {
+        const walked = await walkList(`${big.base}/repos/octo/repo-2/issues?per_page=100`);
+        assert.equal(walked.responses.length, 3);
+        assert.deepEqual(walked.items.map((issue) => issue.id), walked.items.map((_, k) => 1_000_301 + k));
+      } finally {
+        assert.equal((await big.stop()).code, 0);
+      }
+    });
+    assert.equal(code, 0);
+    assert.match(lines[0], /; 3 repos at \/repos \(issues 5, comments 2 each\); redirect target /);
+  });
+
+  test('--latency: every nested response waits its milliseconds (not /notes); a client that leaves meanwhile and a stop meanwhile are fine', async () => {
+    const { code, lines } = await withServer(['--count', '1', '--repos', '3', '--latency', '50'], {}, async (server) => {
+      for (const target of ['/repos?per_page=2', '/repos/octo/repo-1/issues', '/repos/octo/repo-9', '/repos?page=0']) {
+        const answer = await timed(request(`${server.base}${target}`));
+        assert.ok(answer.ms >= 50 && answer.ms < 1000, `${target}: ${answer.ms} ms`);
+        assert.equal(answer.status, { '/repos/octo/repo-9': 404, '/repos?page=0': 400 }[target] ?? 200, target);
+      }
+      const walked = await timed(walkList(`${server.base}/repos?per_page=1`));
+      assert.equal(walked.items.length, 3);
+      assert.ok(walked.ms >= 150, `three pages in ${walked.ms} ms`);
+      assert.equal((await request(server.url)).status, 200);
+    });
+    assert.equal(code, 0);
+    assert.match(lines[0], /; 3 repos at \/repos \(issues 4, comments 3 on average, latency 50 ms\); redirect target /);
+
+    const server = await startServer(['--count', '1', '--repos', '3', '--latency', '60000']);
+    let stopped;
+    try {
+      // A client that gives up during the wait: the server goes on serving.
+      const left = http.get(`${server.base}/repos`);
+      const failed = new Promise((resolve) => left.once('error', resolve));
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      left.destroy();
+      await failed;
+      assert.equal((await request(server.url)).status, 200);
+      // A stop during a wait: the server does not wait out the minute.
+      const pending = request(`${server.base}/repos/octo/repo-1/issues`).then(() => 'answered', () => 'dropped');
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      const stopping = await timed(server.stop().then((result) => ({ result })));
+      stopped = stopping.result;
+      assert.ok(stopping.ms < 1000, `stopped in ${stopping.ms} ms`);
+      assert.equal(await pending, 'dropped');
+    } finally {
+      stopped ??= await server.stop();
+    }
+    assert.equal(stopped.code, 0);
+    assert.equal(stopped.stderr.match(/^GET \/repos\S* - 0B /gm)?.length, 2, stopped.stderr);
+  });
+
+  for (const args of [['--count', '5', '--fixed'], ['--count', '5', '--latency', '10'], ['--count', '5', '--repos', '3', '--latency', '60001'],
+    ['--count', '5', '--repos', '3', '--latency', 'x'], ['--count', '5', '--issues', '3'], ['--count', '5', '--comments', '3'], ['--count', '5', '--repos', '100001'],
     ['--count', '5', '--repos', '-1'], ['--count', '5', '--repos', 'x'], ['--count', '5', '--repos', '3', '--issues', '1001'],
     ['--count', '5', '--repos', '3', '--comments', '1.5'], ['--repos', '3'], ['--dir', 'x', '--seed', '3']]) {
     test(`exits 64 on ${JSON.stringify(args)}`, async () => {

@@ -43,19 +43,24 @@ const COMMENT_BODIES = [
 /**
  * The repos, issues and comments of `--repos N --issues K --comments C --seed S`: repo i (1..N) has
  * from 0 to 2K issues, numbered 1.. within it, and each issue from 0 to 2C comments, each count drawn
- * uniformly by the seed. Only the issue counts are worked out at start-up (one number per repo); the
- * comments before a repo are summed when a repo at or after it is first asked for, so that comment ids
- * run on across repos.
+ * uniformly by the seed; with `fixed` (--fixed), every repo has exactly K issues and every issue
+ * exactly C comments. Ids are running numbers either way. Only the issue counts are worked out at
+ * start-up (one number per repo); the comments before a repo are summed when a repo at or after it is
+ * first asked for, so that comment ids run on across repos.
  */
 export class NestedData {
-  constructor(repos, issues, comments, seed) {
+  constructor(repos, issues, comments, seed, fixed = false) {
     this.repos = repos;
     this.maxIssues = 2 * issues;
     this.maxComments = 2 * comments;
     this.seed = seed;
+    this.fixed = fixed;
+    this.commentsEach = comments; // with fixed: the comments of every issue
     // issueStart[r]: the issues of repos 1..r, so repo r's are running numbers issueStart[r-1]+1 to issueStart[r].
     this.issueStart = new Float64Array(repos + 1);
-    for (let r = 1; r <= repos; r++) this.issueStart[r] = this.issueStart[r - 1] + this.draw('issues', r, this.maxIssues);
+    for (let r = 1; r <= repos; r++) {
+      this.issueStart[r] = this.issueStart[r - 1] + (fixed ? issues : this.draw('issues', r, this.maxIssues));
+    }
     // commentStart[r]: the comments of repos 1..r, worked out up to commentsKnown.
     this.commentStart = new Float64Array(repos + 1);
     this.commentsKnown = 0;
@@ -96,11 +101,12 @@ export class NestedData {
 
   /** The number of comments of the issue with running number `g`. */
   commentCountOf(g) {
-    return this.draw('comments', g, this.maxComments);
+    return this.fixed ? this.commentsEach : this.draw('comments', g, this.maxComments);
   }
 
-  /** The comments of repos before repo `r`, summed (and kept) up to it on first need. */
+  /** The comments of repos before repo `r`, summed (and kept) up to it on first need (with fixed: C for each issue before it). */
   commentsBefore(r) {
+    if (this.fixed) return this.issueStart[r - 1] * this.commentsEach;
     for (; this.commentsKnown < r - 1; this.commentsKnown++) {
       const next = this.commentsKnown + 1;
       let sum = 0;

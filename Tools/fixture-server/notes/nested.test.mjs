@@ -45,6 +45,30 @@ describe('NestedData', () => {
     assert.equal(comments.length, 0);
   });
 
+  test('fixed: every repo exactly K issues, every issue exactly C comments; ids run on as ever', () => {
+    const data = new NestedData(7, 5, 2, 42, true);
+    assert.deepEqual(Array.from({ length: 7 }, (_, k) => data.issueCount(k + 1)), Array(7).fill(5));
+    const { issues, comments } = everything(data);
+    assert.equal(issues.length, 35);
+    assert.ok(issues.every((issue) => issue.comments === 2));
+    assert.equal(comments.length, 70);
+    assert.deepEqual(issues.map((issue) => issue.id), issues.map((_, k) => ISSUE_ID_BASE + k + 1));
+    assert.deepEqual(comments.map((comment) => comment.id), comments.map((_, k) => COMMENT_ID_BASE + k + 1));
+    // Asked for out of order, the comment ids are the same.
+    const backwards = new NestedData(7, 5, 2, 42, true);
+    assert.deepEqual(backwards.comments(7, 5, ORIGIN), comments.slice(-2));
+    assert.deepEqual(backwards.comments(3, 1, ORIGIN).map((comment) => comment.id), [COMMENT_ID_BASE + 21, COMMENT_ID_BASE + 22]);
+    // The records are those of the seed, but for the counts.
+    const drawn = new NestedData(7, 5, 2, 42);
+    assert.deepEqual(data.repo(3, ORIGIN), drawn.repo(3, ORIGIN));
+    assert.deepEqual([new NestedData(3, 0, 4, 1, true), new NestedData(3, 4, 0, 1, true)].map((d) => everything(d).comments.length), [0, 0]);
+    assert.equal(everything(new NestedData(3, 4, 0, 1, true)).issues.length, 12);
+    // The largest: 100,000 repos of 1,000 issues each, ids below the first comment id.
+    const largest = new NestedData(100_000, 1000, 1000, 42, true);
+    assert.equal(largest.issue(100_000, 1000, ORIGIN).id, ISSUE_ID_BASE + 100_000 * 1000);
+    assert.equal(largest.comments(100_000, 1000, ORIGIN, 999).at(-1).id, COMMENT_ID_BASE + 100_000 * 1000 * 1000);
+  });
+
   test('ids: repos 1..N, issues and comments running on from their bases over all repos, each once, never shared', () => {
     const data = new NestedData(50, 3, 2, 9);
     const { issues, comments } = everything(data);

@@ -10,7 +10,7 @@ import { parseCompress } from './compression.mjs';
 const VALUE_FLAGS = new Set([
   '--dir', '--count', '--page-size', '--seed', '--host', '--port', '--style', '--fault',
   '--token-file', '--fixtures', '--cache-mb', '--max-limit', '--totals', '--total-lie',
-  '--tls-cert', '--tls-key', '--url-host', '--compress', '--id-kind', '--repos', '--issues', '--comments',
+  '--tls-cert', '--tls-key', '--url-host', '--compress', '--id-kind', '--repos', '--issues', '--comments', '--latency',
 ]);
 
 // The flags of generated notes only; a --dir run refuses them.
@@ -24,7 +24,10 @@ const MAX_REPOS = 100_000;
 
 const MAX_AVERAGE = 1000;
 
-const BOOLEAN_FLAGS = { '--quiet': 'quiet', '--help': 'help', '--http2': 'http2', '--updates': 'updates', '--no-titles': 'noTitles' };
+// --latency's largest wait, in ms (a minute).
+const MAX_LATENCY_MS = 60_000;
+
+const BOOLEAN_FLAGS = { '--quiet': 'quiet', '--help': 'help', '--http2': 'http2', '--updates': 'updates', '--no-titles': 'noTitles', '--fixed': 'fixed' };
 
 /**
  * Parses the command line (without `node` and the script). Returns the options; throws UsageError.
@@ -36,7 +39,7 @@ export function parseArgs(argv) {
     host: '127.0.0.1', port: 0, style: 'contract', faults: [],
     tokenFile: null, fixtures: null, cacheMiB: 256, quiet: false, help: false,
     tlsCert: null, tlsKey: null, urlHost: null, compress: [], http2: false, updates: false, noTitles: false,
-    repos: null, issues: null, comments: null,
+    repos: null, issues: null, comments: null, fixed: false, latency: null,
   };
   const faultSpecs = [];
   for (let i = 0; i < argv.length; i++) {
@@ -74,6 +77,7 @@ export function parseArgs(argv) {
       case '--repos': options.repos = parseInteger(value, flag, 0, MAX_REPOS); break;
       case '--issues': options.issues = parseInteger(value, flag, 0, MAX_AVERAGE); break;
       case '--comments': options.comments = parseInteger(value, flag, 0, MAX_AVERAGE); break;
+      case '--latency': options.latency = parseInteger(value, flag, 0, MAX_LATENCY_MS); break;
     }
   }
   if (options.help) return options;
@@ -88,7 +92,11 @@ export function parseArgs(argv) {
   if (options.repos === null && (options.issues !== null || options.comments !== null)) {
     throw new UsageError('--issues and --comments go with --repos N');
   }
+  if (options.repos === null && (options.fixed || options.latency !== null)) {
+    throw new UsageError('--fixed and --latency go with --repos N');
+  }
   options.repos ??= 0;
+  options.latency ??= 0;
   options.issues ??= 4;
   options.comments ??= 3;
   if (options.dir !== null) {

@@ -93,6 +93,17 @@ describe('parseArgs', () => {
     assert.equal(parseArgs(['--count', '1', '--repos', '0', '--issues', '2']).repos, 0);
   });
 
+  test('--fixed and --latency: off and 0 by default; with --repos, latency 0 to 60000 ms; --issues up to 1000', () => {
+    const plain = parseArgs(['--count', '1']);
+    assert.deepEqual([plain.fixed, plain.latency], [false, 0]);
+    const fixed = parseArgs(['--count', '1', '--repos', '200', '--issues', '300', '--comments', '0', '--fixed', '--latency', '20']);
+    assert.deepEqual([fixed.repos, fixed.issues, fixed.comments, fixed.fixed, fixed.latency], [200, 300, 0, true, 20]);
+    assert.deepEqual([parseArgs(['--count', '1', '--repos', '1', '--latency=60000']).latency, parseArgs(['--count', '1', '--repos', '1', '--latency', '0']).latency], [60_000, 0]);
+    assert.equal(parseArgs(['--count', '1', '--repos', '1', '--issues', '1000', '--fixed']).issues, 1000);
+    const directory = parseArgs(['--dir', 'd', '--repos', '3', '--fixed', '--latency', '5']);
+    assert.deepEqual([directory.fixed, directory.latency], [true, 5]);
+  });
+
   test('--help needs nothing else', () => {
     assert.equal(parseArgs(['--help']).help, true);
   });
@@ -134,6 +145,13 @@ describe('parseArgs', () => {
     [['--count', '5', '--repos', '3', '--comments', 'x'], /--comments must be an integer from 0 to 1000/],
     [['--count', '5', '--issues', '3'], /--issues and --comments go with --repos N/],
     [['--count', '5', '--comments', '3'], /--issues and --comments go with --repos N/],
+    [['--count', '5', '--fixed'], /--fixed and --latency go with --repos N/],
+    [['--count', '5', '--latency', '20'], /--fixed and --latency go with --repos N/],
+    [['--count', '5', '--repos', '3', '--latency', '60001'], /--latency must be an integer from 0 to 60000/],
+    [['--count', '5', '--repos', '3', '--latency', '-1'], /--latency must be an integer from 0 to 60000/],
+    [['--count', '5', '--repos', '3', '--latency', '1.5'], /--latency must be an integer/],
+    [['--count', '5', '--repos', '3', '--latency'], /--latency needs a value/],
+    [['--count', '5', '--repos', '3', '--fixed=1'], /--fixed takes no value/],
     [['--repos', '5'], /exactly one of --dir/],
     [['--dir', 'd', '--repos', '0', '--seed', '1'], /go with --count, not --dir \(given: --seed\)/],
     [['--dir', 'd', '--repos', '2', '--seed', '1', '--page-size', '3'], /given: --page-size\)/],

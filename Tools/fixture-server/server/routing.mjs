@@ -15,7 +15,7 @@ import { pageResponse, staticView } from '../styles/cursor.mjs';
 import { GRAPHQL_PATH, graphqlResponse } from '../styles/graphql.mjs';
 import { acceptsJsonApi, jsonApiError, jsonApiQueryProblem } from '../styles/jsonapi.mjs';
 import { listResponse, listStart, listView, parseListQuery, resolvePageNumber, unknownStart } from '../styles/list.mjs';
-import { isNestedPath, nestedResponse } from '../styles/nested.mjs';
+import { isNestedPath, lateNestedResponse } from '../styles/nested.mjs';
 import { NOTION_PATH, notionResponse } from '../styles/notion.mjs';
 import { DYNAMODB_SERIALIZATION, DYNAMODB_TYPE, dynamoError, dynamoScan } from '../styles/real-servers/dynamodb.mjs';
 import { encode, offeredEncodings, requestedEncodings } from './compression.mjs';
@@ -55,7 +55,7 @@ export async function handle(req, res, state, isTarget) {
   });
   const signal = AbortSignal.any([state.shutdown.signal, gone.signal]);
   try {
-    const response = await respond(req, state, isTarget, record, signal);
+    const response = await respond(req, state, isTarget, record, signal, started);
     if (response) {
       await encode(response, req.headers['accept-encoding'], offeredEncodings(req.url, state));
       await send(res, response, record, signal);
@@ -71,7 +71,7 @@ export async function handle(req, res, state, isTarget) {
  * Works out the response to a request: `{status, headers, parts}` plus the delivery faults, or null
  * when a fault already dealt with the connection.
  */
-async function respond(req, state, isTarget, record, signal) {
+async function respond(req, state, isTarget, record, signal, started) {
   const q = req.url.indexOf('?');
   const pathname = q === -1 ? req.url : req.url.slice(0, q);
   // Query values are form-decoded, as most web frameworks do: an unencoded `+` in a cursor is a space.
@@ -79,7 +79,7 @@ async function respond(req, state, isTarget, record, signal) {
   if (pathname === GRAPHQL_PATH) return graphqlResponse(req, query, state, isTarget, record, signal);
   if (pathname === NOTION_PATH) return notionResponse(req, query, state, isTarget, record, signal);
   if (state.updates && !isTarget && pathname.startsWith(ADMIN_PREFIX)) return adminResponse(req, pathname, query, state);
-  if (state.nested && !isTarget && isNestedPath(pathname)) return nestedResponse(req, pathname, query, state);
+  if (state.nested && !isTarget && isNestedPath(pathname)) return lateNestedResponse(req, pathname, query, state, started, signal);
   // next-ref:unicode's path leads to the same pages.
   if (pathname !== '/notes' && !isNextRefPath(pathname)) {
     return jsonError(404, 'not-found', `no such path; pages are at /notes, GraphQL at ${GRAPHQL_PATH}, the Notion-style query at ${NOTION_PATH}`);

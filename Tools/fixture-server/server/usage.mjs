@@ -1,7 +1,7 @@
 // The usage text (--help): every flag, fault, style and endpoint, and the log's format.
 
 export const USAGE = `Usage: node Tools/fixture-server/notes-server.mjs (--dir DIR | --count N [--page-size P] [--seed S] [--id-kind K])
-       [--repos N [--issues K] [--comments C]] [options]
+       [--repos N [--issues K] [--comments C] [--fixed] [--latency MS]] [options]
 
 Serves notes pages at http://HOST:PORT/notes (first page) and /notes?cursor=C (the next ones), and
 prints that URL as its first line on stdout (https:// with --tls-cert). SIGTERM or SIGINT stops it
@@ -229,6 +229,9 @@ With --repos N (a GitHub-shaped nested API beside /notes, for syncs of parents a
                      path); with --count or --dir. --seed fixes the data
   --issues K         issues per repo on average, 0-1000 (default 4): each repo has 0 to 2K, drawn
   --comments C       comments per issue on average, 0-1000 (default 3): each issue has 0 to 2C, drawn
+  --fixed            every repo has exactly K issues and every issue exactly C comments (ids as ever)
+  --latency MS       every response under /repos (errors too) is sent MS ms after its request
+                     arrived, 0-60000 (default 0), by a timer; a stop ends the waits (no answer)
   GET /repos?page=P&per_page=M
                      the repos by id: [{"id":I,"name":"repo-I","full_name":"octo/repo-I",
                      "owner":{"login":"octo"},"updated_at":T,"issues_url":URL},...], I from 1 to N

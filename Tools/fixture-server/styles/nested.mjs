@@ -1,7 +1,9 @@
 // --repos: a GitHub-shaped nested API over notes/nested.mjs's data: GET /repos, a repo's issues (with
 // since), an issue's comments, each paged as GitHub pages (page, per_page, a Link header), and the
-// test-only POST .../issues/<n>/touch. Errors in GitHub's form, {"message":"Not Found"}.
+// test-only POST .../issues/<n>/touch. Errors in GitHub's form, {"message":"Not Found"}. With --latency,
+// each response waits until that long after its request arrived.
 
+import { setTimeout as sleep } from 'node:timers/promises';
 import { UsageError, parseInteger } from '../shared/errors.mjs';
 import { jsonBody } from '../shared/http.mjs';
 import { parseRfc3339 } from '../shared/rfc3339.mjs';
@@ -133,4 +135,19 @@ export function nestedResponse(req, pathname, query, state) {
     return page(issues.length, (start, end) => issues.slice(start, end));
   }
   return page(data.issue(r, n, origin).comments, (start, end) => data.comments(r, n, origin, start, end));
+}
+
+/**
+ * nestedResponse, given no sooner than `state.nestedLatencyMs` after the request arrived (`arrived`,
+ * process.hrtime.bigint() then): the response is worked out at once (a touch acts on arrival), then a
+ * timer waits out the rest. `signal` (the client left, or the server stops) ends the wait with an
+ * AbortError. Without latency, no timer.
+ */
+export async function lateNestedResponse(req, pathname, query, state, arrived, signal) {
+  const response = nestedResponse(req, pathname, query, state);
+  const latency = state.nestedLatencyMs ?? 0;
+  const elapsed = () => Number(process.hrtime.bigint() - arrived) / 1e6;
+  // A timer may fire a little early by this clock: then it waits again for what is left.
+  for (let left = latency - elapsed(); left > 0; left = latency - elapsed()) await sleep(Math.ceil(left), undefined, { signal });
+  return response;
 }

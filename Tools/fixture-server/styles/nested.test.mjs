@@ -6,7 +6,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { UsageError } from '../shared/errors.mjs';
 import { NestedData } from '../notes/nested.mjs';
-import { isNestedPath, nestedResponse, pageOf, pageUrl, parseNestedPath, parseNestedSince, parsePaging } from './nested.mjs';
+import { isNestedPath, lateNestedResponse, nestedResponse, pageOf, pageUrl, parseNestedPath, parseNestedSince, parsePaging } from './nested.mjs';
 import { bytes } from '../testing/units.mjs';
 
 describe('paths', () => {
@@ -166,5 +166,40 @@ describe('nestedResponse', () => {
     }
     assert.equal(ask(state, '/repos', { headers: { authorization: 'Bearer s3cret' } }).status, 200);
     assert.equal(ask(state, '/repos/octo/repo-99', { headers: { authorization: 'Bearer s3cret' } }).status, 404);
+  });
+});
+
+describe('lateNestedResponse (--latency)', () => {
+  const base = 'http://h:1';
+  const req = { method: 'GET', headers: {}, resume() {} };
+  const state = (latency) => ({ nested: new NestedData(5, 2, 1, 42, true), base, token: null, nestedLatencyMs: latency });
+  const sinceMs = (arrived) => Number(process.hrtime.bigint() - arrived) / 1e6;
+
+  test('the response nestedResponse gives, no sooner than the latency after arrival; without latency at once', async () => {
+    const slow = state(40);
+    const arrived = process.hrtime.bigint();
+    const late = await lateNestedResponse(req, '/repos', new URLSearchParams('per_page=2'), slow, arrived, new AbortController().signal);
+    assert.ok(sinceMs(arrived) >= 40, `${sinceMs(arrived)} ms`);
+    assert.deepEqual(late, nestedResponse(req, '/repos', new URLSearchParams('per_page=2'), slow));
+    // Time already spent since arrival counts: a request that arrived 950 ms ago waits 50 ms more of 1000.
+    const earlier = process.hrtime.bigint() - 950_000_000n;
+    const start = process.hrtime.bigint();
+    await lateNestedResponse(req, '/repos', new URLSearchParams(), state(1000), earlier, new AbortController().signal);
+    assert.ok(sinceMs(earlier) >= 1000 && sinceMs(start) < 500, `${sinceMs(earlier)} ms after arrival, ${sinceMs(start)} ms waited`);
+    const quick = process.hrtime.bigint();
+    const now = await lateNestedResponse(req, '/repos/octo/repo-9', new URLSearchParams(), state(0), quick, new AbortController().signal);
+    assert.equal(now.status, 404);
+    assert.ok(sinceMs(quick) < 20);
+  });
+
+  test('an abort (the client left, the server stops) ends the wait with an AbortError; a touch acts on arrival', async () => {
+    const slow = state(60_000);
+    const gone = new AbortController();
+    const start = process.hrtime.bigint();
+    const pending = lateNestedResponse({ ...req, method: 'POST' }, '/repos/octo/repo-1/issues/2/touch', new URLSearchParams(), slow, start, gone.signal);
+    assert.equal(slow.nested.issue(1, 2, base).updated_at, '2026-01-31T00:00:00Z');
+    setTimeout(() => gone.abort(), 10);
+    await assert.rejects(pending, { name: 'AbortError' });
+    assert.ok(sinceMs(start) < 1000);
   });
 });
