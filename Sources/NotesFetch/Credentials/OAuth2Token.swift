@@ -84,13 +84,20 @@ public final class OAuth2Token: TokenProvider, @unchecked Sendable {
     /// The largest token response read.
     public static let maxResponseBytes = 64 << 10
 
-    /// - Parameter now: Seconds since 1970 (tests pass a clock of their own).
+    /// - Parameters:
+    ///   - configuration: The token endpoint, the client and the grant.
+    ///   - transport: What asks the token endpoint (a `CurlTransport`, or a test's).
+    ///   - now: Seconds since 1970 (tests pass a clock of their own).
     public init(_ configuration: Configuration, transport: any HTTPTransport, now: @escaping @Sendable () -> Double) {
         self.configuration = configuration
         self.transport = transport
         self.now = now
     }
 
+    /// A token kept by the system's clock.
+    /// - Parameters:
+    ///   - configuration: The token endpoint, the client and the grant.
+    ///   - transport: What asks the token endpoint.
     public convenience init(_ configuration: Configuration, transport: any HTTPTransport) {
         self.init(configuration, transport: transport) { Date().timeIntervalSince1970 }
     }
