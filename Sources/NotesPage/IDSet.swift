@@ -7,15 +7,15 @@
 /// The set of note ids seen in a run, compact enough for millions of ids, with page-level undo.
 ///
 /// Not a `Set<String>`: ids are copied once into an append-only arena of 1 MiB segments as
-/// `[32-bit hash][varint length][bytes]` entries, and an open-addressing table (linear probing, load at
-/// most 3/4) holds a 1-byte hash tag and a 4-byte arena position per slot. Lookups probe the small tag
-/// array and touch the arena only on a tag match; growing reads the arena in order, with the hashes it
-/// keeps, and never hashes again. The hash is the standard library's `Hasher` (SipHash, seeded per
-/// process), so a hostile server cannot choose ids that collide.
+/// `[varint length][bytes]` entries, and an open-addressing table (linear probing, load at most 3/4) holds
+/// 8 bytes per slot: the id's 32-bit hash and its arena position. An insert touches one slot's cache line
+/// (and the arena only where the whole hash matches); growing moves slots by the hashes they hold and never
+/// reads the arena. The hash is the standard library's `Hasher` (SipHash, seeded per process), so a hostile
+/// server cannot choose ids that collide.
 ///
-/// Cost per id: `5 + length` bytes in the arena (6 for ids of 128 bytes or more) plus 5 bytes per slot
-/// at a load between 3/8 and 3/4, i.e. 6.7 to 13.3 bytes: about 32 to 39 bytes for a 20-byte id, so a
-/// million 20-byte ids take about 35 MiB (measured: ``memoryFootprint``). Ids may be at most
+/// Cost per id: `1 + length` bytes in the arena (2 for ids of 128 bytes or more) plus 8 bytes per slot at
+/// a load between 3/8 and 3/4, i.e. 10.7 to 21.3 bytes: about 32 to 43 bytes for a 20-byte id, so a
+/// million 20-byte ids take about 37 MiB (measured: ``memoryFootprint``). Ids may be at most
 /// ``maxIDBytes`` long; the arena holds at most 4 GiB.
 ///
 /// Pages: ids inserted since the last ``commitPage()`` form the open page; ``rollbackPage()`` removes
@@ -106,10 +106,9 @@ private struct Table {
     private var segmentEnds: [Int] = []
     /// Arena position of the next entry: segment index << 20 | offset in the segment.
     private var end: UInt32 = 0
-    /// 0 for an empty slot, else 0x80 | 7 bits of the hash: probing reads this small array only.
-    private var tags: UnsafeMutableBufferPointer<UInt8>
-    /// The arena position of each slot's entry.
-    private var positions: UnsafeMutableBufferPointer<UInt32>
+    /// 0 for an empty slot, else the id's 32-bit hash << 32 | its arena position + 1: a probe compares
+    /// hashes without touching the arena, and growing moves slots without reading it.
+    private var slots: UnsafeMutableBufferPointer<UInt64>
     private var mask: Int
     var count = 0
 
@@ -122,18 +121,17 @@ private struct Table {
     init(capacity: Int) {
         var size = 16
         while size * 3 / 4 < capacity { size <<= 1 }
-        (tags, positions) = Self.emptyTable(size)
+        slots = Self.emptyTable(size)
         mask = size - 1
     }
 
     func deallocateSegments() {
         for segment in segments { segment.deallocate() }
-        tags.deallocate()
-        positions.deallocate()
+        slots.deallocate()
     }
 
     var memoryFootprint: Int {
-        segments.count * Self.segmentSize + tags.count * (MemoryLayout<UInt8>.size + MemoryLayout<UInt32>.size)
+        segments.count * Self.segmentSize + slots.count * MemoryLayout<UInt64>.size
     }
 
     func contains(_ id: UnsafeRawBufferPointer) -> Bool {
@@ -143,9 +141,8 @@ private struct Table {
     mutating func insert(_ id: UnsafeRawBufferPointer) -> IDSet.InsertResult {
         let hash = Self.hash(id)
         let (found, slot) = find(id, hash: hash)
-        if found { return .duplicate(page: page(of: positions[slot])) }
-        tags[slot] = Self.tag(hash)
-        positions[slot] = append(id, hash: hash)
+        if found { return .duplicate(page: page(of: Self.position(slots[slot]))) }
+        slots[slot] = Self.slot(hash: hash, position: append(id))
         openSlots?.append(slot)
         count += 1
         if count > (mask + 1) / 4 * 3 { grow() }
@@ -163,10 +160,14 @@ private struct Table {
         let committedEnd = pageEnds.last ?? 0
         if let open = openSlots {
             // Linear probing: undoing inserts newest first restores the table exactly.
-            for slot in open.reversed() { tags[slot] = 0 }
+            for slot in open.reversed() { slots[slot] = 0 }
         } else {
-            // The table grew during the page: rebuild it from the committed entries.
-            rebuild(size: tags.count, upTo: committedEnd)
+            // The table grew during the page: rebuild it from the committed entries, hashed again.
+            let size = slots.count
+            slots.deallocate()
+            slots = Self.emptyTable(size)
+            forEachEntry(upTo: committedEnd) { position, id in place(Self.slot(hash: Self.hash(id), position: position))
+            }
         }
         count = countAtCommit
         openSlots = []
@@ -178,8 +179,8 @@ private struct Table {
 
     // MARK: - Table
 
-    /// 32 bits of the standard library's `Hasher` (SipHash-1-3, seeded per process). The slot and the tag
-    /// both come from these bits, which the arena keeps with the id, so growing never hashes again.
+    /// 32 bits of the standard library's `Hasher` (SipHash-1-3, seeded per process). The slot and the
+    /// stored hash both come from these bits.
     @inline(__always)
     private static func hash(_ id: UnsafeRawBufferPointer) -> UInt32 {
         var hasher = Hasher()
@@ -188,62 +189,62 @@ private struct Table {
     }
 
     @inline(__always)
-    private static func tag(_ hash: UInt32) -> UInt8 {
-        UInt8(truncatingIfNeeded: hash >> 25) | 0x80
+    private static func slot(hash: UInt32, position: UInt32) -> UInt64 {
+        UInt64(hash) << 32 | UInt64(position + 1)
     }
 
-    private static func emptyTable(
-        _ size: Int
-    ) -> (UnsafeMutableBufferPointer<UInt8>, UnsafeMutableBufferPointer<UInt32>) {
-        let tags = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: size)
-        tags.initialize(repeating: 0)
-        let positions = UnsafeMutableBufferPointer<UInt32>.allocate(capacity: size)
-        positions.initialize(repeating: 0)
-        return (tags, positions)
+    @inline(__always)
+    private static func position(_ slot: UInt64) -> UInt32 {
+        UInt32(truncatingIfNeeded: slot) - 1
+    }
+
+    private static func emptyTable(_ size: Int) -> UnsafeMutableBufferPointer<UInt64> {
+        let slots = UnsafeMutableBufferPointer<UInt64>.allocate(capacity: size)
+        slots.initialize(repeating: 0)
+        return slots
     }
 
     /// The slot holding `id`, or the empty slot where it would go.
     @inline(__always)
     private func find(_ id: UnsafeRawBufferPointer, hash: UInt32) -> (found: Bool, slot: Int) {
-        let tag = Self.tag(hash)
         var slot = Int(hash) & mask
         while true {
-            let slotTag = tags[slot]
-            if slotTag == 0 { return (false, slot) }
-            if slotTag == tag && entryEquals(positions[slot], id) { return (true, slot) }
+            let value = slots[slot]
+            if value == 0 { return (false, slot) }
+            if UInt32(truncatingIfNeeded: value >> 32) == hash && entryEquals(Self.position(value), id) {
+                return (true, slot)
+            }
             slot = (slot + 1) & mask
         }
     }
 
-    private mutating func grow() {
-        rebuild(size: tags.count * 2, upTo: end)
-        openSlots = nil
+    /// Puts `value` in the first empty slot from its hash's.
+    @inline(__always)
+    private func place(_ value: UInt64) {
+        var slot = Int(truncatingIfNeeded: value >> 32) & mask
+        while slots[slot] != 0 { slot = (slot + 1) & mask }
+        slots[slot] = value
     }
 
-    /// Replaces the table with one of `size` slots holding the entries before `limit`, read in arena
-    /// order with their stored hashes.
-    private mutating func rebuild(size: Int, upTo limit: UInt32) {
-        tags.deallocate()
-        positions.deallocate()
-        (tags, positions) = Self.emptyTable(size)
-        mask = size - 1
-        forEachEntry(upTo: limit) { position, hash in
-            var slot = Int(hash) & mask
-            while tags[slot] != 0 { slot = (slot + 1) & mask }
-            tags[slot] = Self.tag(hash)
-            positions[slot] = position
-        }
+    /// Doubles the table, moving each slot by the hash it holds: the arena is not read.
+    private mutating func grow() {
+        let old = slots
+        slots = Self.emptyTable(old.count * 2)
+        mask = slots.count - 1
+        for value in old where value != 0 { place(value) }
+        old.deallocate()
+        openSlots = nil
     }
 
     // MARK: - Arena
 
-    /// Bytes of the entry of an id of `count` bytes: 4 of hash, 1 to 3 of length, then the id.
+    /// Bytes of the entry of an id of `count` bytes: 1 to 3 of length, then the id.
     @inline(__always)
     private static func entrySize(_ count: Int) -> Int {
-        4 + (count < 0x80 ? 1 : count < 0x4000 ? 2 : 3) + count
+        (count < 0x80 ? 1 : count < 0x4000 ? 2 : 3) + count
     }
 
-    private mutating func append(_ id: UnsafeRawBufferPointer, hash: UInt32) -> UInt32 {
+    private mutating func append(_ id: UnsafeRawBufferPointer) -> UInt32 {
         let entrySize = Self.entrySize(id.count)
         var segment = Int(end >> UInt32(Self.segmentShift))
         var offset = Int(end) & (Self.segmentSize - 1)
@@ -259,9 +260,8 @@ private struct Table {
             segments.append(UnsafeMutableRawPointer.allocate(byteCount: Self.segmentSize, alignment: 16))
         }
         let base = segments[segment] + offset
-        base.storeBytes(of: hash, as: UInt32.self)
         var length = id.count
-        var cursor = 4
+        var cursor = 0
         repeat {
             let more = length >= 0x80
             base.storeBytes(
@@ -276,15 +276,15 @@ private struct Table {
         return position
     }
 
-    /// The stored hash and the id of the entry at `position`.
+    /// The id of the entry at `position`.
     @inline(__always)
-    private func entry(at position: UInt32) -> (hash: UInt32, id: UnsafeRawBufferPointer) {
+    private func entry(at position: UInt32) -> UnsafeRawBufferPointer {
         let base =
             UnsafeRawPointer(segments[Int(position >> UInt32(Self.segmentShift))])
             + Int(position & UInt32(Self.segmentSize - 1))
         var length = 0
         var shift = 0
-        var cursor = 4
+        var cursor = 0
         while true {
             let byte = base.load(fromByteOffset: cursor, as: UInt8.self)
             length |= Int(byte & 0x7F) << shift
@@ -292,18 +292,18 @@ private struct Table {
             if byte & 0x80 == 0 { break }
             shift += 7
         }
-        return (base.loadUnaligned(as: UInt32.self), UnsafeRawBufferPointer(start: base + cursor, count: length))
+        return UnsafeRawBufferPointer(start: base + cursor, count: length)
     }
 
     @inline(__always)
     private func entryEquals(_ position: UInt32, _ id: UnsafeRawBufferPointer) -> Bool {
-        let stored = entry(at: position).id
+        let stored = entry(at: position)
         guard stored.count == id.count else { return false }
         return id.count == 0 || memcmp(stored.baseAddress!, id.baseAddress!, id.count) == 0
     }
 
-    /// Calls `body` with the position and stored hash of every entry before `limit`, in arena order.
-    private func forEachEntry(upTo limit: UInt32, _ body: (UInt32, UInt32) -> Void) {
+    /// Calls `body` with the position and the id of every entry before `limit`, in arena order.
+    private func forEachEntry(upTo limit: UInt32, _ body: (UInt32, UnsafeRawBufferPointer) -> Void) {
         var position = 0
         while position < Int(limit) {
             let segment = position >> Self.segmentShift
@@ -312,8 +312,8 @@ private struct Table {
                 position = (segment + 1) << Self.segmentShift
                 continue
             }
-            let (hash, id) = entry(at: UInt32(position))
-            body(UInt32(position), hash)
+            let id = entry(at: UInt32(position))
+            body(UInt32(position), id)
             position += Self.entrySize(id.count)
         }
     }
