@@ -30,7 +30,7 @@ extension SQLiteDestination {
 
     /// The checkpoints kept under keys from `low` (included) to `high` (excluded).
     private func walks(from low: String, below high: String) throws(StoreError) -> [(String, WalkCheckpoint)] {
-        do {
+        try storeErrors { () throws -> [(String, WalkCheckpoint)] in
             guard try exists("notes_page_walks") else { return [] }
             let select = try database.prepare(
                 "SELECT \"table\", version, checkpoint FROM notes_page_walks WHERE \"table\" >= ? AND \"table\" < ?",
@@ -48,12 +48,6 @@ extension SQLiteDestination {
                 found.append((key, checkpoint))
             }
             return found
-        } catch let error as SQLiteError {
-            throw StoreError(error)
-        } catch let error as StoreError {
-            throw error
-        } catch {
-            throw StoreError("'\(path)': \(error)")
         }
     }
 
@@ -62,7 +56,7 @@ extension SQLiteDestination {
     public func forEachParentRow(
         child: Bool, under parent: String? = nil, _ body: (ParentRow) throws(StoreError) -> Void
     ) throws(StoreError) {
-        do {
+        try storeErrors { () throws in
             guard try exists(table) else { return }
             let columns = child ? "parent, id, json, run" : "NULL, id, json, run"
             let filter = parent == nil ? "" : " WHERE parent = ?"
@@ -74,6 +68,13 @@ extension SQLiteDestination {
                 let key = child ? ChildUnit.key(parent: select.text(0) ?? "", id: id) : id
                 try body(ParentRow(key: key, json: select.bytes(2), run: select.integer(3)))
             }
+        }
+    }
+
+    /// Runs `body`: a SQLite error as a ``StoreError``, any other naming the file.
+    func storeErrors<Result>(_ body: () throws -> Result) throws(StoreError) -> Result {
+        do {
+            return try body()
         } catch let error as SQLiteError {
             throw StoreError(error)
         } catch let error as StoreError {

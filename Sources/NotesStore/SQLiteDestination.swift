@@ -98,7 +98,7 @@ public final class SQLiteDestination: PageDestination {
     public func open(url: String, pagination: String, ids: IDSet, visited: IDSet) throws(StoreError)
         -> WalkCheckpoint?
     {
-        do {
+        try storeErrors { () throws -> WalkCheckpoint? in
             try database.execute(
                 """
                 BEGIN IMMEDIATE;
@@ -215,12 +215,6 @@ public final class SQLiteDestination: PageDestination {
             try database.execute("COMMIT", "creating table \(table)")
             committed = true
             return found
-        } catch let error as SQLiteError {
-            throw StoreError(error)
-        } catch let error as StoreError {
-            throw error
-        } catch {
-            throw StoreError("'\(path)': \(error)")
         }
     }
 
