@@ -230,18 +230,6 @@ enum SinceValue: Hashable {
 }
 
 extension JSONTree {
-    /// The value at `path` (object members only), or `nil` when it is not there.
-    func value(at path: FieldPath) -> JSONTree? {
-        var node = self
-        for component in path.components {
-            guard case .object(let members) = node,
-                let member = members.first(where: { Array($0.key.utf8) == component })
-            else { return nil }
-            node = member.value
-        }
-        return node
-    }
-
     var kindName: String {
         switch self {
         case .null: return "null"

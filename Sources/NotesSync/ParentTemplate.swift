@@ -215,13 +215,7 @@ public struct ParentRecord: Sendable {
     /// - Throws: ``ParentError`` naming the record and the field when it is missing, null, an object or an
     ///   array, empty, or longer than ``ParentTemplate/maxValueBytes``.
     public func scalar(at path: FieldPath) throws(ParentError) -> JSONTree {
-        var node = tree
-        for component in path.components {
-            guard case .object(let members) = node,
-                let member = members.first(where: { Array($0.key.utf8) == component })
-            else { throw ParentError("\(place): field \(path) is missing") }
-            node = member.value
-        }
+        guard let node = tree.value(at: path) else { throw ParentError("\(place): field \(path) is missing") }
         let length: Int
         switch node {
         case .null: throw ParentError("\(place): field \(path) is null")
@@ -253,17 +247,10 @@ public struct ParentRecord: Sendable {
     /// The value at `path` as a column holds it: a string's content, any other value's JSON; `nil` when
     /// missing or null.
     public func column(at path: FieldPath) -> String? {
-        var node = tree
-        for component in path.components {
-            guard case .object(let members) = node,
-                let member = members.first(where: { Array($0.key.utf8) == component })
-            else { return nil }
-            node = member.value
-        }
-        switch node {
-        case .null: return nil
-        case .string(let text): return text
-        default: return String(decoding: node.bytes, as: UTF8.self)
+        switch tree.value(at: path) {
+        case .null, nil: return nil
+        case .string(let text)?: return text
+        case let node?: return String(decoding: node.bytes, as: UTF8.self)
         }
     }
 }

@@ -1,4 +1,5 @@
 internal import NotesJSON
+public import NotesPage
 
 /// A small JSON document held whole, numbers as written and members in order: a request body the walk
 /// edits (the cursor of a POST), parsed once with the project's strict parser and written compactly.
@@ -141,5 +142,19 @@ public indirect enum JSONTree: Sendable, Hashable {
                 stack.append(.object(members, key: nil))
             }
         }
+    }
+}
+
+extension JSONTree {
+    /// The value at `path` (object members only), or `nil` when it is not there.
+    public func value(at path: FieldPath) -> JSONTree? {
+        var node = self
+        for component in path.components {
+            guard case .object(let members) = node,
+                let member = members.first(where: { Array($0.key.utf8) == component })
+            else { return nil }
+            node = member.value
+        }
+        return node
     }
 }
