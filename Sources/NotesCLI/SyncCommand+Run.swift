@@ -64,6 +64,12 @@ extension SyncCommand {
     func run(cancellation: CancellationFlag, runtime: (FetchCommand) -> FetchRuntime) async -> ExitStatus {
         let first = runtime(resources[0].command)
         let report = first.report
+        // A connection held through the run: a walk's own, closing, is then never the file's last, which
+        // would checkpoint and remove the write-ahead log after every walk (most of a many-parent sync's time).
+        // (It reads once, so that SQLite maps the log's shared memory and the others see it.)
+        let keeper = database.flatMap { try? SQLiteDestination(path: $0, table: resources[0].name) }
+        _ = try? keeper?.checkpoint()
+        defer { withExtendedLifetime(keeper) {} }
         // One access token for every walk, asked for before the first request.
         var token: OAuth2Token?
         if let oauth2 {
