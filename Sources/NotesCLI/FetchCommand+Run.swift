@@ -77,7 +77,7 @@ extension FetchCommand {
             gate: runtime.gate
         )
         let from = startsAtCursor ? start : pagination.start(endpoint: walk.endpoint)
-        var recognised = quiet
+        var recognised = quiet || !saysPagination
         let stop: PageLocation?
         do throws(FetchError) {
             stop = try await walk.run(

@@ -138,6 +138,8 @@ extension SyncCommand {
         let tallies = Locked([Int: FetchTally]())
         // One gate per origin: its walks keep one --rate between them, and a rate limit holds them all.
         var gates: [Origin: RequestGate] = [:]
+        // A child resource's walks say how they paginate once, in its first walk.
+        var told: Set<Int> = []
         await withTaskGroup(of: (Int, ExitStatus).self) { group in
             var next = 0
             var running = 0
@@ -147,6 +149,7 @@ extension SyncCommand {
                     let id = next
                     var walk = walks[id]
                     if let token { walk.command.configuration.token = token }
+                    walk.command.saysPagination = told.insert(walk.resource).inserted
                     let resource = resources[walk.resource]
                     var made = runtime(walk.command)
                     made.tally = { tally in tallies.withLock { $0[id] = tally } }
