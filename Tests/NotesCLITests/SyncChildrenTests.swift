@@ -160,8 +160,11 @@ struct SyncChildrenTests {
                 "  comments  complete           6 walks, 6 pages, 12 notes, S s",
             ], "\(run.stderr)")
         #expect(run.stderr.contains("[comments 1/a-i1] 2 notes, 1 page, "), "\(run.stderr)")
-        // How a resource paginates is said once: by repos, by the first issues walk, by the first comments walk.
-        #expect(run.stderr.split(separator: "\n").filter { $0.contains("Pagination: auto follows") }.count == 3)
+        // How a resource paginates is said once, by its first walk (of one page, repos and comments say nothing).
+        #expect(
+            run.stderr.split(separator: "\n").filter { $0.contains("Pagination: auto follows") } == [
+                "[issues 1] Pagination: auto follows the body's 'next_cursor', a cursor sent as ?cursor="
+            ])
     }
 
     @Test("Run again: only the parents that changed have their children walked; --full walks them all")
