@@ -149,6 +149,7 @@ extension SyncCommand {
                     let id = next
                     var walk = walks[id]
                     if let token { walk.command.configuration.token = token }
+                    if let queryKey { walk.command.configuration.queryCredential = queryKey }
                     walk.command.saysPagination = told.insert(walk.resource).inserted
                     let resource = resources[walk.resource]
                     var made = runtime(walk.command)

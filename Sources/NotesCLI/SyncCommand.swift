@@ -70,6 +70,8 @@ struct SyncCommand {
     var full: Bool
     /// The token endpoint every walk takes its access token from (`auth` of an OAuth 2.0 type).
     var oauth2: OAuth2Token.Configuration?
+    /// The API key every walk sends as a query parameter (`auth` of type api-key with `query`).
+    var queryKey: (name: String, key: Secret)?
     var failFast: Bool
     var quiet: Bool
     /// Resources walked at once.
@@ -136,12 +138,16 @@ struct SyncCommand {
             authHeader = ("Authorization: Basic " + Data(pair.utf8).base64EncodedString(), "Authorization: Basic …")
         case .apiKey(let header, let key):
             authHeader = ("\(header): " + (try Self.resolve(key, "the key", environment, source.file)), "\(header): …")
+        case .apiKeyQuery(let parameter, let key):
+            queryKey = (parameter, Secret(try Self.resolve(key, "the key", environment, source.file)))
         case .oauth2(let oauth2):
             self.oauth2 = try Self.oauth2(oauth2, environment, source.file)
         case nil:
             break
         }
-        if authHeader != nil || oauth2 != nil || source.auth == nil { environment["NOTES_TOKEN"] = nil }
+        if authHeader != nil || oauth2 != nil || queryKey != nil || source.auth == nil {
+            environment["NOTES_TOKEN"] = nil
+        }
         // The command that goes on where a stopped sync stopped: the same one.
         var words = ["notes-page", "sync", path]
         for (option, value) in [

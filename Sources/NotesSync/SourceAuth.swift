@@ -83,12 +83,15 @@ public enum SourceAuth: Sendable, Equatable {
     case basic(username: String, password: SourceSecret)
     /// `type: api-key`, `header` (its name, default `X-Api-Key`) and `key` (a secret): the key in that header.
     case apiKey(header: String, key: SourceSecret)
+    /// `type: api-key` with `query` (a parameter's name) instead of `header`: the key in that query
+    /// parameter of each request to the source's origin, never in a URL shown or kept.
+    case apiKeyQuery(parameter: String, key: SourceSecret)
     /// `type: oauth2-client-credentials` or `oauth2-refresh-token`: access tokens from a token endpoint.
     case oauth2(SourceOAuth2)
 
     /// Each type and the keys it takes besides `type`.
     static let types: [(name: String, keys: [String])] = [
-        ("bearer", ["token"]), ("basic", ["username", "password"]), ("api-key", ["header", "key"]),
+        ("bearer", ["token"]), ("basic", ["username", "password"]), ("api-key", ["header", "query", "key"]),
         ("oauth2-client-credentials", ["token-url", "client-id", "client-secret", "scopes", "client-auth"]),
         (
             "oauth2-refresh-token",
@@ -172,6 +175,20 @@ public enum SourceAuth: Sendable, Equatable {
                 throw SourceError("'auth' of type basic has no 'username'", file: file, at: node.mark)
             }
             self = .basic(username: username.text, password: try secret("password"))
+        case "api-key" where values["query"] != nil:
+            guard values["header"] == nil else {
+                throw SourceError(
+                    "'auth' of type api-key has a 'header' or a 'query', not both", file: file, at: node.mark)
+            }
+            let parameter = values["query"]!
+            guard !parameter.text.isEmpty,
+                parameter.text.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F && !"&=#?%+".utf8.contains($0) })
+            else {
+                throw SourceError(
+                    "'\(SourceError.clip(parameter.text))' cannot name a query parameter", file: file,
+                    at: parameter.mark)
+            }
+            self = .apiKeyQuery(parameter: parameter.text, key: try secret("key"))
         case "api-key":
             let header = values["header"]?.text ?? "X-Api-Key"
             guard !header.isEmpty, !header.contains(":"), header.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else {

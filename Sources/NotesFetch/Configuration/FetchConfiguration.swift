@@ -15,6 +15,10 @@ public struct FetchConfiguration: Sendable {
     /// The bearer token, sent as `Authorization: Bearer …` to the endpoint's origin only: a ``Secret``, or
     /// a provider asked before every request (``EnvironmentToken``, ``FileToken``, an app's sign-in).
     public var token: (any TokenProvider)?
+    /// An API key sent as a query parameter (`name`, the key) on each request to the endpoint's origin. It
+    /// is added as the request goes out and taken out of every next URL a page gives, so that no URL the
+    /// walk keeps or shows holds it.
+    public var queryCredential: (name: String, key: Secret)?
     /// Redirects followed in a row for one page.
     public var maxRedirects = FetchLimits.maxRedirects
     /// Seconds one attempt at a page may take in all, however steadily its bytes arrive.

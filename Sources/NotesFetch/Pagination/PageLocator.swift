@@ -107,6 +107,44 @@ public struct PageLocator: Sendable {
         }
     }
 
+    /// `url` without the query parameter `name` (written raw or percent-encoded), every other byte as it was.
+    package static func removing(_ name: String, from url: String) -> String {
+        var url = url
+        return url.withUTF8 { bytes -> String in
+            let hash = bytes.firstIndex(of: UInt8(ascii: "#")) ?? bytes.count
+            guard let question = bytes[..<hash].firstIndex(of: UInt8(ascii: "?")) else {
+                return String(decoding: bytes, as: UTF8.self)
+            }
+            let wanted = Array(name.utf8)
+            var kept: [ArraySlice<UInt8>] = []
+            var start = question + 1
+            for index in start...hash where index == hash || bytes[index] == UInt8(ascii: "&") {
+                let item = bytes[start..<index]
+                let end = item.firstIndex(of: UInt8(ascii: "=")) ?? item.endIndex
+                if !Self.decodedEquals(ArraySlice(item[item.startIndex..<end]), wanted) {
+                    kept.append(ArraySlice(item))
+                }
+                start = index + 1
+            }
+            guard
+                kept.count
+                    < bytes[(question + 1)..<hash].split(separator: UInt8(ascii: "&"), omittingEmptySubsequences: false)
+                    .count
+            else { return String(decoding: bytes, as: UTF8.self) }
+            var result = Array(bytes[..<question])
+            let items = kept.filter { !$0.isEmpty }
+            if !items.isEmpty {
+                result.append(UInt8(ascii: "?"))
+                for (index, item) in items.enumerated() {
+                    if index > 0 { result.append(UInt8(ascii: "&")) }
+                    result += item
+                }
+            }
+            result += bytes[hash...]
+            return String(decoding: result, as: UTF8.self)
+        }
+    }
+
     /// Whether a query parameter's name as written (`page%5Boffset%5D`, `page[offset]`) is `name` once its
     /// percent escapes are decoded; a `%` not followed by two hex digits stands for itself.
     static func decodedEquals(_ written: ArraySlice<UInt8>, _ name: [UInt8]) -> Bool {

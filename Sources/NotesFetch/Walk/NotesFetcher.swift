@@ -170,6 +170,10 @@ public final class NotesFetcher: Sendable {
     /// carry credentials).
     func request(for url: String, body: [UInt8]?, fresh: Bool, meter: ExchangeMeter?) -> HTTPRequest {
         let sameOrigin = isSameOrigin(url)
+        var url = url
+        if let (name, key) = configuration.queryCredential {
+            url = sameOrigin ? PageLocator.setting([(name, key.value)], on: url) : PageLocator.removing(name, from: url)
+        }
         if !sameOrigin { tellOnce(otherOrigin: url) }
         var headers = configuration.headers.filter { sameOrigin || !FetchConfiguration.isCredential($0) }
         if sameOrigin, let token = configuration.token?.currentToken() {

@@ -144,9 +144,13 @@ struct WalkPhase: Sendable {
             environment.waiting(wait, "rate limit spent")
             gate.hold(until: environment.now() + wait)
         }
-        let next: PageLocation?
+        var next: PageLocation?
         do throws(PaginationError) {
             next = try locator.next(after: facts)
+            // A next URL that carries the API key (a server that echoes it) is kept without it.
+            if let name = configuration.queryCredential?.name, case .url(let url)? = next {
+                next = .url(PageLocator.removing(name, from: url))
+            }
             if next == nil, let more = PageSignals(facts).unfollowedMore(scheme: locator.pagination) {
                 throw PaginationError(
                     "the walk would end here, but the page says there is more: \(more). \(locator.pagination) found no next page to follow in it"
