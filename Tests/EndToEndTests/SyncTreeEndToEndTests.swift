@@ -139,7 +139,7 @@ struct SyncTreeEndToEndTests {
     func killed() async throws {
         let scratch = try Scratch()
         defer { scratch.remove() }
-        let server = try Self.server(repos: 100, in: scratch, checksToken: false)
+        let server = try Self.server(repos: 200, in: scratch, checksToken: false)
         let source = try Self.source(server, in: scratch)
         // A run never killed, for the copy to compare with.
         try MarkedLog.mark(server, 0)
@@ -154,7 +154,7 @@ struct SyncTreeEndToEndTests {
             #expect(run.status == 0, "\(replay): \(run.stderr)")
         }
         #expect(kills.count >= 10, "\(replay)")
-        try Self.expectWhole(database, repos: 100, replay)
+        try Self.expectWhole(database, repos: 200, replay)
         for table in ["repos", "issues", "comments"] {
             let columns = table == "repos" ? "id, json" : "parent, id, json"
             let query = "SELECT \(columns) FROM \(table) ORDER BY \(columns)"
@@ -169,7 +169,7 @@ struct SyncTreeEndToEndTests {
         let targets = log.targets(after: 1, under: "/repos")
         // The same pages as the run never killed, but for pages past the end that a walk asked ahead
         // for (either may), as a server of the same data says.
-        let same = try Self.server(repos: 100, in: scratch, checksToken: false)
+        let same = try Self.server(repos: 200, in: scratch, checksToken: false)
         defer { same.stop() }
         for target in Set(targets).symmetricDifference(cleanTargets).sorted() {
             #expect(try FixtureRequest.send("GET", same, target) == (200, "[]"), "\(replay): \(target)")
