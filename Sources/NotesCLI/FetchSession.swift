@@ -25,7 +25,7 @@ final class FetchSession: @unchecked Sendable {
             #if canImport(CPostgres)
                 let database = try PostgresDestination(
                     connection: postgres, schema: command.schema, table: command.table,
-                    titles: command.options.configuration.titlePath != nil)
+                    titles: command.options.configuration.titlePath != nil, unit: command.unit)
                 database.afterStep = afterStep
                 destination = database
             #else

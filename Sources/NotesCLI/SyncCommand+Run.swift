@@ -114,11 +114,11 @@ extension SyncCommand {
                 continue
             }
             walks.append(Walk(resource: index, command: resources[index].command))
-            guard !full, let database, !children(of: index).isEmpty else { continue }
+            guard !full, database != nil || postgresTables != nil, !children(of: index).isEmpty else { continue }
             // A copy whose children were not all walked since its last walk (a run stopped there): those
             // first; the resource itself walks again once they are done.
             do {
-                let checkpoint = try SQLiteDestination(path: database, table: resources[index].name).checkpoint()
+                let checkpoint = try table(resources[index].name).checkpoint()
                 guard let checkpoint, checkpoint.isDone else { continue }
                 var pending: [Walk] = []
                 for child in children(of: index) {
@@ -239,6 +239,19 @@ extension SyncCommand {
         return lines
     }
 
+    /// The table `name` of the sync's SQLite file or PostgreSQL schema, to read.
+    func table(_ name: String) throws(StoreError) -> any ParentTable {
+        if let (connection, schema) = postgresTables {
+            #if canImport(CPostgres)
+                return try PostgresDestination(connection: connection, schema: schema, table: name)
+            #else
+                _ = (connection, schema)
+                throw StoreError("--postgres: this build has no libpq")
+            #endif
+        }
+        return try SQLiteDestination(path: database ?? "", table: name)
+    }
+
     /// Adds to `walks` the walks of child resource `child` for the rows of its parent's table (those
     /// under `parent`, a walk's key, when given): one for each row whose child has not walked to its end
     /// since the row was written, or, when the parent's walk is incremental, since the row last changed
@@ -249,10 +262,10 @@ extension SyncCommand {
         of child: Int, under parent: String?, into walks: inout [Walk],
         failing: (Int, String, ExitStatus) -> Void
     ) throws(StoreError) {
-        guard let database, let parentIndex = resources[child].parent else { return }
+        guard let parentIndex = resources[child].parent else { return }
         let parentName = resources[parentIndex].name
-        let rows = try SQLiteDestination(path: database, table: parentName)
-        let childTable = try SQLiteDestination(path: database, table: resources[child].name)
+        let rows = try table(parentName)
+        let childTable = try table(resources[child].name)
         let incremental = resources[parentIndex].command.incremental != nil
         var current: [String] = []
         try rows.forEachParentRow(child: resources[parentIndex].parent != nil, under: parent) {

@@ -66,6 +66,8 @@ struct SyncCommand {
     var selected: [Bool]
     /// The SQLite file a sync with children keeps its tables in.
     var database: String?
+    /// Or the PostgreSQL database and schema.
+    var postgresTables: (connection: String, schema: String)?
     var environment: [String: String]
     var full: Bool
     /// The token endpoint every walk takes its access token from (`auth` of an OAuth 2.0 type).
@@ -99,6 +101,7 @@ struct SyncCommand {
         width = try parsed[Self.parallel]
         full = try parsed[Self.full]
         database = sqlite
+        postgresTables = postgres.map { ($0, schema ?? "public") }
         selected = Array(repeating: true, count: source.resources.count)
         if let names = try parsed[Self.resourcesOption] {
             let wanted = names.split(separator: ",").map { String($0).trimmingWhitespace() }.filter { !$0.isEmpty }
@@ -112,9 +115,9 @@ struct SyncCommand {
             selected = source.resources.map { wanted.contains($0.name) }
         }
         for (index, resource) in source.resources.enumerated() where selected[index] && resource.parent != nil {
-            guard sqlite != nil else {
+            guard sqlite != nil || postgres != nil else {
                 throw UsageError(
-                    "\(source.file):\(resource.mark): resource '\(resource.name)' has a parent: a sync with children keeps its tables with --sqlite FILE"
+                    "\(source.file):\(resource.mark): resource '\(resource.name)' has a parent: a sync with children keeps its tables with --sqlite FILE or --postgres URL"
                 )
             }
         }

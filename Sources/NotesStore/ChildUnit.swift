@@ -1,3 +1,5 @@
+public import NotesFetch
+
 /// One walk of a child resource: the resource's pages for one parent record, kept in the child's table
 /// beside every other parent's, with a checkpoint of its own.
 ///
@@ -60,4 +62,25 @@ public struct ChildUnit: Sendable, Hashable {
     public static func walkKey(table: String, parent: String) -> String {
         table + "#" + parent
     }
+}
+
+/// A row of a table read as a parent: its key, its exact JSON and the run that last wrote it.
+public struct ParentRow: Sendable, Hashable {
+    /// Its id, or in a child resource's table ``ChildUnit/key(parent:id:)``.
+    public var key: String
+    public var json: [UInt8]
+    public var run: Int
+}
+
+/// What a sync reads of a destination's table to walk its children: its own walk's checkpoint, each child
+/// walk's, and its rows as parents. SQLite's and PostgreSQL's.
+public protocol ParentTable {
+    /// The checkpoint of the table's own walk (not a child walk's), if there is one.
+    func checkpoint() throws(StoreError) -> WalkCheckpoint?
+    /// The checkpoint of the table's child walk for `parent` (a child resource's table), if there is one.
+    func childWalk(parent: String) throws(StoreError) -> WalkCheckpoint?
+    /// Calls `body` with each row of the table, in the order rows first arrived: all of them, or in a
+    /// child resource's table (`child`) those under `parent` when given.
+    func forEachParentRow(child: Bool, under parent: String?, _ body: (ParentRow) throws(StoreError) -> Void)
+        throws(StoreError)
 }

@@ -37,7 +37,10 @@
         public let table: String
         /// Whether the table has a `title` column.
         public let hasTitles: Bool
-        private var database: PostgresConnection
+        /// The parent this walk is for, when the table is a child resource's (``ChildUnit``): its rows are
+        /// kept per parent, its checkpoint under `TABLE#PARENT`, its pages always staged and upserted.
+        public let unit: ChildUnit?
+        var database: PostgresConnection
         private var url = ""
         private var pagination = ""
         /// Called after each step of a commit; throwing stops the commit there, as a `kill -9` would (the
@@ -54,18 +57,24 @@
         ///   - schema: Defaults to `public`.
         ///   - table: Defaults to `notes`; see ``SQLiteDestination/isValidTableName(_:)``.
         ///   - titles: Whether notes have titles (a `title` column).
+        ///   - unit: The parent this walk is for, in a child resource's table.
         /// - Throws: ``StoreError``: ``StoreError/Kind/unavailable`` when the server cannot be reached (after
         ///   three more tries over 1.4 s), ``StoreError/Kind/credentials`` when it refuses the credentials.
-        public init(connection: String, schema: String = "public", table: String = "notes", titles: Bool = true)
-            throws(StoreError)
-        {
+        public init(
+            connection: String, schema: String = "public", table: String = "notes", titles: Bool = true,
+            unit: ChildUnit? = nil
+        ) throws(StoreError) {
             for (what, name) in [("table", table), ("schema", schema)] where !SQLiteDestination.isValidTableName(name) {
                 throw StoreError(
                     "'\(name.prefix(80))' cannot name the \(what): letters, digits and _, not starting with a digit")
             }
+            for column in unit?.columns ?? [] where !SQLiteDestination.isValidTableName(column.name) {
+                throw StoreError("'\(column.name.prefix(80))' cannot name a column")
+            }
             self.connection = connection
             self.schema = schema
             self.table = table
+            self.unit = unit
             hasTitles = titles
             // A server that cannot be reached is tried again, as a page's server is: 0.2, 0.4, 0.8 s apart.
             var attempt = 0
@@ -104,11 +113,13 @@
         public var refreshesWhenComplete: Bool { true }
         public var commitsWhileFetching: Bool { true }
 
-        private var quotedTable: String { "\"\(schema)\".\"\(table)\"" }
-        private var walks: String { "\"\(schema)\".notes_page_walks" }
+        var quotedTable: String { "\"\(schema)\".\"\(table)\"" }
+        var walks: String { "\"\(schema)\".notes_page_walks" }
         private var visitedTable: String { "\"\(schema)\".notes_page_visited" }
-        /// The table's name as the checkpoint rows key it.
-        private var key: [UInt8] { Array(table.utf8) }
+        /// The walk's key in the checkpoint rows: the table's name, or a child walk's `TABLE#PARENT`.
+        private var key: [UInt8] {
+            Array((unit.map { ChildUnit.walkKey(table: table, parent: $0.parent) } ?? table).utf8)
+        }
 
         public func open(url: String, pagination: String, ids: IDSet, visited: IDSet) throws(StoreError)
             -> WalkCheckpoint?
@@ -130,23 +141,51 @@
                 if found == nil {
                     let exists = try database.query(
                         "SELECT 1 FROM pg_tables WHERE schemaname = $1 AND tablename = $2",
-                        [Array(schema.utf8), key], "reading the schema")
-                    guard exists.isEmpty else {
+                        [Array(schema.utf8), Array(table.utf8)], "reading the schema")
+                    // A child resource's table is the children's walks' alone, and a table's own walk's alone.
+                    let walksOf = try database.query(
+                        """
+                        SELECT count(*) FILTER (WHERE "table" = $1), count(*) FILTER (WHERE "table" > $2 AND "table" < $3)
+                        FROM \(walks)
+                        """, [Array(table.utf8), Array((table + "#").utf8), Array((table + "$").utf8)], "reading")
+                    let own = walksOf.first?[0] ?? "0"
+                    let children = walksOf.first?[1] ?? "0"
+                    if unit == nil, children != "0" {
+                        throw StoreError(
+                            "table \(schema).\(table) holds a child resource's notes (one walk per parent)")
+                    }
+                    if unit != nil, own != "0" {
+                        throw StoreError(
+                            "table \(schema).\(table) holds the notes of one endpoint, not a child resource's")
+                    }
+                    guard exists.isEmpty || (unit != nil && children != "0") else {
                         throw StoreError("a table \(schema).\(table) exists that notes-page did not write; use --table")
                     }
                     try save(WalkCheckpoint(url: url, pagination: pagination), "creating table \(table)")
                 }
                 if found?.pages == 0 { found = nil }  // created, and no page committed since
-                try database.execute(
-                    """
-                    CREATE TABLE IF NOT EXISTS \(quotedTable) (
-                        id text COLLATE "C" PRIMARY KEY, json jsonb, json_text text NOT NULL,\(hasTitles ? " title text," : "")
-                        fetched_at timestamptz NOT NULL, run integer NOT NULL)
-                    """, "creating table \(table)")
+                if let unit {
+                    let columns = unit.columns.map { "\"\($0.name)\" text, " }.joined()
+                    try database.execute(
+                        """
+                        CREATE TABLE IF NOT EXISTS \(quotedTable) (
+                            id text COLLATE "C" NOT NULL, parent text COLLATE "C" NOT NULL, \(columns)json jsonb,
+                            json_text text NOT NULL,\(hasTitles ? " title text," : "") fetched_at timestamptz NOT NULL,
+                            run integer NOT NULL, PRIMARY KEY (parent, id))
+                        """, "creating table \(table)")
+                } else {
+                    try database.execute(
+                        """
+                        CREATE TABLE IF NOT EXISTS \(quotedTable) (
+                            id text COLLATE "C" PRIMARY KEY, json jsonb, json_text text NOT NULL,\(hasTitles ? " title text," : "")
+                            fetched_at timestamptz NOT NULL, run integer NOT NULL)
+                        """, "creating table \(table)")
+                }
                 if let found, !found.isDone {
                     // A run cut short: its ids, and the pages promised, as it left them.
                     let rows = try database.query(
-                        "SELECT id FROM \(quotedTable) WHERE run = $1", [Array("\(found.runNumber)".utf8)],
+                        "SELECT id FROM \(quotedTable) WHERE run = $1\(unit == nil ? "" : " AND parent = $2")",
+                        [Array("\(found.runNumber)".utf8)] + (unit.map { [Array($0.parent.utf8)] } ?? []),
                         "reading the run's ids")
                     for row in rows { _ = Array((row[0] ?? "").utf8).withUnsafeBytes { ids.insert($0) } }
                     ids.commitPage()
@@ -171,7 +210,7 @@
         /// Takes the table's advisory lock for the session, or throws naming who holds it.
         private func lock() throws(StoreError) {
             do {
-                let name = Array("\(schema).\(table)".utf8)
+                let name = Array("\(schema).".utf8) + key
                 let taken = try database.query(
                     "SELECT pg_try_advisory_lock(\(Self.lockClass), hashtext($1))", [name], "locking the table")
                 guard taken.first?.first == "t" else {
@@ -228,6 +267,9 @@
         private func save(_ checkpoint: WalkCheckpoint, _ operation: String) throws(PostgresError) {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys]
+            var checkpoint = checkpoint
+            checkpoint.parentRun = unit?.parentRun
+            checkpoint.parentDigest = unit?.parentDigest
             let json = Array((try? encoder.encode(checkpoint)) ?? Data())
             try database.query(
                 """
@@ -295,8 +337,8 @@
         }
 
         public func prepare(_ page: FetchedPage) {
-            // A first run copies straight in unless a commit has found otherwise.
-            let direct = shared.withLock { $0.copiesDirectly?.direct ?? true }
+            // A first run copies straight in unless a commit has found otherwise; a child walk never does.
+            let direct = unit == nil && shared.withLock { $0.copiesDirectly?.direct ?? true }
             let rows = try? PostgresRows.encode(page, titles: hasTitles, direct: direct)
             shared.withLock { $0.prepared[page.number] = rows.map { Prepared(direct: direct, rows: $0) } }
         }
@@ -325,8 +367,11 @@
             }
             let run = checkpoint.runNumber
             if shared.withLock({ $0.copiesDirectly?.run }) != run {
-                let others = try database.query(
-                    "SELECT 1 FROM \(quotedTable) WHERE run <> $1 LIMIT 1", [Array("\(run)".utf8)], operation)
+                let others =
+                    unit != nil
+                    ? [[nil]]
+                    : try database.query(
+                        "SELECT 1 FROM \(quotedTable) WHERE run <> $1 LIMIT 1", [Array("\(run)".utf8)], operation)
                 shared.withLock { $0.copiesDirectly = (run, others.isEmpty) }
             }
             let fetchedAt = Array(SinceValue.rfc3339(Date().timeIntervalSince1970.rounded(.down)).utf8)
@@ -349,14 +394,29 @@
                     "COPY notes_page_stage (id, json_text, title, exact_only) FROM STDIN", data: rows, operation)
                 let titleColumn = hasTitles ? ", title" : ""
                 let titleUpdate = hasTitles ? ", title = excluded.title" : ""
+                // A child walk's rows: its parent's key ($3) and the parent's fields ($4, a JSON object).
+                let parentColumns = unit.map { [", parent"] + $0.columns.map { ", \"\($0.name)\"" } }?.joined() ?? ""
+                let parentValues =
+                    unit.map { [", $3"] + $0.columns.map { ", $4::jsonb->>'\($0.name)'" } }?.joined() ?? ""
+                let parentUpdates =
+                    unit.map { $0.columns.map { ", \"\($0.name)\" = excluded.\"\($0.name)\"" } }?.joined() ?? ""
+                var parameters: [[UInt8]?] = [Array("\(run)".utf8), fetchedAt]
+                if let unit {
+                    var object: [String: String?] = [:]
+                    for column in unit.columns { object[column.name] = column.value }
+                    parameters += [
+                        Array(unit.parent.utf8), Array((try? JSONEncoder().encode(object)) ?? Data("{}".utf8)),
+                    ]
+                }
                 try database.query(
                     """
-                    INSERT INTO \(quotedTable) (id, json, json_text\(titleColumn), fetched_at, run)
-                    SELECT id, CASE WHEN exact_only THEN NULL ELSE json_text::jsonb END, json_text\(titleColumn),
-                        $2::timestamptz, $1::integer FROM notes_page_stage
-                    ON CONFLICT (id) DO UPDATE SET json = excluded.json, json_text = excluded.json_text\(titleUpdate),
-                        fetched_at = excluded.fetched_at, run = excluded.run
-                    """, [Array("\(run)".utf8), fetchedAt], operation)
+                    INSERT INTO \(quotedTable) (id\(parentColumns), json, json_text\(titleColumn), fetched_at, run)
+                    SELECT id\(parentValues), CASE WHEN exact_only THEN NULL ELSE json_text::jsonb END,
+                        json_text\(titleColumn), $2::timestamptz, $1::integer FROM notes_page_stage
+                    ON CONFLICT (\(unit == nil ? "id" : "parent, id")) DO UPDATE SET json = excluded.json,
+                        json_text = excluded.json_text\(titleUpdate)\(parentUpdates), fetched_at = excluded.fetched_at,
+                        run = excluded.run
+                    """, parameters, operation)
             }
             try afterStep(.rows)
             if let nextIdentity {

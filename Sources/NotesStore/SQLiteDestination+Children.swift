@@ -8,15 +8,7 @@ public import NotesFetch
 
 // What a sync reads of a table to walk its children: the rows as parents, and each child walk's checkpoint.
 
-extension SQLiteDestination {
-    /// A row of a table read as a parent: its key, its exact JSON and the run that last wrote it.
-    public struct ParentRow: Sendable, Hashable {
-        /// Its id, or in a child resource's table ``ChildUnit/key(parent:id:)``.
-        public var key: String
-        public var json: [UInt8]
-        public var run: Int
-    }
-
+extension SQLiteDestination: ParentTable {
     /// The checkpoint of the table's own walk (not a child walk's), if there is one.
     public func checkpoint() throws(StoreError) -> WalkCheckpoint? {
         try walks(from: table, below: table + "#").first { $0.0 == table }?.1

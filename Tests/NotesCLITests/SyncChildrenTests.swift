@@ -278,7 +278,7 @@ struct SyncChildrenTests {
     }
 
     @Test(
-        "Refused before any request: a parent not listed before its child, a placeholder where none is taken, children without --sqlite"
+        "Refused before any request: a parent not listed before its child, a placeholder where none is taken, children into files"
     )
     func refusals() async throws {
         let scratch = try Scratch()
@@ -319,7 +319,7 @@ struct SyncChildrenTests {
             try SyncCommand(directory, environment: [:])
         } throws: { error in
             (error as? UsageError)?.message.hasSuffix(
-                "api.yaml:9:5: resource 'issues' has a parent: a sync with children keeps its tables with --sqlite FILE"
+                "api.yaml:9:5: resource 'issues' has a parent: a sync with children keeps its tables with --sqlite FILE or --postgres URL"
             )
                 == true
         }

@@ -6,8 +6,8 @@
     /// them: the one place that decides which record's `json` is NULL and which title is.
     enum PostgresRows {
         /// A page's notes as rows of COPY's text format: for the table itself (`direct`: id, json, json_text,
-        /// title, each line then finished by ``finishing(_:fetchedAt:run:)``) or for the staging table (id,
-        /// json_text, title, exact_only).
+        /// and title when it has `titles`, each line then finished by ``finishing(_:fetchedAt:run:)``) or for
+        /// the staging table (id, json_text, title, exact_only).
         static func encode(_ page: FetchedPage, titles: Bool, direct: Bool) throws -> [UInt8] {
             var data: [UInt8] = []
             data.reserveCapacity(page.notes.count * (direct ? 512 : 256))
@@ -34,11 +34,14 @@
                     data.append(tab)
                 }
                 appendField(json, to: &data)
-                data.append(tab)
-                if titles, !note.titleBytes.contains(0) {
-                    appendField(note.titleBytes, to: &data)
-                } else {
-                    data.append(contentsOf: null)
+                // The staging table always has a title column; the table itself only with titles.
+                if titles || !direct {
+                    data.append(tab)
+                    if titles, !note.titleBytes.contains(0) {
+                        appendField(note.titleBytes, to: &data)
+                    } else {
+                        data.append(contentsOf: null)
+                    }
                 }
                 data.append(contentsOf: direct ? [UInt8(ascii: "\n")] : Array((exactOnly ? "\tt\n" : "\tf\n").utf8))
             }

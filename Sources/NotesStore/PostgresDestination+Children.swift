@@ -1,0 +1,69 @@
+#if canImport(CPostgres)
+    public import NotesFetch
+
+    #if canImport(FoundationEssentials)
+        import FoundationEssentials
+    #else
+        import Foundation
+    #endif
+
+    // What a sync reads of a PostgreSQL table to walk its children, as of a SQLite one.
+
+    extension PostgresDestination: ParentTable {
+        public func checkpoint() throws(StoreError) -> WalkCheckpoint? {
+            try walk(table)
+        }
+
+        public func childWalk(parent: String) throws(StoreError) -> WalkCheckpoint? {
+            try walk(ChildUnit.walkKey(table: table, parent: parent))
+        }
+
+        /// The checkpoint kept under `key`, if there is one (no table of checkpoints yet: none).
+        private func walk(_ key: String) throws(StoreError) -> WalkCheckpoint? {
+            do {
+                let exists = try database.query(
+                    "SELECT 1 FROM pg_tables WHERE schemaname = $1 AND tablename = 'notes_page_walks'",
+                    [Array(schema.utf8)], "reading the schema")
+                guard !exists.isEmpty else { return nil }
+                let rows = try database.query(
+                    "SELECT version, checkpoint FROM \(walks) WHERE \"table\" = $1", [Array(key.utf8)],
+                    "reading the checkpoint")
+                guard let row = rows.first else { return nil }
+                guard row[0] == "\(Self.version)", let text = row[1],
+                    let checkpoint = try? JSONDecoder().decode(WalkCheckpoint.self, from: Data(text.utf8))
+                else { throw StoreError("the checkpoint of \(key.prefix(120)) is damaged or of another version") }
+                return checkpoint
+            } catch let error as PostgresError {
+                throw StoreError(error)
+            } catch let error as StoreError {
+                throw error
+            } catch {
+                throw StoreError("\(error)")
+            }
+        }
+
+        public func forEachParentRow(
+            child: Bool, under parent: String?, _ body: (ParentRow) throws(StoreError) -> Void
+        ) throws(StoreError) {
+            let rows: [[String?]]
+            do {
+                let exists = try database.query(
+                    "SELECT 1 FROM pg_tables WHERE schemaname = $1 AND tablename = $2",
+                    [Array(schema.utf8), Array(table.utf8)], "reading the schema")
+                guard !exists.isEmpty else { return }
+                rows = try database.query(
+                    """
+                    SELECT \(child ? "parent" : "NULL"), id, json_text, run FROM \(quotedTable)
+                    \(parent == nil ? "" : "WHERE parent = $1") ORDER BY \(child ? "parent, " : "")id
+                    """, parent.map { [Array($0.utf8)] } ?? [], "reading table \(table)")
+            } catch {
+                throw StoreError(error)
+            }
+            for row in rows {
+                let id = row[1] ?? ""
+                let key = child ? ChildUnit.key(parent: row[0] ?? "", id: id) : id
+                try body(ParentRow(key: key, json: Array((row[2] ?? "").utf8), run: Int(row[3] ?? "") ?? 0))
+            }
+        }
+    }
+#endif
