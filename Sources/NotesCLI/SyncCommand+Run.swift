@@ -150,6 +150,7 @@ extension SyncCommand {
                     var walk = walks[id]
                     if let token { walk.command.configuration.token = token }
                     if let queryKey { walk.command.configuration.queryCredential = queryKey }
+                    if let awsSigV4 { walk.command.configuration.awsSigV4 = awsSigV4 }
                     walk.command.saysPagination = told.insert(walk.resource).inserted
                     let resource = resources[walk.resource]
                     var made = runtime(walk.command)

@@ -74,6 +74,8 @@ struct SyncCommand {
     var oauth2: OAuth2Token.Configuration?
     /// The API key every walk sends as a query parameter (`auth` of type api-key with `query`).
     var queryKey: (name: String, key: Secret)?
+    /// What signs every walk's requests (`auth` of type aws-sigv4).
+    var awsSigV4: AWSSigV4?
     var failFast: Bool
     var quiet: Bool
     /// Resources walked at once.
@@ -141,6 +143,12 @@ struct SyncCommand {
             authHeader = ("Authorization: Basic " + Data(pair.utf8).base64EncodedString(), "Authorization: Basic …")
         case .apiKey(let header, let key):
             authHeader = ("\(header): " + (try Self.resolve(key, "the key", environment, source.file)), "\(header): …")
+        case .awsSigV4(let region, let service, let accessKeyID, let secretAccessKey):
+            awsSigV4 = AWSSigV4(
+                region: region, service: service,
+                accessKeyID: Secret(try Self.resolve(accessKeyID, "the access-key-id", environment, source.file)),
+                secretAccessKey: Secret(
+                    try Self.resolve(secretAccessKey, "the secret-access-key", environment, source.file)))
         case .apiKeyQuery(let parameter, let key):
             queryKey = (parameter, Secret(try Self.resolve(key, "the key", environment, source.file)))
         case .oauth2(let oauth2):
@@ -148,7 +156,7 @@ struct SyncCommand {
         case nil:
             break
         }
-        if authHeader != nil || oauth2 != nil || queryKey != nil || source.auth == nil {
+        if authHeader != nil || oauth2 != nil || queryKey != nil || awsSigV4 != nil || source.auth == nil {
             environment["NOTES_TOKEN"] = nil
         }
         // The command that goes on where a stopped sync stopped: the same one.

@@ -88,6 +88,9 @@ public enum SourceAuth: Sendable, Equatable {
     case apiKeyQuery(parameter: String, key: SourceSecret)
     /// `type: oauth2-client-credentials` or `oauth2-refresh-token`: access tokens from a token endpoint.
     case oauth2(SourceOAuth2)
+    /// `type: aws-sigv4`, `region`, `service`, `access-key-id` and `secret-access-key` (secrets): each request
+    /// signed with AWS Signature Version 4.
+    case awsSigV4(region: String, service: String, accessKeyID: SourceSecret, secretAccessKey: SourceSecret)
 
     /// Each type and the keys it takes besides `type`.
     static let types: [(name: String, keys: [String])] = [
@@ -97,6 +100,7 @@ public enum SourceAuth: Sendable, Equatable {
             "oauth2-refresh-token",
             ["token-url", "client-id", "client-secret", "refresh-token", "scopes", "client-auth"]
         ),
+        ("aws-sigv4", ["region", "service", "access-key-id", "secret-access-key"]),
     ]
 
     init(_ node: SourceNode, file: String) throws(SourceError) {
@@ -170,6 +174,28 @@ public enum SourceAuth: Sendable, Equatable {
                         ? nil : try secret("client-secret"),
                     scopes: (values["scopes"]?.text ?? "").split(separator: " ").map(String.init),
                     clientAuth: clientAuth, refreshTokenFile: refreshToken))
+        case "aws-sigv4":
+            var names: [String] = []
+            for key in ["region", "service"] {
+                guard let value = values[key], !value.text.isEmpty else {
+                    throw SourceError("'auth' of type aws-sigv4 has no '\(key)'", file: file, at: node.mark)
+                }
+                guard
+                    value.text.utf8.allSatisfy({
+                        (UInt8(ascii: "a")...UInt8(ascii: "z")).contains($0)
+                            || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) || $0 == UInt8(ascii: "-")
+                    }), value.text.utf8.count <= 64
+                else {
+                    throw SourceError(
+                        "'\(SourceError.clip(value.text))' cannot be a \(key): lower-case letters, digits and -",
+                        file: file,
+                        at: value.mark)
+                }
+                names.append(value.text)
+            }
+            self = .awsSigV4(
+                region: names[0], service: names[1], accessKeyID: try secret("access-key-id"),
+                secretAccessKey: try secret("secret-access-key"))
         case "basic":
             guard let username = values["username"] else {
                 throw SourceError("'auth' of type basic has no 'username'", file: file, at: node.mark)

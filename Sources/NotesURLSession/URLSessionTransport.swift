@@ -103,6 +103,9 @@ public final class URLSessionTransport: HTTPTransport, @unchecked Sendable {
         guard let url = URL(string: request.url), let scheme = url.scheme?.lowercased(),
             scheme == "http" || scheme == "https"
         else { throw TransportError(.other, "not an http or https URL") }
+        guard request.awsSigV4 == nil else {
+            throw TransportError(.other, "AWS signatures need libcurl's transport: --transport curl")
+        }
         var urlRequest = URLRequest(url: url)
         urlRequest.httpMethod = request.method
         if let body = request.body { urlRequest.httpBody = Data(body) }

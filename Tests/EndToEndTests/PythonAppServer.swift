@@ -9,7 +9,7 @@ class PythonAppServer {
     private static let allModules = [
         "django", "rest_framework", "rest_framework_json_api", "fastapi", "fastapi_pagination", "uvicorn", "sqlalchemy",
         "sqlakeyset", "kinto", "flask_smorest", "eve", "mongomock", "ninja", "tastypie", "wagtail", "litestar",
-        "pygeoapi", "moto", "boto3", "oauth2_provider",
+        "pygeoapi", "moto", "boto3", "botocore", "oauth2_provider",
     ]
 
     /// The Python interpreter itself and which of ``allModules`` it imports, asked once of `python3` on `PATH`.

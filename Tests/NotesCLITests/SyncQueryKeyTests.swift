@@ -85,4 +85,46 @@ struct SyncQueryKeyTests {
             error("  type: api-key\n  query: 'a&b'\n  key: ${K}")?.contains("cannot name a query parameter") == true)
         #expect(error("  type: api-key\n  query: k\n  key: k3y")?.contains("the key is written in the source") == true)
     }
+
+    @Test("aws-sigv4: requests to the source's origin are signed, one to another origin is not")
+    func signedOnOrigin() async throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        let transport = MemoryTransport { request, _ in
+            request.url.contains("127.0.0.2")
+                ? .json(#"{"notes":[{"id":"b","title":"b"}],"next":null}"#)
+                : .json(#"{"notes":[{"id":"a","title":"a"}],"next":"http://127.0.0.2:9/api/notes?cursor=2"}"#)
+        }
+        let source = """
+            base-url: http://127.0.0.1:9/api/
+            auth:
+              type: aws-sigv4
+              region: eu-west-1
+              service: execute-api
+              access-key-id: ${ID}
+              secret-access-key: ${SECRET}
+            resources:
+              - name: notes
+                path: notes
+            """
+        try Files.write(source, to: scratch.path("api.yaml"))
+        let parsed = try ParsedArguments(
+            [scratch.path("api.yaml"), "--sqlite", scratch.path("api.db")], spec: SyncCommand.spec)
+        let command = try SyncCommand(parsed, environment: ["ID": "AKID", "SECRET": "s3cret"])
+        let status = await command.run(cancellation: CancellationFlag()) { _ in
+            FetchRuntime(
+                transport: transport,
+                environment: FetchEnvironment(sleep: { _ in }, now: { 1_000_000 }, random: { 0.5 }),
+                report: { _ in }, showsProgress: false)
+        }
+        #expect(status == .success)
+        #expect(
+            transport.requests.map(\.awsSigV4) == [
+                AWSSigV4(
+                    region: "eu-west-1", service: "execute-api", accessKeyID: Secret("AKID"),
+                    secretAccessKey: Secret("s3cret")),
+                nil,
+            ])
+        #expect(SyncCommandTests.error(source.replacing("region: eu-west-1", with: "region: EU West")) != nil)
+    }
 }

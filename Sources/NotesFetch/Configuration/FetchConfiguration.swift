@@ -19,6 +19,8 @@ public struct FetchConfiguration: Sendable {
     /// is added as the request goes out and taken out of every next URL a page gives, so that no URL the
     /// walk keeps or shows holds it.
     public var queryCredential: (name: String, key: Secret)?
+    /// Signs each request to the endpoint's origin with AWS Signature Version 4 (libcurl's transport only).
+    public var awsSigV4: AWSSigV4?
     /// Redirects followed in a row for one page.
     public var maxRedirects = FetchLimits.maxRedirects
     /// Seconds one attempt at a page may take in all, however steadily its bytes arrive.

@@ -22,7 +22,7 @@ extension FetchConfiguration {
     /// Why credentials must not be sent to `endpoint`, or `nil` when they may: a token or a credential
     /// header over plain `http://` to a host that is not this machine.
     public func credentialProblem(endpoint: URL) -> String? {
-        guard token != nil || queryCredential != nil || headers.contains(where: Self.isCredential),
+        guard token != nil || queryCredential != nil || awsSigV4 != nil || headers.contains(where: Self.isCredential),
             endpoint.scheme?.lowercased() == "http", Origin(endpoint.absoluteString)?.isLoopback != true
         else { return nil }
         return "Refusing to send credentials over plain http to '\(endpoint.host ?? "")': use https"

@@ -25,6 +25,8 @@ public struct HTTPRequest: Sendable, Hashable {
     /// Counts the times the request was sent (the transport's own re-sends included) and the body's bytes
     /// on the wire. Not part of the request's identity.
     public var meter: ExchangeMeter?
+    /// Sign the request with AWS Signature Version 4 (libcurl signs it as it goes out); `nil`: unsigned.
+    public var awsSigV4: AWSSigV4?
 
     /// How long an exchange may go on before it fails.
     public struct Timeouts: Sendable, Hashable {
@@ -78,11 +80,38 @@ public struct HTTPRequest: Sendable, Hashable {
     public static func == (left: HTTPRequest, right: HTTPRequest) -> Bool {
         left.url == right.url && left.body == right.body && left.headers == right.headers
             && left.timeouts == right.timeouts && left.freshConnection == right.freshConnection
+            && left.awsSigV4 == right.awsSigV4
     }
 
     public func hash(into hasher: inout Hasher) {
         hasher.combine(url)
         hasher.combine(headers)
         hasher.combine(body)
+    }
+}
+
+/// What signs a request with AWS Signature Version 4: the region and service of its credential scope, and
+/// the access key.
+public struct AWSSigV4: Sendable, Hashable {
+    public var region: String
+    public var service: String
+    public var accessKeyID: Secret
+    public var secretAccessKey: Secret
+
+    public init(region: String, service: String, accessKeyID: Secret, secretAccessKey: Secret) {
+        self.region = region
+        self.service = service
+        self.accessKeyID = accessKeyID
+        self.secretAccessKey = secretAccessKey
+    }
+
+    /// Whether `text` can be a region's or a service's name: lower-case letters, digits and `-`.
+    public static func isValidName(_ text: String) -> Bool {
+        !text.isEmpty && text.utf8.count <= 64
+            && text.utf8.allSatisfy {
+                (UInt8(ascii: "a")...UInt8(ascii: "z")).contains($0)
+                    || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0)
+                    || $0 == UInt8(ascii: "-")
+            }
     }
 }

@@ -182,10 +182,12 @@ public final class NotesFetcher: Sendable {
         if body != nil, !headers.contains(where: { $0.name.lowercased() == "content-type" }) {
             headers.append(HTTPHeader("Content-Type", "application/json"))
         }
-        return HTTPRequest(
+        var request = HTTPRequest(
             url: url, headers: headers,
             timeouts: HTTPRequest.Timeouts(idle: configuration.idleTimeout, total: configuration.pageTimeout),
             freshConnection: fresh, meter: meter, body: body)
+        if sameOrigin { request.awsSigV4 = configuration.awsSigV4 }
+        return request
     }
 
     /// Says once per walk that it follows a URL on another origin, where no credentials go.

@@ -229,6 +229,16 @@
                     }
                 }
             }
+            // Signed by libcurl as the request goes out (its headers, body and time); reset on a handle reused.
+            if let signing = request.awsSigV4 {
+                notes_curl_set_string(handle, CURLOPT_AWS_SIGV4, "aws:amz:\(signing.region):\(signing.service)")
+                notes_curl_set_string(handle, CURLOPT_USERNAME, signing.accessKeyID.value)
+                notes_curl_set_string(handle, CURLOPT_PASSWORD, signing.secretAccessKey.value)
+            } else {
+                notes_curl_set_string(handle, CURLOPT_AWS_SIGV4, nil)
+                notes_curl_set_string(handle, CURLOPT_USERNAME, nil)
+                notes_curl_set_string(handle, CURLOPT_PASSWORD, nil)
+            }
             notes_curl_set_long(handle, CURLOPT_FOLLOWLOCATION, 0)
             notes_curl_set_long(handle, CURLOPT_NOSIGNAL, 1)
             notes_curl_set_long(handle, CURLOPT_TCP_KEEPALIVE, 1)
