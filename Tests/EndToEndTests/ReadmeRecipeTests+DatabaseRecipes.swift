@@ -205,4 +205,32 @@ extension ReadmeRecipeTests {
             syncSummary(second.stderr).last?.hasPrefix("  comments  complete           1 walk, ") == true,
             "\(second.stderr)")
     }
+
+    /// Stripe's customers and their invoices, from the fixture server's Stripe-shaped lists (`--repos`:
+    /// a customer per repository, an invoice per issue).
+    @Test(
+        "Stripe customers and their invoices: every invoice once under its customer, keyset pages after the last id",
+        .enabled(if: FixtureServer.isAvailable, "node is not installed: the fixture server cannot run"),
+        .enabled(if: hasSQLite3, "sqlite3 is not installed (make deps installs it): the test reads the copy with it")
+    )
+    func stripeInvoices() async throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        let server = try FixtureServer(
+            ["--count", "1", "--repos", "30", "--issues", "150", "--fixed", "--quiet"],
+            environment: ["NOTES_SERVER_TOKEN": Self.token])
+        defer { server.stop() }
+        let run = try await Self.runRecipe(
+            "stripe-invoices",
+            replacing: ["https://api.stripe.com/v1/": server.url.replacingOccurrences(of: "/notes", with: "/v1/")],
+            environment: ["STRIPE_SECRET_KEY": Self.token], in: scratch)
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stdout == "30|4500\n", "\(run.stdout)")
+        #expect(
+            try await Self.sqlite(
+                scratch, "stripe.db",
+                "select count(*), count(distinct id), sum(json->>'customer' = parent) from invoices") == [
+                    "4500|4500|4500"
+                ])
+    }
 }

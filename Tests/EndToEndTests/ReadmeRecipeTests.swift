@@ -15,7 +15,7 @@ struct ReadmeRecipeTests {
     /// ReadmeRecipeTests+DatabaseRecipes.swift or (drf-oauth2) OAuth2EndToEndTests.swift.
     static let recipes = [
         "github-rest", "github-graphql", "stripe", "drf", "fastapi", "jsonapi", "datasette", "notion", "sqlite",
-        "postgres", "incremental", "github-sync", "sync", "github-tree", "drf-oauth2",
+        "postgres", "incremental", "github-sync", "sync", "github-tree", "stripe-invoices", "drf-oauth2",
     ]
     /// The fixture server's notes: ids `n0` to `n249`, in pages of 100.
     static let fixture = ["--count", "250", "--page-size", "100", "--quiet"]
