@@ -24,7 +24,7 @@ export const ISSUE_ID_BASE = 1_000_000;
 export const COMMENT_ID_BASE = 500_000_000;
 
 // What each choice of the seed is salted with, so that no two draw the same numbers.
-const SALT = { issues: 0x155e5, comments: 0xc033e, repoTime: 0x7e90, issueTime: 0x7155, commentTime: 0x7c03, issueText: 0x7e47, commentText: 0xb0d7 };
+const SALT = { issues: 0x155e5, comments: 0xc033e, repoTime: 0x7e90, issueTime: 0x7155, commentTime: 0x7c03, issueText: 0x7e47, commentText: 0xb0d7, amountDue: 0xa40d };
 
 const ISSUE_TITLES = [
   (n) => `Crash when syncing #${n}`,
@@ -167,6 +167,50 @@ export class NestedData {
       });
     }
     return comments;
+  }
+
+  /** The number of issues over all repos: issue running numbers run from 1 to this. */
+  issueTotal() {
+    return this.issueStart[this.repos];
+  }
+
+  /** The repo of the issue with running number `g` (1..issueTotal()): the first r with issueStart[r] >= g. */
+  repoOfIssue(g) {
+    let lo = 1;
+    let hi = this.repos;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (this.issueStart[mid] >= g) hi = mid;
+      else lo = mid + 1;
+    }
+    return lo;
+  }
+
+  /** Repo `r` as a Stripe customer (styles/stripe.mjs): created is the repo's first updated_at in Unix seconds. */
+  customer(r) {
+    return {
+      id: `cus_${r}`,
+      object: 'customer',
+      name: `Customer ${r}`,
+      email: `c${r}@example.com`,
+      created: this.firstUpdate('repoTime', r) / 1000,
+    };
+  }
+
+  /**
+   * The issue with running number `g` as a Stripe invoice of its repo's customer: id in_<issue id>,
+   * amount_due 100 to 100,000 (cents) drawn by the seed, created the issue's first updated_at in Unix
+   * seconds (a touch does not move it).
+   */
+  invoice(g) {
+    return {
+      id: `in_${ISSUE_ID_BASE + g}`,
+      object: 'invoice',
+      customer: `cus_${this.repoOfIssue(g)}`,
+      amount_due: 100 + this.draw('amountDue', g, 99_900),
+      status: 'open',
+      created: this.firstUpdate('issueTime', g) / 1000,
+    };
   }
 
   /**

@@ -173,4 +173,17 @@ describe('NestedData', () => {
     assert.equal(data.commentsKnown, 1999);
     assert.equal(before, everything(data).comments.length - data.issues(2000, ORIGIN).reduce((sum, issue) => sum + issue.comments, 0));
   });
+  test('repoOfIssue finds the repo of each issue running number, repos without issues skipped; customer and invoice records', () => {
+    const data = new NestedData(200, 2, 0, 5);
+    const { issues } = everything(data);
+    assert.equal(data.issueTotal(), issues.length);
+    for (const issue of issues) {
+      const r = Number(/repo-(\d+)$/.exec(issue.repository_url)[1]);
+      assert.equal(data.repoOfIssue(issue.id - ISSUE_ID_BASE), r);
+      assert.equal(data.invoice(issue.id - ISSUE_ID_BASE).customer, `cus_${r}`);
+      assert.equal(data.invoice(issue.id - ISSUE_ID_BASE).created * 1000, Date.parse(issue.updated_at));
+    }
+    assert.equal(data.customer(7).created * 1000, Date.parse(data.repo(7, ORIGIN).updated_at));
+    assert.equal(data.customer(7).email, 'c7@example.com');
+  });
 });

@@ -1,6 +1,6 @@
 // The requests: each one routed to its endpoint (GET /notes in its style, /graphql, the Notion-style
-// query, /admin/ with --updates, /repos with --repos), its faults planned and applied, its response
-// compressed, sent and logged.
+// query, /admin/ with --updates, /repos, /v1/customers and /v1/invoices with --repos), its faults
+// planned and applied, its response compressed, sent and logged.
 
 import { UsageError, StyleError } from '../shared/errors.mjs';
 import { jsonBody, jsonError, styleError } from '../shared/http.mjs';
@@ -17,6 +17,7 @@ import { acceptsJsonApi, jsonApiError, jsonApiQueryProblem } from '../styles/jso
 import { listResponse, listStart, listView, parseListQuery, resolvePageNumber, unknownStart } from '../styles/list.mjs';
 import { isNestedPath, lateNestedResponse } from '../styles/nested.mjs';
 import { NOTION_PATH, notionResponse } from '../styles/notion.mjs';
+import { isStripePath, stripeResponse } from '../styles/stripe.mjs';
 import { DYNAMODB_SERIALIZATION, DYNAMODB_TYPE, dynamoError, dynamoScan } from '../styles/real-servers/dynamodb.mjs';
 import { encode, offeredEncodings, requestedEncodings } from './compression.mjs';
 import { log, redactTarget, secretsOf } from './log.mjs';
@@ -80,6 +81,7 @@ async function respond(req, state, isTarget, record, signal, started) {
   if (pathname === NOTION_PATH) return notionResponse(req, query, state, isTarget, record, signal);
   if (state.updates && !isTarget && pathname.startsWith(ADMIN_PREFIX)) return adminResponse(req, pathname, query, state);
   if (state.nested && !isTarget && isNestedPath(pathname)) return lateNestedResponse(req, pathname, query, state, started, signal);
+  if (state.nested && !isTarget && isStripePath(pathname)) return lateNestedResponse(req, pathname, query, state, started, signal, stripeResponse);
   // next-ref:unicode's path leads to the same pages.
   if (pathname !== '/notes' && !isNextRefPath(pathname)) {
     return jsonError(404, 'not-found', `no such path; pages are at /notes, GraphQL at ${GRAPHQL_PATH}, the Notion-style query at ${NOTION_PATH}`);

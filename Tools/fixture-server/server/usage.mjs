@@ -258,6 +258,20 @@ With --repos N (a GitHub-shaped nested API beside /notes, for syncs of parents a
   for a page or per_page below 1 or no integer, or a bad since. With a token (--token-file or
   NOTES_SERVER_TOKEN) every request needs Authorization: Bearer <token>, else the auth fault's 401.
   No faults act on them; the redirect target does not serve them.
+  Stripe-shaped lists of the same data (GET only; the same token rule and --latency; Stripe's paging):
+  GET /v1/customers?limit=L&starting_after=ID
+                     {"object":"list","url":"/v1/customers","has_more":B,"data":[{"id":"cus_I",
+                     "object":"customer","name":"Customer I","email":"cI@example.com","created":S},
+                     ...]}, I from 1 to N (repo I), in order; S: the repo's updated_at in Unix seconds
+  GET /v1/invoices?customer=cus_I&limit=L&starting_after=ID
+                     the same envelope, "url":"/v1/invoices", data that customer's invoices (one per
+                     issue of repo I) by id: {"id":"in_ID","object":"invoice","customer":"cus_I",
+                     "amount_due":100..100000,"status":"open","created":S}, ID the issue's id, S its
+                     first updated_at in Unix seconds; without customer, every invoice
+  limit 10 by default, 1-100; starting_after an id of the list: the items after it; has_more true
+  exactly when more follow. Errors: 400 {"error":{"type":"invalid_request_error","message":...,
+  "param":P}} for a bad limit, a parameter given twice, an unknown customer or starting_after ("No
+  such customer: 'cus_0'"); 405 (same form, Allow: GET) for another method.
 
 Per request: ?style=drf or X-Notes-Style: link; ?fault=503@2x1 or X-Notes-Fault: delay:50, 500@3;
 ?totals=none; ?compress=gzip,br or ?compress=none

@@ -141,10 +141,11 @@ export function nestedResponse(req, pathname, query, state) {
  * nestedResponse, given no sooner than `state.nestedLatencyMs` after the request arrived (`arrived`,
  * process.hrtime.bigint() then): the response is worked out at once (a touch acts on arrival), then a
  * timer waits out the rest. `signal` (the client left, or the server stops) ends the wait with an
- * AbortError. Without latency, no timer.
+ * AbortError. Without latency, no timer. `respond` answers in place of nestedResponse (the Stripe-shaped
+ * lists of styles/stripe.mjs, which keep the same latency).
  */
-export async function lateNestedResponse(req, pathname, query, state, arrived, signal) {
-  const response = nestedResponse(req, pathname, query, state);
+export async function lateNestedResponse(req, pathname, query, state, arrived, signal, respond = nestedResponse) {
+  const response = respond(req, pathname, query, state);
   const latency = state.nestedLatencyMs ?? 0;
   const elapsed = () => Number(process.hrtime.bigint() - arrived) / 1e6;
   // A timer may fire a little early by this clock: then it waits again for what is left.
