@@ -108,7 +108,7 @@ struct SourceFileTests {
             ),
             (
                 "auth:\n  type: digest\nresources:\n  - name: a\n    path: a\n",
-                "api.yaml:2:9: 'auth' type 'digest' is not one of bearer, basic, api-key, oauth2-client-credentials, oauth2-refresh-token"
+                "api.yaml:2:9: 'auth' type 'digest' is not one of bearer, basic, api-key, oauth2-client-credentials, oauth2-refresh-token, aws-sigv4"
             ),
             (
                 "auth:\n  type: bearer\n  tokn: ${T}\n",
