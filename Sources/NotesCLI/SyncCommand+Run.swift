@@ -97,20 +97,22 @@ extension SyncCommand {
             outcomes[resource].reached = true
             outcomes[resource].failure = outcomes[resource].failure ?? status
         }
-        /// Adds the children's walks under `parent` (a walk's key; `nil`: every row) of `resource`'s table.
-        func addChildren(of resource: Int, under parent: String?) {
-            for child in children(of: resource) {
-                outcomes[child].reached = true
-                do {
-                    try childWalks(of: child, under: parent, into: &walks, failing: fail)
-                } catch {
-                    fail(child, error.description, .ioError)
-                }
+        /// Adds child resource `child`'s walks under `parent` (a walk's key; `nil`: every row of its parent).
+        func addWalks(of child: Int, under parent: String?) {
+            outcomes[child].reached = true
+            do {
+                try childWalks(of: child, under: parent, into: &walks, failing: fail)
+            } catch {
+                fail(child, error.description, .ioError)
             }
+        }
+        /// Adds the walks of `resource`'s children under `parent`.
+        func addChildren(of resource: Int, under parent: String?) {
+            for child in children(of: resource) { addWalks(of: child, under: parent) }
         }
         for index in resources.indices where selected[index] {
             if let parent = resources[index].parent {
-                if !selected[parent] { addChildren(of: parent, under: nil) }
+                if !selected[parent] { addWalks(of: index, under: nil) }
                 continue
             }
             walks.append(Walk(resource: index, command: resources[index].command))
@@ -121,14 +123,17 @@ extension SyncCommand {
                 let checkpoint = try table(resources[index].name).checkpoint()
                 guard let checkpoint, checkpoint.isDone else { continue }
                 var pending: [Walk] = []
+                var failures: [(child: Int, message: String, status: ExitStatus)] = []
                 for child in children(of: index) {
-                    try childWalks(of: child, under: nil, into: &pending) { _, _, _ in }
+                    try childWalks(of: child, under: nil, into: &pending) { failures.append(($0, $1, $2)) }
                 }
                 if !pending.isEmpty {
                     walks.removeLast()
                     outcomes[index].reached = true
                     outcomes[index].waits = true
-                    addChildren(of: index, under: nil)
+                    for child in children(of: index) { outcomes[child].reached = true }
+                    walks += pending
+                    for failure in failures { fail(failure.child, failure.message, failure.status) }
                 }
             } catch {
                 walks.removeLast()

@@ -178,3 +178,32 @@ struct InProcessRun {
     /// Standard error without the line `--paginate auto` writes after the first page.
     var messages: String { withoutRecognition(stderr) }
 }
+
+/// The waits a run asked for.
+final class Sleeps: Sendable {
+    let seconds = Mutex<[Double]>([])
+}
+
+/// One in-process run of `notes-page sync SOURCE --sqlite DB` and `arguments`, `source` written to `scratch`
+/// (`api.yaml`, the database `api.db` beside it), through `transport`, with `environment`. The clock stands
+/// still; each wait asked for is added to `sleeps`.
+/// - Returns: The exit status and standard error.
+func runSync(
+    _ source: String, in scratch: Scratch, _ arguments: [String] = [], transport: MemoryTransport,
+    environment: [String: String] = [:], sleeps: Sleeps = Sleeps()
+) async throws -> (status: ArgumentParsing.ExitStatus, stderr: String) {
+    try Files.write(source, to: scratch.path("api.yaml"))
+    let parsed = try ParsedArguments(
+        [scratch.path("api.yaml"), "--sqlite", scratch.path("api.db")] + arguments, spec: SyncCommand.spec)
+    let command = try SyncCommand(parsed, environment: environment)
+    let console = Console()
+    let status = await command.run(cancellation: CancellationFlag()) { _ in
+        FetchRuntime(
+            transport: transport,
+            environment: FetchEnvironment(
+                sleep: { seconds in sleeps.seconds.withLock { $0.append(seconds) } }, now: { 1_000_000 },
+                random: { 0.5 }),
+            report: { console.write($0) }, showsProgress: false)
+    }
+    return (status, console.output)
+}

@@ -74,11 +74,6 @@ final class TreeAPI: Sendable {
     }
 }
 
-/// The waits a run asked for.
-final class Sleeps: Sendable {
-    let seconds = Mutex<[Double]>([])
-}
-
 /// `sync` of a source whose resources have parents, in process: each child walked once for each parent,
 /// only for the parents written since, each walk resumable on its own.
 @Suite("sync's child resources, in process")
@@ -108,20 +103,7 @@ struct SyncChildrenTests {
         _ source: String = source, in scratch: Scratch, _ arguments: [String] = [], transport: MemoryTransport,
         sleeps: Sleeps = Sleeps()
     ) async throws -> (status: ArgumentParsing.ExitStatus, stderr: String) {
-        try Files.write(source, to: scratch.path("api.yaml"))
-        let parsed = try ParsedArguments(
-            [scratch.path("api.yaml"), "--sqlite", scratch.path("api.db")] + arguments, spec: SyncCommand.spec)
-        let command = try SyncCommand(parsed, environment: [:])
-        let console = Console()
-        let status = await command.run(cancellation: CancellationFlag()) { _ in
-            FetchRuntime(
-                transport: transport,
-                environment: FetchEnvironment(
-                    sleep: { seconds in sleeps.seconds.withLock { $0.append(seconds) } }, now: { 1_000_000 },
-                    random: { 0.5 }),
-                report: { console.write($0) }, showsProgress: false)
-        }
-        return (status, console.output)
+        try await runSync(source, in: scratch, arguments, transport: transport, sleeps: sleeps)
     }
 
     static func paths(_ transport: MemoryTransport, from start: Int = 0) -> [String] {
@@ -212,6 +194,22 @@ struct SyncChildrenTests {
         // The clock stands still: the 13 requests of 10 walks are let through 0.1 s apart, the last after 1.2 s.
         let waits = sleeps.seconds.withLock { $0 }.sorted()
         #expect(waits.count == 12 && abs((waits.last ?? 0) - 1.2) < 1e-9, "\(waits)")
+    }
+
+    @Test("Two children of a parent not walked in the run: each child's walks once")
+    func twoChildrenOfParentLeftOut() async throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        let transport = TreeAPI(names: ["a", "b"]).transport()
+        let source = Self.source + "\n  - name: again\n    parent: repos\n    path: repos/{parent.name}/issues\n"
+        #expect(try await Self.sync(source, in: scratch, transport: transport).status == .success)
+        let first = transport.requests.count
+        let run = try await Self.sync(
+            source, in: scratch, ["--resources", "issues,again", "--full"], transport: transport)
+        #expect(run.status == .success, "\(run.stderr)")
+        // Two pages of issues for each of 2 repos, for each of the two resources.
+        let paths = Self.paths(transport, from: first)
+        #expect(paths.count == 8 && Set(paths).count == 4, "\(paths)")
     }
 
     @Test("A parent walked whole each run (not incremental) has every child walked again, changed or not")

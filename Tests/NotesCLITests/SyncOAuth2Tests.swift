@@ -37,18 +37,7 @@ struct SyncOAuth2Tests {
     {
         let scratch = try Scratch()
         defer { scratch.remove() }
-        try Files.write(source, to: scratch.path("api.yaml"))
-        let parsed = try ParsedArguments(
-            [scratch.path("api.yaml"), "--sqlite", scratch.path("api.db")], spec: SyncCommand.spec)
-        let command = try SyncCommand(parsed, environment: environment)
-        let console = Console()
-        let status = await command.run(cancellation: CancellationFlag()) { _ in
-            FetchRuntime(
-                transport: transport,
-                environment: FetchEnvironment(sleep: { _ in }, now: { 1_000_000 }, random: { 0.5 }),
-                report: { console.write($0) }, showsProgress: false)
-        }
-        return (status, console.output)
+        return try await runSync(source, in: scratch, transport: transport, environment: environment)
     }
 
     @Test("Client credentials: one token asked for first, sent on every page; the secret in no message")

@@ -42,25 +42,16 @@ struct SyncQueryKeyTests {
               - name: notes
                 path: notes?limit=1
             """
-        try Files.write(source, to: scratch.path("api.yaml"))
-        let parsed = try ParsedArguments(
-            [scratch.path("api.yaml"), "--sqlite", scratch.path("api.db")], spec: SyncCommand.spec)
-        let command = try SyncCommand(parsed, environment: ["API_KEY": Self.key])
-        let console = Console()
-        let status = await command.run(cancellation: CancellationFlag()) { _ in
-            FetchRuntime(
-                transport: transport,
-                environment: FetchEnvironment(sleep: { _ in }, now: { 1_000_000 }, random: { 0.5 }),
-                report: { console.write($0) }, showsProgress: false)
-        }
-        #expect(status == .success, "\(console.output)")
+        let (status, output) = try await runSync(
+            source, in: scratch, transport: transport, environment: ["API_KEY": Self.key])
+        #expect(status == .success, "\(output)")
         #expect(
             transport.requests.map(\.url) == [
                 "http://127.0.0.1:9/api/notes?limit=1&api_key=\(Self.key)",
                 "http://127.0.0.1:9/api/notes?cursor=2&api_key=\(Self.key)",
                 "http://127.0.0.2:9/api/notes?cursor=3",
             ])
-        #expect(!console.output.contains(Self.key))
+        #expect(!output.contains(Self.key))
         #expect(!(try SQLiteShell.query(scratch.path("api.db"), ".dump")).contains(Self.key))
         #expect(try SQLiteShell.query(scratch.path("api.db"), "SELECT count(*) FROM notes") == "3\n")
     }
@@ -107,17 +98,9 @@ struct SyncQueryKeyTests {
               - name: notes
                 path: notes
             """
-        try Files.write(source, to: scratch.path("api.yaml"))
-        let parsed = try ParsedArguments(
-            [scratch.path("api.yaml"), "--sqlite", scratch.path("api.db")], spec: SyncCommand.spec)
-        let command = try SyncCommand(parsed, environment: ["ID": "AKID", "SECRET": "s3cret"])
-        let status = await command.run(cancellation: CancellationFlag()) { _ in
-            FetchRuntime(
-                transport: transport,
-                environment: FetchEnvironment(sleep: { _ in }, now: { 1_000_000 }, random: { 0.5 }),
-                report: { _ in }, showsProgress: false)
-        }
-        #expect(status == .success)
+        let (status, output) = try await runSync(
+            source, in: scratch, transport: transport, environment: ["ID": "AKID", "SECRET": "s3cret"])
+        #expect(status == .success, "\(output)")
         #expect(
             transport.requests.map(\.awsSigV4) == [
                 AWSSigV4(

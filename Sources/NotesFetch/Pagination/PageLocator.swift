@@ -96,15 +96,23 @@ public struct PageLocator: Sendable {
                     items.append(ArraySlice(Self.percentEncoded(name) + [UInt8(ascii: "=")] + encodedValue))
                 }
             }
-            var result = Array(bytes[..<(question ?? hash)])
-            result.append(UInt8(ascii: "?"))
-            for (index, item) in items.enumerated() {
-                if index > 0 { result.append(UInt8(ascii: "&")) }
-                result += item
-            }
-            result += bytes[hash...]
-            return String(decoding: result, as: UTF8.self)
+            return assembled(bytes, query: question ?? hash, hash: hash, items, keepsMark: true)
         }
+    }
+
+    /// `bytes` before `query` (its `?`, or where it would be), then `?` and `items` joined by `&`, then the
+    /// fragment from `hash` on; with no items, the `?` only when `keepsMark`.
+    private static func assembled(
+        _ bytes: UnsafeBufferPointer<UInt8>, query: Int, hash: Int, _ items: [ArraySlice<UInt8>], keepsMark: Bool
+    ) -> String {
+        var result = Array(bytes[..<query])
+        if keepsMark || !items.isEmpty { result.append(UInt8(ascii: "?")) }
+        for (index, item) in items.enumerated() {
+            if index > 0 { result.append(UInt8(ascii: "&")) }
+            result += item
+        }
+        result += bytes[hash...]
+        return String(decoding: result, as: UTF8.self)
     }
 
     /// `url` without the query parameter `name` (written raw or percent-encoded), every other byte as it was.
@@ -131,17 +139,7 @@ public struct PageLocator: Sendable {
                     < bytes[(question + 1)..<hash].split(separator: UInt8(ascii: "&"), omittingEmptySubsequences: false)
                     .count
             else { return String(decoding: bytes, as: UTF8.self) }
-            var result = Array(bytes[..<question])
-            let items = kept.filter { !$0.isEmpty }
-            if !items.isEmpty {
-                result.append(UInt8(ascii: "?"))
-                for (index, item) in items.enumerated() {
-                    if index > 0 { result.append(UInt8(ascii: "&")) }
-                    result += item
-                }
-            }
-            result += bytes[hash...]
-            return String(decoding: result, as: UTF8.self)
+            return assembled(bytes, query: question, hash: hash, kept.filter { !$0.isEmpty }, keepsMark: false)
         }
     }
 
