@@ -90,7 +90,16 @@ public struct ParentTemplate: Sendable, Hashable {
                 text += Self.percentEncoded(try parent.text(at: path), dots: !inQuery)
             }
         }
-        if text.hasPrefix("http://") || text.hasPrefix("https://") { return text }
+        if text.hasPrefix("http://") || text.hasPrefix("https://") {
+            // A whole URL written in the template: its host is the template's own, never a parent's value.
+            guard case .text(let literal) = parts[0], let scheme = literal.firstRange(of: "://"),
+                literal[scheme.upperBound...].contains("/") || parts.count == 1
+            else {
+                throw ParentError(
+                    "\(parent.place): a placeholder in the host of a child's URL, which the parent would choose")
+            }
+            return text
+        }
         return (folder ?? "") + text.drop { $0 == "/" }
     }
 

@@ -53,6 +53,20 @@ struct ParentTemplateTests {
         #expect(try Self.url("/x/{parent.user.id}", #"{"user": {"id": 3}}"#) == "https://api.example.com/v1/x/3")
     }
 
+    @Test("A whole URL in the template keeps its own host: a placeholder there is refused")
+    func hostFromParent() throws {
+        #expect(
+            try Self.url("https://api.example.com/x/{parent.a}", #"{"a": "b"}"#) == "https://api.example.com/x/b")
+        for template in [
+            "https://api.example.com{parent.a}/x", "https://{parent.a}/x", "http://api.example.com{parent.a}",
+        ] {
+            #expect(
+                Self.error { try Self.url(template, #"{"a": ".evil.example"}"#) }
+                    == "resource 'issues' record 7: a placeholder in the host of a child's URL, which the parent would choose"
+            )
+        }
+    }
+
     @Test("A path that is one placeholder is a URL the parent holds: on the source's origin, and a valid URL")
     func wholeURL() throws {
         #expect(
