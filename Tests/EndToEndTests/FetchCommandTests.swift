@@ -218,7 +218,7 @@ struct FetchCommandTests {
         // (llvm-project #83561): `make tsan` sets NOTES_SANITIZER=thread and allows a second more.
         let bound = ProcessInfo.processInfo.environment["NOTES_SANITIZER"] == "thread" ? 2.0 : 1.0
         #expect(Date().timeIntervalSince(sent) < bound)
-        let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let stderr = PipeReader(errors).text()
         #expect(process.terminationReason == .exit && process.terminationStatus == 130, "\(stderr)")
         let lines = withoutRecognition(stderr).split(separator: "\n").map(String.init)
         #expect(try Regex(#"Error: page 2 \(\#(Self.cursor)\): interrupted"#).wholeMatch(in: lines.first ?? "") != nil)

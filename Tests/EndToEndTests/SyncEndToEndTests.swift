@@ -210,7 +210,7 @@ struct SyncEndToEndTests {
         kill(process.processIdentifier, SIGINT)
         let hang = waitOrKill(process, within: 60)
         try #require(hang == nil, "\(hang ?? "")")
-        let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let stderr = PipeReader(errors).text()
         #expect(process.terminationStatus == 130, "\(stderr)")
         #expect(
             stderr.contains(

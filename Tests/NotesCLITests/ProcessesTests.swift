@@ -8,22 +8,31 @@ struct ProcessesTests {
     func nothingHandedOn() async throws {
         let children = Children()
         defer {
+            // Waited for, too: Foundation lets go of a Process, and of its pipes, only in waitUntilExit().
             for child in children.all { kill(child.processIdentifier, SIGKILL) }
+            for child in children.all { child.waitUntilExit() }
         }
-        // Eight threads start thirty children each (without the lock, some children held others' pipes and
-        // sockets in every one of three runs), every one with pipes of its own, all alive together.
+        // Eight threads start twenty children each (without the lock, some children held others' pipes and
+        // sockets in every one of five runs), every one with pipes of its own, all alive together. Not more,
+        // and the read ends of their pipes closed at once: each child costs this process a descriptor or
+        // three while it lives, and Foundation's Process.run() can crash reading /proc/self/fd once this
+        // process holds over a thousand or so (see Spawning).
         try await withThrowingTaskGroup(of: Void.self) { group in
             for _ in 0..<8 {
                 group.addTask {
                     try await offPool {
-                        for _ in 0..<30 {
+                        for _ in 0..<20 {
                             let child = Process()
                             child.executableURL = URL(fileURLWithPath: "/bin/sleep")
-                            child.arguments = ["300"]  // alive until the test kills them, however slowly 240 start
+                            child.arguments = ["300"]  // alive until the test kills them, however slowly 160 start
                             child.standardOutput = Spawning.pipe()
                             child.standardError = Spawning.pipe()
                             try Spawning.run(child)
                             children.add(child)
+                            // The child holds its ends; this process lets go of its own (see above).
+                            for stream in [child.standardOutput, child.standardError] {
+                                try (stream as? Pipe)?.fileHandleForReading.close()
+                            }
                         }
                     }
                 }
@@ -31,7 +40,7 @@ struct ProcessesTests {
             try await group.waitForAll()
         }
         // What each child holds past its standard streams, against the pipes of all children and everything
-        // this process holds (the other end of each child's socket, the read ends of its pipes). Only these
+        // this process holds (the other end of each child's socket). Only these
         // are the children's: a file or socket another test opens without O_CLOEXEC at the moment of a start
         // still reaches that child (Foundation lists what to close before it starts it; see Spawning), which
         // is that test's to avoid (TestSupport.Files), not a start's.
@@ -56,6 +65,26 @@ struct ProcessesTests {
             #expect(others.isEmpty, "child \(pid) holds \(others) of other children or of this process")
             #expect(extra.contains { $0.hasPrefix("socket:[") }, "child \(pid) holds Foundation's socket")
         }
+    }
+}
+
+extension ProcessesTests {
+    @Test("A child waited for is let go of, and its pipes with it (Foundation keeps one only polled)")
+    func waitedForIsFreed() throws {
+        weak var gone: Process?
+        weak var pipe: Pipe?
+        try {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/bin/true")
+            let output = Spawning.pipe()
+            process.standardOutput = output
+            try Spawning.run(process)
+            #expect(waitOrKill(process, within: 60) == nil)
+            gone = process
+            pipe = output
+        }()
+        #expect(gone == nil, "the Process outlived its last reference")
+        #expect(pipe == nil, "its pipe outlived it, with the pipe's descriptor")
     }
 }
 

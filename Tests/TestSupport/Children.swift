@@ -10,15 +10,42 @@ public import Foundation
 /// process hung (CI, stop 19). A child handed another's socket hides that one's end until it ends itself.
 /// One lock over every start and every pipe (in all the test modules, hence this module) keeps the list
 /// and the start together.
+///
+/// That list is also why this process must hold few descriptors: Foundation 6.3 copies 256 bytes from each
+/// entry of `/proc/self/fd` it reads, past the entry's end, and crashes when the last entry of a full
+/// buffer (over a thousand descriptors) lies at the end of a page. Every child is therefore waited for
+/// (``waitOrKill(_:within:)``), which is when Foundation lets go of it and of its pipes.
 public enum Spawning {
     private static let lock = NSLock()
 
     /// A pipe for a child's standard stream.
     public static func pipe() -> Pipe { lock.withLock { Pipe() } }
 
-    /// Starts `process`: it holds its standard streams and nothing else of this process.
+    /// Descriptors this process may hold when it starts a child: a few hundred under the margin of the
+    /// crash above.
+    public static let descriptorLimit = 1_000
+
+    /// Starts `process`: it holds its standard streams and nothing else of this process. Throws
+    /// ``TooManyDescriptors`` rather than start it (and risk Foundation's crash) when this process holds
+    /// more than ``descriptorLimit`` descriptors: a test that leaks them fails by name.
     public static func run(_ process: Process) throws {
-        try lock.withLock { try process.run() }
+        try lock.withLock { try start(process) }
+    }
+
+    private static func start(_ process: Process) throws {
+        let held = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count) ?? 0
+        guard held <= descriptorLimit else { throw TooManyDescriptors(held: held) }
+        try process.run()
+    }
+}
+
+/// This process held too many descriptors to start a child safely (see ``Spawning``).
+public struct TooManyDescriptors: Error, CustomStringConvertible {
+    public var held: Int
+
+    public var description: String {
+        "this test process holds \(held) descriptors, over \(Spawning.descriptorLimit): a test leaks them (a Process "
+            + "never waited for keeps its pipes), and Foundation's Process.run() can crash listing that many"
     }
 }
 
@@ -29,19 +56,42 @@ public final class PipeReader: @unchecked Sendable {
     private let done = DispatchSemaphore(value: 0)
 
     public init(_ pipe: Pipe) {
-        let handle = pipe.fileHandleForReading
-        Thread { [self] in
-            data = handle.readDataToEndOfFile()
+        let descriptor = pipe.fileHandleForReading.fileDescriptor
+        Thread { [self, pipe] in
+            data = Self.readToEnd(descriptor)
+            withExtendedLifetime(pipe) {}
             done.signal()
         }.start()
     }
 
+    /// Reads `descriptor` to its end (or its first error).
+    private static func readToEnd(_ descriptor: Int32) -> Data {
+        var data = Data()
+        var buffer = [UInt8](repeating: 0, count: 65_536)
+        while true {
+            let count = readSome(descriptor, into: &buffer)
+            guard count > 0 else { return data }
+            data.append(contentsOf: buffer[..<count])
+        }
+    }
     /// Everything the pipe carried, once its writers have closed it; the semaphore orders the accesses.
     public func text() -> String {
         done.wait()
         done.signal()
         return String(decoding: data, as: UTF8.self)
     }
+}
+
+/// Reads what `descriptor` has, at most `buffer.count` bytes, into `buffer`: the count, 0 at its end, -1 on
+/// an error. A read a signal interrupts is read again: Foundation's `readDataToEndOfFile()` and
+/// `readData(ofLength:)` trap on `EINTR`, and the tests' process takes signals (a run stopped with SIGINT
+/// in the process is one).
+public func readSome(_ descriptor: Int32, into buffer: inout [UInt8]) -> Int {
+    while true {
+        let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+        if count >= 0 || errno != EINTR { return count }
+    }
+
 }
 
 /// Ends a server child: SIGTERM, then SIGKILL if it has not ended within 20 s (its own grace is shorter),
@@ -86,10 +136,17 @@ public func waitOrKill(_ process: Process, within seconds: Double) -> String? {
 }
 
 /// Whether `process` ends within `seconds`.
+///
+/// A process seen ended is also waited for: Foundation on Linux lets go of a `Process` (and so of its pipes'
+/// descriptors) only in `waitUntilExit()`, so one only polled kept two descriptors each. The suite leaked
+/// two thousand, and `Process.run()` then crashed listing them (it reads each entry of `/proc/self/fd`
+/// past its end, and faults when the last entry of a full buffer lies at the end of a page).
 private func ends(_ process: Process, within seconds: Double) -> Bool {
     let deadline = Date().addingTimeInterval(seconds)
     while process.isRunning && Date() < deadline { usleep(5_000) }
-    return !process.isRunning
+    guard !process.isRunning else { return false }
+    process.waitUntilExit()
+    return true
 }
 
 /// The first regular, executable file called `name` in the directories of `searchPath` (separated by `:`;

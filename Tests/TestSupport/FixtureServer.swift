@@ -48,11 +48,12 @@ public final class FixtureServer {
 /// is taken from the pipe; `nil` when the pipe ends first (the child exited).
 public func firstLine(of pipe: Pipe) -> String? {
     var line: [UInt8] = []
-    while true {
-        guard let byte = pipe.fileHandleForReading.readData(ofLength: 1).first else { return nil }
-        if byte == UInt8(ascii: "\n") { return String(decoding: line, as: UTF8.self) }
-        line.append(byte)
+    var byte: [UInt8] = [0]
+    while readSome(pipe.fileHandleForReading.fileDescriptor, into: &byte) == 1 {
+        if byte[0] == UInt8(ascii: "\n") { return String(decoding: line, as: UTF8.self) }
+        line.append(byte[0])
     }
+    return nil
 }
 
 /// A request to the fixture server from a `node` child (its `fetch`), on a connection of its own.

@@ -119,7 +119,14 @@ def main():
                 sys.stderr.write(f"{self.command} {self.path} {args[1] if len(args) > 1 else '-'} "
                                  f"sigv4={getattr(self, 'verdict', '-')}\n")
 
-    server = ThreadingHTTPServer(("127.0.0.1", arguments.port), Handler)
+    class Server(ThreadingHTTPServer):
+        def handle_error(self, request, client_address):
+            # A client that ends with its connection open resets it; that is no request to log, and a
+            # traceback among the request lines would read as one.
+            if not isinstance(sys.exc_info()[1], ConnectionError):
+                super().handle_error(request, client_address)
+
+    server = Server(("127.0.0.1", arguments.port), Handler)
     print(f"http://127.0.0.1:{server.server_port}", flush=True)
     try:
         server.serve_forever()
