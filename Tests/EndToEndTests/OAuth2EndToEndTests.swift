@@ -133,6 +133,56 @@ struct OAuth2EndToEndTests {
         #expect(spent.stderr == "Error: the token endpoint refused (HTTP 400): invalid_grant\n", "\(spent.stderr)")
     }
 
+    @Test(
+        "Killed (SIGKILL) the moment a rotated refresh token lands in its file, each time: the next run goes on with it, every record once"
+    )
+    func killedAfterRotation() async throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        let server = try OAuthServer(state: scratch.path("state"))
+        defer { server.stop() }
+        let file = scratch.path("refresh")
+        try Files.write(try server.value("refresh-token") + "\n", to: file)
+        let auth = """
+              type: oauth2-refresh-token
+              token-url: \(server.url)/o/token/
+              client-id: rt-client
+              client-secret: ${RT_SECRET}
+              refresh-token: "@\(file)"
+            """
+        try Files.write(Self.source(server, auth: auth), to: scratch.path("api.yaml"))
+        let database = scratch.path("api.db")
+        let secret = try server.value("rt-client-secret")
+        let arguments = ["sync", scratch.path("api.yaml"), "--sqlite", database]
+        var environment = ProcessInfo.processInfo.environment
+        environment["RT_SECRET"] = secret
+        // Each run is killed as soon as the file changes: after the token endpoint's answer, before (or as)
+        // the access token that came with it is used. The spent token is gone; only the file's is valid.
+        var kills = 0
+        for _ in 0..<4 {
+            let before = try Files.text(file)
+            let process = Process()
+            process.executableURL = Run.binary
+            process.arguments = arguments
+            process.environment = environment
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            try Spawning.run(process)
+            let deadline = Date().addingTimeInterval(60)
+            while process.isRunning, Date() < deadline, (try? Files.text(file)) == before { usleep(500) }
+            if process.isRunning {
+                kill(process.processIdentifier, SIGKILL)
+                kills += 1
+            }
+            #expect(waitOrKill(process, within: 20) == nil)
+            #expect(try Files.text(file) != before, "no token was rotated in round \(kills)")
+        }
+        #expect(kills == 4)
+        let run = try await Run(arguments, environment: ["RT_SECRET": secret])
+        #expect(run.status == 0, "\(run.stderr)")
+        try Self.expectWhole(database, run.stderr)
+    }
+
     @Test("The README's recipe: projects and their notes with a client's credentials, as written")
     func recipe() async throws {
         let scratch = try Scratch()
