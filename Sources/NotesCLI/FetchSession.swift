@@ -40,7 +40,8 @@ final class FetchSession: @unchecked Sendable {
         } else {
             let file = NDJSONDestination(
                 outputPath: command.outputPath, statePath: command.statePath,
-                format: NDJSONDestination.Format(rawValue: command.options.format.rawValue) ?? .ndjson)
+                format: NDJSONDestination.Format(rawValue: command.options.format.rawValue) ?? .ndjson,
+                unit: command.unit)
             file.afterStep = afterStep
             destination = file
         }

@@ -101,7 +101,7 @@ extension SyncCommand {
         func addWalks(of child: Int, under parent: String?) {
             outcomes[child].reached = true
             do {
-                try childWalks(of: child, under: parent, into: &walks, failing: fail)
+                try childWalks(of: child, under: parent, into: &walks, failing: fail) { outcomes[$0].reached = true }
             } catch {
                 fail(child, error.description, .ioError)
             }
@@ -116,7 +116,7 @@ extension SyncCommand {
                 continue
             }
             walks.append(Walk(resource: index, command: resources[index].command))
-            guard !full, database != nil || postgresTables != nil, !children(of: index).isEmpty else { continue }
+            guard !full, !children(of: index).isEmpty else { continue }
             // A copy whose children were not all walked since its last walk (a run stopped there): those
             // first; the resource itself walks again once they are done.
             do {
@@ -245,8 +245,10 @@ extension SyncCommand {
         return lines
     }
 
-    /// The table `name` of the sync's SQLite file or PostgreSQL schema, to read.
+    /// The table `name` of the sync's SQLite file or PostgreSQL schema, or its files in the directory, to
+    /// read.
     func table(_ name: String) throws(StoreError) -> any ParentTable {
+        if let directory { return NDJSONResourceFiles(directory: directory, name: name) }
         if let (connection, schema) = postgresTables {
             #if canImport(CPostgres)
                 return try PostgresDestination(connection: connection, schema: schema, table: name)
@@ -262,11 +264,12 @@ extension SyncCommand {
     /// under `parent`, a walk's key, when given): one for each row whose child has not walked to its end
     /// since the row was written, or, when the parent's walk is incremental, since the row last changed
     /// (an incremental walk writes again the records on its `since` boundary); every row with `--full`.
-    /// Under a row whose child is current, the child's own children are looked for in turn. A row a walk cannot be made for (a placeholder's field
-    /// missing) is handed to `failing`, and no request is made for it.
+    /// Under a row whose child is current, the child's own children are looked for in turn (each handed to
+    /// `looking`). A row a walk cannot be made for (a placeholder's field missing) is handed to `failing`,
+    /// and no request is made for it.
     func childWalks(
         of child: Int, under parent: String?, into walks: inout [Walk],
-        failing: (Int, String, ExitStatus) -> Void
+        failing: (Int, String, ExitStatus) -> Void, looking: (Int) -> Void = { _ in }
     ) throws(StoreError) {
         guard let parentIndex = resources[child].parent else { return }
         let parentName = resources[parentIndex].name
@@ -298,7 +301,8 @@ extension SyncCommand {
         }
         for key in current {
             for grandchild in children(of: child) {
-                try childWalks(of: grandchild, under: key, into: &walks, failing: failing)
+                looking(grandchild)
+                try childWalks(of: grandchild, under: key, into: &walks, failing: failing, looking: looking)
             }
         }
     }

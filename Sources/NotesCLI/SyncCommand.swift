@@ -1,5 +1,6 @@
 import ArgumentParsing
 import NotesFetch
+import NotesStore
 import NotesSync
 import NotesSystem
 
@@ -68,6 +69,8 @@ struct SyncCommand {
     var database: String?
     /// Or the PostgreSQL database and schema.
     var postgresTables: (connection: String, schema: String)?
+    /// Or the directory of one file per resource (a child resource's: one per parent, in `DIR/NAME/`).
+    var directory: String?
     var environment: [String: String]
     var full: Bool
     /// The token endpoint every walk takes its access token from (`auth` of an OAuth 2.0 type).
@@ -116,10 +119,11 @@ struct SyncCommand {
             }
             selected = source.resources.map { wanted.contains($0.name) }
         }
-        for (index, resource) in source.resources.enumerated() where selected[index] && resource.parent != nil {
+        self.directory = directory
+        for resource in source.resources where resource.parent != nil && !resource.includeFromParent.isEmpty {
             guard sqlite != nil || postgres != nil else {
                 throw UsageError(
-                    "\(source.file):\(resource.mark): resource '\(resource.name)' has a parent: a sync with children keeps its tables with --sqlite FILE or --postgres URL"
+                    "\(source.file):\(resource.mark): resource '\(resource.name)': include-from-parent adds columns to a table (--sqlite FILE or --postgres URL); with -o DIR each parent's notes are in a file named by its key"
                 )
             }
         }
@@ -199,7 +203,10 @@ struct SyncCommand {
                     environment: environment)
                 command.resumeAdvice = "Run the same sync again to go on\(again)"
                 var made = SyncResource(
-                    name: resource.name, parent: parent, path: url, arguments: arguments, folder: folder,
+                    name: resource.name, parent: parent, path: url, arguments: arguments,
+                    files: parent == nil
+                        ? nil : directory.map { NDJSONResourceFiles(directory: $0, name: resource.name) },
+                    folder: folder,
                     origin: folder.flatMap { Origin($0) }, includeFromParent: resource.includeFromParent,
                     resumeAdvice: "Run the same sync again to go on\(again)", secrets: secrets, command: command)
                 if parent != nil {
@@ -224,6 +231,9 @@ struct SyncCommand {
         if let directory {
             do {
                 try System.makeDirectory(directory)
+                for resource in resources where resource.parent != nil {
+                    try System.makeDirectory(directory + "/" + resource.name)
+                }
             } catch {
                 throw UsageError("-o: \(error)")
             }

@@ -14,6 +14,8 @@ struct SyncResource: Sendable {
     var path: String
     /// `fetch`'s arguments after the URL: the destination, the credentials, the resource's options.
     var arguments: [String]
+    /// A child resource's files under `-o DIR`: each parent's walk has its own.
+    var files: NDJSONResourceFiles?
     /// The base URL as a folder (ending in `/`), and its origin: a child's whole-URL placeholder must be on it.
     var folder: String?
     var origin: Origin?
@@ -57,6 +59,9 @@ struct SyncResource: Sendable {
         }
         var command = try FetchCommand(try ParsedArguments(filled, spec: FetchCommand.spec), environment: environment)
         command.resumeAdvice = resumeAdvice
+        if let files {
+            (command.outputPath, command.statePath) = try files.walkFiles(parent: parent.key)
+        }
         command.unit = ChildUnit(
             parent: parent.key, parentRun: parentRun, parentDigest: parentDigest,
             columns: includeFromParent.map {

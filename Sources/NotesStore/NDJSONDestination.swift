@@ -48,11 +48,17 @@ public final class NDJSONDestination: PageDestination {
     /// - Parameters:
     ///   - outputPath: The file of lines; `nil` for standard output (which cannot be resumed into).
     ///   - statePath: The state file, whose journal is beside it; `nil` for a walk that keeps none.
-    public init(outputPath: String?, statePath: String?, format: Format = .ndjson) {
+    ///   - unit: The parent this walk is for, a child resource's (its files are that parent's alone:
+    ///     ``NDJSONResourceFiles``); its checkpoint records the parent's run and digest.
+    public init(outputPath: String?, statePath: String?, format: Format = .ndjson, unit: ChildUnit? = nil) {
         self.outputPath = outputPath
         self.statePath = statePath
         self.format = format
+        self.unit = unit
     }
+
+    /// The parent this walk is for, a child resource's.
+    public let unit: ChildUnit?
 
     /// Standard output and no state: what cannot resume refreshes.
     public var refreshesWhenComplete: Bool { false }
@@ -112,6 +118,9 @@ public final class NDJSONDestination: PageDestination {
         do {
             try output.write(bytes)
             try afterStep(.output)
+            var checkpoint = checkpoint
+            checkpoint.parentRun = unit?.parentRun
+            checkpoint.parentDigest = unit?.parentDigest
             var state = SavedState(checkpoint: checkpoint, outputBytes: output.length, journalBytes: saved.journalBytes)
             if let journal, let statePath {
                 var entry: [UInt8] = []
@@ -224,8 +233,18 @@ enum Journal {
         }
     }
 
-    /// Rebuilds the id set (one committed page per entry) and the visited URLs of the last run.
-    static func replay(_ bytes: [UInt8], ids: IDSet, visited: IDSet) throws(SystemError) {
+    /// An entry of the journal, as ``forEachEntry(_:_:)`` reads it.
+    enum Entry {
+        /// A committed page's ids, in the order of its lines.
+        case page([ArraySlice<UInt8>])
+        /// A URL the run visits.
+        case visits(ArraySlice<UInt8>)
+        /// A run after a complete one begins.
+        case run
+    }
+
+    /// Reads the journal's entries in order.
+    static func forEachEntry(_ bytes: [UInt8], _ body: (Entry) throws(SystemError) -> Void) throws(SystemError) {
         var index = 0
         func varint() throws(SystemError) -> Int {
             var value = 0
@@ -247,24 +266,40 @@ enum Journal {
             defer { index += length }
             return bytes[index..<index + length]
         }
-        var urls: [ArraySlice<UInt8>] = []
         while index < bytes.count {
             let tag = bytes[index]
             index += 1
             switch tag {
             case UInt8(ascii: "P"):
                 let count = try varint()
-                for _ in 0..<count {
-                    let id = try field()
-                    _ = id.withUnsafeBytes { ids.insert($0) }
+                guard count <= bytes.count - index else {
+                    throw SystemError(operation: "the journal is damaged", code: EINVAL)
                 }
-                ids.commitPage()
+                var ids: [ArraySlice<UInt8>] = []
+                for _ in 0..<count { ids.append(try field()) }
+                try body(.page(ids))
             case UInt8(ascii: "V"):
-                urls.append(try field())
+                try body(.visits(try field()))
             case UInt8(ascii: "R"):
-                urls.removeAll()
+                try body(.run)
             default:
                 throw SystemError(operation: "the journal is damaged", code: EINVAL)
+            }
+        }
+    }
+
+    /// Rebuilds the id set (one committed page per entry) and the visited URLs of the last run.
+    static func replay(_ bytes: [UInt8], ids: IDSet, visited: IDSet) throws(SystemError) {
+        var urls: [ArraySlice<UInt8>] = []
+        try forEachEntry(bytes) { entry throws(SystemError) in
+            switch entry {
+            case .page(let page):
+                for id in page { _ = id.withUnsafeBytes { ids.insert($0) } }
+                ids.commitPage()
+            case .visits(let url):
+                urls.append(url)
+            case .run:
+                urls.removeAll()
             }
         }
         for url in urls {

@@ -276,7 +276,7 @@ struct SyncChildrenTests {
     }
 
     @Test(
-        "Refused before any request: a parent not listed before its child, a placeholder where none is taken, children into files"
+        "Refused before any request: a parent not listed before its child, a placeholder where none is taken, a parent's columns into files"
     )
     func refusals() async throws {
         let scratch = try Scratch()
@@ -317,7 +317,7 @@ struct SyncChildrenTests {
             try SyncCommand(directory, environment: [:])
         } throws: { error in
             (error as? UsageError)?.message.hasSuffix(
-                "api.yaml:9:5: resource 'issues' has a parent: a sync with children keeps its tables with --sqlite FILE or --postgres URL"
+                "api.yaml:9:5: resource 'issues': include-from-parent adds columns to a table (--sqlite FILE or --postgres URL); with -o DIR each parent's notes are in a file named by its key"
             )
                 == true
         }
