@@ -228,6 +228,22 @@ struct SyncCommand {
             }
         }
         self.environment = environment
+        if directory != nil {
+            if full {
+                throw UsageError(
+                    "--full walks again into tables (--sqlite, --postgres); files (-o DIR) are a copy that resumes: remove DIR to start over"
+                )
+            }
+            // A parent's lines are its children's parents: each must be the record itself.
+            for child in resources {
+                guard let parent = child.parent, resources[parent].command.options.format.rawValue != "ndjson" else {
+                    continue
+                }
+                throw UsageError(
+                    "resource '\(resources[parent].name)' has children ('\(child.name)'): with -o DIR its records are their parents, so its format is ndjson, not \(resources[parent].command.options.format.rawValue)"
+                )
+            }
+        }
         if let directory {
             do {
                 try System.makeDirectory(directory)

@@ -11,9 +11,9 @@ import NotesSystem
 ///
 /// A resource without a parent keeps its notes in `DIR/NAME.ndjson` and its state in `DIR/NAME.state`.
 /// A child resource keeps each parent's walk in files of its own, `DIR/NAME/KEY.ndjson` and
-/// `DIR/NAME/KEY.state` (``walkFiles(parent:)``), KEY the parent's key with every byte but letters, digits,
-/// `-` and `_` written `%XX`: a walk stopped anywhere goes on in its own files, beside every other
-/// parent's. Only what a state file counts as committed is read: lines past it (a run killed mid-page) are
+/// `DIR/NAME/KEY.state` (``walkFiles(parent:)``), KEY the parent's key with every byte but lowercase
+/// letters, digits, `-` and `_` written `%XX` (capitals too, so that no two keys share a file where case is
+/// not told apart): a walk stopped anywhere goes on in its own files, beside every other parent's. Only what a state file counts as committed is read: lines past it (a run killed mid-page) are
 /// not a parent's.
 public struct NDJSONResourceFiles: ParentTable, Sendable {
     /// The longest file name a parent's key may make (the system's limit is 255 bytes, with the suffix).
@@ -33,8 +33,9 @@ public struct NDJSONResourceFiles: ParentTable, Sendable {
     public func walkFiles(parent: String) throws(StoreError) -> (output: String, state: String) {
         let stem = Self.fileName(for: parent)
         guard stem.utf8.count <= Self.maxFileNameBytes else {
+            let shown = parent.count > 80 ? String(parent.prefix(80)) + "…" : parent
             throw StoreError(
-                "the parent '\(String(parent.prefix(80)))…' has a key too long for a file name in '\(directory)/\(name)' (-o DIR): keep this sync with --sqlite FILE or --postgres URL"
+                "its key '\(shown)' makes a file name of \(stem.utf8.count) bytes, over the \(Self.maxFileNameBytes) of a walk's files in '\(directory)/\(name)' (-o DIR): keep this sync with --sqlite FILE or --postgres URL"
             )
         }
         let base = directory + "/" + name + "/" + stem
@@ -46,9 +47,11 @@ public struct NDJSONResourceFiles: ParentTable, Sendable {
         try SavedState.load(directory + "/" + name + ".state")?.checkpoint
     }
 
-    /// The checkpoint of the resource's walk for `parent`.
+    /// The checkpoint of the resource's walk for `parent`; none for a parent whose key makes no file name
+    /// (making its walk says why, for that parent alone).
     public func childWalk(parent: String) throws(StoreError) -> WalkCheckpoint? {
-        try SavedState.load(try walkFiles(parent: parent).state)?.checkpoint
+        guard let files = try? walkFiles(parent: parent) else { return nil }
+        return try SavedState.load(files.state)?.checkpoint
     }
 
     /// Each committed note of the resource, in order, keyed by its id, or for a child resource by
@@ -66,7 +69,15 @@ public struct NDJSONResourceFiles: ParentTable, Sendable {
         if let parent {
             walks = [parent]
         } else {
-            let names = (try? FileManager.default.contentsOfDirectory(atPath: directory + "/" + name)) ?? []
+            let folder = directory + "/" + name
+            var names: [String] = []
+            if FileManager.default.fileExists(atPath: folder) {
+                do {
+                    names = try FileManager.default.contentsOfDirectory(atPath: folder)
+                } catch {
+                    throw StoreError("cannot read the directory '\(folder)': \(error)")
+                }
+            }
             walks = names.filter { $0.hasSuffix(".state") }.sorted().compactMap {
                 Self.key(fromFileName: String($0.dropLast(".state".count)))
             }
@@ -89,8 +100,12 @@ public struct NDJSONResourceFiles: ParentTable, Sendable {
                 journal.count >= saved.journalBytes
             else { throw StoreError("'\(state).journal' is shorter than its state file says") }
             var ids: [String] = []
-            try Journal.forEachEntry(Array(journal.prefix(saved.journalBytes))) { entry throws(SystemError) in
-                if case .page(let page) = entry { ids += page.map { String(decoding: $0, as: UTF8.self) } }
+            do {
+                try Journal.forEachEntry(Array(journal.prefix(saved.journalBytes))) { entry throws(SystemError) in
+                    if case .page(let page) = entry { ids += page.map { String(decoding: $0, as: UTF8.self) } }
+                }
+            } catch {
+                throw StoreError("'\(state).journal': \(error)")
             }
             let reader = try ChunkReader(path: output)
             var line: [UInt8] = []
@@ -104,7 +119,11 @@ public struct NDJSONResourceFiles: ParentTable, Sendable {
                         line.append(byte)
                         continue
                     }
-                    guard index < ids.count else { break }
+                    guard index < ids.count else {
+                        throw StoreError(
+                            "'\(output)' holds more notes than the \(ids.count) its state file '\(state)' counts (-o DIR)"
+                        )
+                    }
                     try body(ids[index], line)
                     index += 1
                     line.removeAll(keepingCapacity: true)
@@ -124,14 +143,14 @@ public struct NDJSONResourceFiles: ParentTable, Sendable {
         }
     }
 
-    /// `key` as a file name: letters, digits, `-` and `_` as they are, every other byte `%XX`.
+    /// `key` as a file name: lowercase letters, digits, `-` and `_` as they are, every other byte `%XX`.
     static func fileName(for key: String) -> String {
         let hex = Array("0123456789ABCDEF".utf8)
         var bytes: [UInt8] = []
         for byte in key.utf8 {
             switch byte {
-            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "_"):
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"),
+                UInt8(ascii: "_"):
                 bytes.append(byte)
             default:
                 bytes += [UInt8(ascii: "%"), hex[Int(byte >> 4)], hex[Int(byte & 0xF)]]

@@ -321,6 +321,27 @@ struct SyncChildrenTests {
             )
                 == true
         }
+        // Into files: a parent whose lines are not its records, and --full, which files cannot do.
+        let plain = Self.source.split(separator: "\n").filter { !$0.contains("include-from-parent") }
+            .joined(separator: "\n")
+        try Files.write(
+            plain.replacing("    path: repos\n", with: "    path: repos\n    format: ids\n"),
+            to: scratch.path("api.yaml"))
+        #expect {
+            try SyncCommand(directory, environment: [:])
+        } throws: { error in
+            (error as? UsageError)?.message
+                == "resource 'repos' has children ('issues'): with -o DIR its records are their parents, so its format is ndjson, not ids"
+        }
+        try Files.write(plain, to: scratch.path("api.yaml"))
+        let full = try ParsedArguments(
+            [scratch.path("api.yaml"), "-o", scratch.path("out"), "--full"], spec: SyncCommand.spec)
+        #expect {
+            try SyncCommand(full, environment: [:])
+        } throws: { error in
+            (error as? UsageError)?.message
+                == "--full walks again into tables (--sqlite, --postgres); files (-o DIR) are a copy that resumes: remove DIR to start over"
+        }
         #expect(transport.requests.isEmpty)
     }
 }

@@ -67,7 +67,7 @@ struct NDJSONChildWalkTests {
 
     @Test("A key is a file name of safe bytes alone, read back whole; one too long is an error naming the parent")
     func fileNames() throws {
-        for key in ["../admin", "a/b?x=1", "%2e%2e", ".", "..", "line\nbreak", "é🙂", "-_az09"] {
+        for key in ["../admin", "a/b?x=1", "%2e%2e", ".", "..", "line\nbreak", "é🙂", "-_az09", "Ab3x"] {
             let name = NDJSONResourceFiles.fileName(for: key)
             #expect(
                 name.utf8.allSatisfy {
@@ -79,10 +79,17 @@ struct NDJSONChildWalkTests {
         #expect(NDJSONResourceFiles.key(fromFileName: "a%2") == nil)
         #expect(NDJSONResourceFiles.key(fromFileName: "a%2f") == nil)
         #expect(NDJSONResourceFiles.key(fromFileName: "a.b") == nil)
+        // Where case is not told apart, two keys never share a file.
+        #expect(NDJSONResourceFiles.fileName(for: "Ab3x") == "%41b3x")
         let long = String(repeating: "k", count: 201)
-        #expect(throws: StoreError.self) {
+        #expect(
+            throws: StoreError(
+                "its key '\(long.prefix(80))…' makes a file name of 201 bytes, over the 200 of a walk's files in '/d/comments' (-o DIR): keep this sync with --sqlite FILE or --postgres URL"
+            )
+        ) {
             try NDJSONResourceFiles(directory: "/d", name: "comments").walkFiles(parent: long)
         }
+        #expect(try NDJSONResourceFiles(directory: "/d", name: "comments").childWalk(parent: long) == nil)
         #expect(
             try NDJSONResourceFiles(directory: "/d", name: "c").walkFiles(parent: String(long.dropLast())).state
                 == "/d/c/" + String(long.dropLast()) + ".state")
