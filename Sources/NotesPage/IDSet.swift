@@ -198,8 +198,18 @@ private struct Table {
         UInt32(truncatingIfNeeded: slot) - 1
     }
 
+    /// A table of `size` empty slots. One of 2 MiB or more is aligned to 2 MiB and, on Linux, asks for huge
+    /// pages: a probe lands anywhere in it, and with 4 KiB pages nearly every probe of a large table also
+    /// misses the TLB.
     private static func emptyTable(_ size: Int) -> UnsafeMutableBufferPointer<UInt64> {
-        let slots = UnsafeMutableBufferPointer<UInt64>.allocate(capacity: size)
+        let bytes = size * MemoryLayout<UInt64>.stride
+        let huge = 2 << 20
+        let raw = UnsafeMutableRawPointer.allocate(
+            byteCount: bytes, alignment: bytes >= huge ? huge : MemoryLayout<UInt64>.alignment)
+        #if os(Linux)
+            if bytes >= huge { _ = madvise(raw, bytes, MADV_HUGEPAGE) }
+        #endif
+        let slots = UnsafeMutableBufferPointer(start: raw.bindMemory(to: UInt64.self, capacity: size), count: size)
         slots.initialize(repeating: 0)
         return slots
     }
