@@ -236,7 +236,7 @@ struct SyncCommand {
             }
             // A parent's lines are its children's parents: each must be the record itself.
             for child in resources {
-                guard let parent = child.parent, resources[parent].command.options.format.rawValue != "ndjson" else {
+                guard let parent = child.parent, resources[parent].command.options.format != .ndjson else {
                     continue
                 }
                 throw UsageError(

@@ -96,16 +96,16 @@ public struct NDJSONResourceFiles: ParentTable, Sendable {
     ) throws(StoreError) {
         guard let saved = try SavedState.load(state), saved.journalBytes > 0 else { return }
         do {
-            guard let journal = try readFile(state + ".journal", limit: NDJSONDestination.maxJournalBytes),
-                journal.count >= saved.journalBytes
-            else { throw StoreError("'\(state).journal' is shorter than its state file says") }
+            guard let journal = try Journal.committed(state, saved), journal.count == saved.journalBytes else {
+                throw StoreError("'\(Journal.path(state))' is shorter than its state file says")
+            }
             var ids: [String] = []
             do {
-                try Journal.forEachEntry(Array(journal.prefix(saved.journalBytes))) { entry throws(SystemError) in
+                try Journal.forEachEntry(journal) { entry throws(SystemError) in
                     if case .page(let page) = entry { ids += page.map { String(decoding: $0, as: UTF8.self) } }
                 }
             } catch {
-                throw StoreError("'\(state).journal': \(error)")
+                throw StoreError("'\(Journal.path(state))': \(error)")
             }
             let reader = try ChunkReader(path: output)
             var line: [UInt8] = []

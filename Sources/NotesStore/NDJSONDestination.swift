@@ -90,13 +90,10 @@ public final class NDJSONDestination: PageDestination {
                 output = OutputFile(standardOutput: ())
             }
             if let statePath {
-                let journalPath = statePath + ".journal"
-                if saved.journalBytes > 0,
-                    let bytes = try readFile(journalPath, limit: NDJSONDestination.maxJournalBytes)
-                {
-                    try Journal.replay(Array(bytes.prefix(saved.journalBytes)), ids: ids, visited: visited)
+                if let bytes = try Journal.committed(statePath, saved) {
+                    try Journal.replay(bytes, ids: ids, visited: visited)
                 }
-                journal = try OutputFile(path: journalPath, length: saved.journalBytes)
+                journal = try OutputFile(path: Journal.path(statePath), length: saved.journalBytes)
             }
         } catch {
             throw StoreError(error)
@@ -218,6 +215,18 @@ struct SavedState: Equatable, Codable {
 /// forgotten; the ids stay, so that an incremental sync's overlap is not written twice); lengths as
 /// LEB128 varints.
 enum Journal {
+    /// The journal beside the state file `statePath`.
+    static func path(_ statePath: String) -> String { statePath + ".journal" }
+
+    /// The committed part of the journal beside `statePath`, as `saved` counts it; `nil` when it has none.
+    static func committed(_ statePath: String, _ saved: SavedState) throws(SystemError) -> [UInt8]? {
+        guard saved.journalBytes > 0,
+            var bytes = try readFile(path(statePath), limit: NDJSONDestination.maxJournalBytes)
+        else { return nil }
+        if bytes.count > saved.journalBytes { bytes.removeSubrange(saved.journalBytes...) }
+        return bytes
+    }
+
     /// Appends page `page`'s ids and the URL of its next page to `buffer`.
     static func entry(_ page: FetchedPage, nextURL: String?, into buffer: inout [UInt8]) {
         buffer.append(UInt8(ascii: "P"))
