@@ -120,6 +120,8 @@ struct FetchCommand {
     var resumeAdvice: String?
     /// The parent this walk is for, when `sync` walks a child resource into its table.
     var unit: ChildUnit?
+    /// The unit of work a `sync --worker` holds for this walk (`--postgres` only).
+    var claim: UnitClaim?
     /// Whether the run says how `auto` paginates, after its first page (a sync says it once a resource).
     var saysPagination = true
 

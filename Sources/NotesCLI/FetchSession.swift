@@ -27,6 +27,7 @@ final class FetchSession: @unchecked Sendable {
                     connection: postgres, schema: command.schema, table: command.table,
                     titles: command.options.configuration.titlePath != nil, unit: command.unit)
                 database.afterStep = afterStep
+                database.claim = command.claim
                 destination = database
             #else
                 throw StoreError("--postgres: this build has no libpq")

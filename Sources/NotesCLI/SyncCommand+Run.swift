@@ -64,6 +64,13 @@ extension SyncCommand {
     func run(cancellation: CancellationFlag, runtime: (FetchCommand) -> FetchRuntime) async -> ExitStatus {
         let first = runtime(resources[0].command)
         let report = first.report
+        #if canImport(CPostgres)
+            if let workers {
+                return workers.showsStatus
+                    ? showStatus(workers, report: report)
+                    : await work(workers, cancellation: cancellation, runtime: runtime)
+            }
+        #endif
         // A connection held through the run: a walk's own, closing, is then never the file's last, which
         // would checkpoint and remove the write-ahead log after every walk (most of a many-parent sync's time).
         // (It reads once, so that SQLite maps the log's shared memory and the others see it.)
@@ -71,20 +78,8 @@ extension SyncCommand {
         _ = try? keeper?.checkpoint()
         defer { withExtendedLifetime(keeper) {} }
         // One access token for every walk, asked for before the first request.
-        var token: OAuth2Token?
-        if let oauth2 {
-            let provider = OAuth2Token(oauth2, transport: first.transport)
-            do {
-                try provider.prepare()
-            } catch {
-                report("Error: \(error.message)\n")
-                let statuses: [OAuth2Token.Problem.Kind: ExitStatus] = [
-                    .refused: .noPermission, .unavailable: .unavailable, .store: .ioError,
-                ]
-                return statuses[error.kind] ?? .failure
-            }
-            token = provider
-        }
+        let (token, refused) = accessToken(first)
+        if let refused { return refused }
         var outcomes = [Outcome](repeating: Outcome(), count: resources.count)
         var walks: [Walk] = []
         /// Says a resource's failure that no walk of its own reports.
@@ -141,9 +136,7 @@ extension SyncCommand {
             }
         }
         let tallies = Locked([Int: FetchTally]())
-        // One gate per origin: its walks keep one --rate between them, and a rate limit holds them all.
         var gates: [Origin: RequestGate] = [:]
-        // A child resource's walks say how they paginate once, in its first walk.
         var told: Set<Int> = []
         await withTaskGroup(of: (Int, ExitStatus).self) { group in
             var next = 0
@@ -153,31 +146,8 @@ extension SyncCommand {
                 while !stopping, running < width, next < walks.count, !cancellation.isCancelled {
                     let id = next
                     var walk = walks[id]
-                    if let token { walk.command.configuration.token = token }
-                    if let queryKey { walk.command.configuration.queryCredential = queryKey }
-                    if let awsSigV4 { walk.command.configuration.awsSigV4 = awsSigV4 }
-                    walk.command.saysPagination = told.insert(walk.resource).inserted
-                    let resource = resources[walk.resource]
-                    var made = runtime(walk.command)
+                    var made = prepare(&walk, token: token, gates: &gates, told: &told, runtime: runtime)
                     made.tally = { tally in tallies.withLock { $0[id] = tally } }
-                    if let origin = Origin(walk.command.url.absoluteString) {
-                        let gate = gates[origin] ?? RequestGate(rate: walk.command.configuration.rate)
-                        gates[origin] = gate
-                        made.gate = gate
-                    }
-                    if width > 1 || walk.parent != nil {
-                        let write = made.report
-                        let label = walk.parent.map { "\(resource.name) \(SourceError.clip($0))" } ?? resource.name
-                        made.report = { text in
-                            write(
-                                text.split(separator: "\n", omittingEmptySubsequences: false).dropLast()
-                                    .map { "[\(label)] \($0)\n" }.joined())
-                        }
-                        made.showsProgress = false
-                    }
-                    if !quiet, walk.parent == nil {
-                        made.report("Resource '\(resource.name)': \(walk.command.url.absoluteString)\n")
-                    }
                     outcomes[walk.resource].reached = true
                     outcomes[walk.resource].started = outcomes[walk.resource].started ?? Clock.now
                     let walking = made
@@ -212,6 +182,58 @@ extension SyncCommand {
         }
         if cancellation.isCancelled || outcomes.contains(where: { $0.failure == .interrupted }) { return .interrupted }
         return failed ?? .success
+    }
+
+    /// The access token every walk of the sync takes (`auth` of an OAuth 2.0 type), asked for before the
+    /// first request; `nil` for another `auth`. A failure is said, and its exit status returned.
+    func accessToken(_ first: FetchRuntime) -> (token: OAuth2Token?, failure: ExitStatus?) {
+        guard let oauth2 else { return (nil, nil) }
+        let provider = OAuth2Token(oauth2, transport: first.transport)
+        do {
+            try provider.prepare()
+        } catch {
+            first.report("Error: \(error.message)\n")
+            let statuses: [OAuth2Token.Problem.Kind: ExitStatus] = [
+                .refused: .noPermission, .unavailable: .unavailable, .store: .ioError,
+            ]
+            return (nil, statuses[error.kind] ?? .failure)
+        }
+        return (provider, nil)
+    }
+
+    /// Gives `walk` the sync's credentials, and returns its runtime: one gate per origin (its walks keep
+    /// one --rate between them, and a rate limit holds them all), its lines prefixed with its name (and
+    /// the parent's key) when walks run at once or it is a child's, a line naming the resource.
+    func prepare(
+        _ walk: inout Walk, token: OAuth2Token?, gates: inout [Origin: RequestGate], told: inout Set<Int>,
+        runtime: (FetchCommand) -> FetchRuntime
+    ) -> FetchRuntime {
+        if let token { walk.command.configuration.token = token }
+        if let queryKey { walk.command.configuration.queryCredential = queryKey }
+        if let awsSigV4 { walk.command.configuration.awsSigV4 = awsSigV4 }
+        // A child resource's walks say how they paginate once, in its first walk.
+        walk.command.saysPagination = told.insert(walk.resource).inserted
+        let resource = resources[walk.resource]
+        var made = runtime(walk.command)
+        if let origin = Origin(walk.command.url.absoluteString) {
+            let gate = gates[origin] ?? RequestGate(rate: walk.command.configuration.rate)
+            gates[origin] = gate
+            made.gate = gate
+        }
+        if width > 1 || walk.parent != nil {
+            let write = made.report
+            let label = walk.parent.map { "\(resource.name) \(SourceError.clip($0))" } ?? resource.name
+            made.report = { text in
+                write(
+                    text.split(separator: "\n", omittingEmptySubsequences: false).dropLast()
+                        .map { "[\(label)] \($0)\n" }.joined())
+            }
+            made.showsProgress = false
+        }
+        if !quiet, walk.parent == nil {
+            made.report("Resource '\(resource.name)': \(walk.command.url.absoluteString)\n")
+        }
+        return made
     }
 
     /// "Sync: 2 of 3 resources complete", then a line per resource: its outcome, its walks (a child's),
@@ -279,10 +301,8 @@ extension SyncCommand {
         var current: [String] = []
         try rows.forEachParentRow(child: resources[parentIndex].parent != nil, under: parent) {
             row throws(StoreError) in
-            let state = try childTable.childWalk(parent: row.key)
             let digest = ChildUnit.digest(row.json)
-            if !full, let state, state.isDone,
-                state.parentRun == row.run || (incremental && state.parentDigest == digest)
+            if isCurrent(try childTable.childWalk(parent: row.key), row: row, digest: digest, incremental: incremental)
             {
                 current.append(row.key)
                 return
@@ -305,5 +325,13 @@ extension SyncCommand {
                 try childWalks(of: grandchild, under: key, into: &walks, failing: failing, looking: looking)
             }
         }
+    }
+
+    /// Whether the child walk whose checkpoint is `state` is current for its parent's `row`: walked to its
+    /// end since the row was written, or, when the parent's walk is incremental, since the row last changed
+    /// (an incremental walk writes again the records on its `since` boundary). Never with `--full`.
+    func isCurrent(_ state: WalkCheckpoint?, row: ParentRow, digest: String, incremental: Bool) -> Bool {
+        guard !full, let state, state.isDone else { return false }
+        return state.parentRun == row.run || (incremental && state.parentDigest == digest)
     }
 }

@@ -42,6 +42,30 @@ struct SyncCommand {
         help: "Resources walked at once (each with its own pages in flight); their lines are prefixed with the name.",
         default: 1, in: 1...64)
     static let quietOption = Declared.flag("-q", "--quiet", help: "Print errors only.")
+    static let worker = Declared.flag(
+        "--worker",
+        help:
+            "Drain the sync's units of work (--postgres) together with any other workers, on this machine or others; exit when none is left.",
+        group: "Workers")
+    static let status = Declared.flag(
+        "--status",
+        help: "Show the sync's latest run (--postgres): units per resource, the slowest, the failed, the workers.",
+        group: "Workers")
+    static let runLabel = Declared.text(
+        "--run", value: "label",
+        help:
+            "The run to join or start, by label (a scheduler's job id): a worker of a run that is over exits at once.",
+        group: "Workers")
+    static let lease = Declared<Int>.integer(
+        "--lease", value: "seconds", help: "How long a worker's claim on a unit lasts unless renewed.", default: 30,
+        in: 2...3600, group: "Workers")
+    static let unitRetries = Declared<Int>.integer(
+        "--unit-retries", value: "n", help: "Times a unit's walk may fail before the unit is marked failed.",
+        default: 3, in: 1...100, group: "Workers")
+    static let wait = Declared.flag(
+        "--wait",
+        help: "With --worker: when no run is open, wait for the next one instead of exiting (never start one).",
+        group: "Workers")
 
     static let spec = CommandSpec(
         name: "notes-page sync",
@@ -52,7 +76,8 @@ struct SyncCommand {
         ],
         options: [
             sqlite.spec, postgres.spec, schemaOption.spec, output.spec, resourcesOption.spec, parallel.spec,
-            full.spec, failFast.spec, quietOption.spec,
+            full.spec, failFast.spec, quietOption.spec, worker.spec, status.spec, runLabel.spec, lease.spec,
+            unitRetries.spec, wait.spec,
         ]
     )
 
@@ -83,6 +108,17 @@ struct SyncCommand {
     var quiet: Bool
     /// Resources walked at once.
     var width: Int
+    /// `--worker` or `--status`: the sync's units of work in its PostgreSQL schema.
+    var workers: Workers?
+
+    /// How a worker works, or that `--status` is asked.
+    struct Workers: Sendable {
+        var showsStatus: Bool
+        var label: String?
+        var lease: Int
+        var retries: Int
+        var waits: Bool
+    }
 
     /// Reads the source and checks every resource against `fetch`'s options; no request is made.
     init(_ parsed: ParsedArguments, environment: [String: String]) throws(UsageError) {
@@ -107,6 +143,34 @@ struct SyncCommand {
         full = try parsed[Self.full]
         database = sqlite
         postgresTables = postgres.map { ($0, schema ?? "public") }
+        let isWorker = try parsed[Self.worker]
+        let showsStatus = try parsed[Self.status]
+        let label = try parsed[Self.runLabel]
+        if isWorker || showsStatus {
+            guard postgres != nil else {
+                throw UsageError(
+                    "\(isWorker ? "--worker" : "--status") needs --postgres: the units of work are kept there")
+            }
+            guard !(isWorker && showsStatus) else { throw UsageError("--worker and --status do not go together") }
+            if failFast {
+                throw UsageError("--fail-fast is not a worker's: a unit that fails is retried, then marked failed")
+            }
+            if let label, label.isEmpty || label.utf8.count > 200 {
+                throw UsageError("--run takes a label of 1 to 200 bytes")
+            }
+            workers = Workers(
+                showsStatus: showsStatus, label: label, lease: try parsed[Self.lease],
+                retries: try parsed[Self.unitRetries], waits: try parsed[Self.wait])
+            if workers?.waits == true, showsStatus { throw UsageError("--wait is a worker's (--worker)") }
+        } else {
+            for (name, given) in [
+                ("--run", label != nil), ("--lease", parsed.has("--lease")),
+                ("--unit-retries", parsed.has("--unit-retries")),
+                ("--wait", try parsed[Self.wait]),
+            ] where given {
+                throw UsageError("\(name) is a worker's: give --worker (or --status)")
+            }
+        }
         selected = Array(repeating: true, count: source.resources.count)
         if let names = try parsed[Self.resourcesOption] {
             let wanted = names.split(separator: ",").map { String($0).trimmingWhitespace() }.filter { !$0.isEmpty }

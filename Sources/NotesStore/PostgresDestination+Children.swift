@@ -42,6 +42,29 @@
             }
         }
 
+        /// The row whose key is `key` (``ChildUnit/key(parent:id:)`` in a child resource's table), if it
+        /// is there.
+        public func parentRow(key: String, child: Bool) throws(StoreError) -> ParentRow? {
+            var parent: String?
+            var id = key
+            if child {
+                // The one `/` not percent-encoded parts the parent's key from the id.
+                guard let slash = key.lastIndex(of: "/") else { return nil }
+                parent = String(key[..<slash]).replacing("%2F", with: "/").replacing("%25", with: "%")
+                id = String(key[key.index(after: slash)...]).replacing("%2F", with: "/").replacing("%25", with: "%")
+            }
+            do {
+                let rows = try database.query(
+                    "SELECT json_text, run FROM \(quotedTable) WHERE id = $1\(child ? " AND parent = $2" : "")",
+                    [Array(id.utf8)] + (parent.map { [Array($0.utf8)] } ?? []), "reading table \(table)")
+                return rows.first.map {
+                    ParentRow(key: key, json: Array(($0[0] ?? "").utf8), run: Int($0[1] ?? "") ?? 0)
+                }
+            } catch {
+                throw StoreError(error)
+            }
+        }
+
         public func forEachParentRow(
             child: Bool, under parent: String?, _ body: (ParentRow) throws(StoreError) -> Void
         ) throws(StoreError) {

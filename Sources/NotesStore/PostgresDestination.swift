@@ -46,6 +46,11 @@
         /// Called after each step of a commit; throwing stops the commit there, as a `kill -9` would (the
         /// transaction not committed is rolled back when the connection closes).
         package var afterStep: (CommitStep) throws(CommitStop) -> Void = { _ throws(CommitStop) in }
+        /// The unit of work a worker holds for this walk (``WorkUnits``), set before ``open(url:pagination:ids:visited:)``:
+        /// each page commits only while the unit is the worker's, and no advisory lock is taken (the unit is
+        /// the lock, one a worker whose lease ran out loses). A transaction left open past the lease (a
+        /// worker stopped mid-commit) is ended by the server, so that its row locks never hold a unit.
+        public var claim: UnitClaim?
 
         /// The format of the checkpoint row.
         static let version = 1
@@ -209,6 +214,15 @@
 
         /// Takes the table's advisory lock for the session, or throws naming who holds it.
         private func lock() throws(StoreError) {
+            if let claim {
+                do {
+                    try database.execute(
+                        "SET idle_in_transaction_session_timeout = '\(claim.lease)s'", "preparing the connection")
+                } catch {
+                    throw StoreError(error)
+                }
+                return
+            }
             do {
                 let name = Array("\(schema).".utf8) + key
                 let taken = try database.query(
@@ -425,6 +439,7 @@
                     [key, Array(nextIdentity.utf8)], operation)
             }
             try save(checkpoint, "writing page \(page.number)'s checkpoint")
+            if let claim { try fence(claim, page: page, checkpoint: checkpoint) }
             try afterStep(.checkpoint)
             try database.execute("COMMIT", "committing page \(page.number)")
             try afterStep(.committed)

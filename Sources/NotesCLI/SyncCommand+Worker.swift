@@ -1,0 +1,474 @@
+import ArgumentParsing
+import NotesFetch
+import NotesStore
+import NotesSync
+import NotesSystem
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+#if canImport(CPostgres)
+    extension SyncCommand {
+        /// What a worker's walk of a unit came to.
+        private enum Event: Sendable {
+            case walked(WorkUnits.Claimed, ExitStatus, error: String?, tally: FetchTally?)
+            /// Time to look for units again (other workers' pages bring new ones).
+            case tick
+        }
+
+        /// `sync --worker`: joins the sync's run (or starts one, with the units every walk of a
+        /// non-worker sync would start with), then claims units and walks them, ``width`` at a time,
+        /// until none is left in the run: exits with the run's first failed unit's status, else 0.
+        /// `--wait`: never starts a run, and waits for the next one when none is open.
+        func work(_ options: Workers, cancellation: CancellationFlag, runtime: (FetchCommand) -> FetchRuntime) async
+            -> ExitStatus
+        {
+            let first = runtime(resources[0].command)
+            let report = first.report
+            guard let (connection, schema) = postgresTables else { return .usage }
+            let queue: WorkUnits
+            let renewer: WorkUnits
+            do {
+                queue = try WorkUnits(connection: connection, schema: schema, lease: options.lease)
+                renewer = try WorkUnits(connection: connection, schema: schema, lease: options.lease)
+            } catch {
+                report("Error: \(error)\n")
+                return Self.status(of: error)
+            }
+            let (token, refused) = accessToken(first)
+            if let refused { return refused }
+            // The units in flight, their leases renewed a third of a lease apart on a connection of their own.
+            let held = Locked(Set<Int64>())
+            let renewing = Locked(true)
+            let renewal = WorkerThread(name: "notes-lease")
+            renewal.submit {
+                var slept = 0
+                while renewing.withLock({ $0 }) {
+                    usleep(100_000)
+                    slept += 100
+                    guard slept >= options.lease * 1000 / 3 else { continue }
+                    slept = 0
+                    try? renewer.renew(Array(held.withLock { $0 }))
+                }
+            }
+            defer {
+                renewing.withLock { $0 = false }
+                renewal.awaitIdle()
+            }
+
+            var gates: [Origin: RequestGate] = [:]
+            var told: Set<Int> = []
+            var walked = (units: 0, pages: 0, notes: 0)
+            while true {
+                let run: WorkUnits.Run
+                do {
+                    if options.waits {
+                        guard let open = try queue.openRun(label: options.label) else {
+                            if cancellation.isCancelled { return .interrupted }
+                            try? await Task.sleep(for: .seconds(1))
+                            continue
+                        }
+                        run = open
+                    } else {
+                        run = try queue.join(label: options.label) { () throws(StoreError) in try firstUnits() }
+                    }
+                } catch {
+                    report("Error: \(error)\n")
+                    return Self.status(of: error)
+                }
+                if !quiet {
+                    let what = run.isFinished ? "is over" : run.isNew ? "started" : "joined"
+                    report(
+                        "Run \(run.number)\(options.label.map { " (\($0))" } ?? "") \(what): worker \(queue.holder)\n")
+                }
+                var stopped: ExitStatus?
+                if !run.isFinished {
+                    stopped = await drain(
+                        run: run.number, queue: queue, options: options, held: held, token: token, gates: &gates,
+                        told: &told, walked: &walked, cancellation: cancellation, runtime: runtime, report: report)
+                }
+                if let stopped { return stopped }
+                let failure: Int32?
+                do {
+                    failure = try queue.progress(run: run.number).firstFailure
+                } catch {
+                    report("Error: \(error)\n")
+                    return Self.status(of: error)
+                }
+                if !quiet || failure != nil {
+                    let failed = failure.map { "; a unit failed (exit \($0)): see --status" } ?? ""
+                    report(
+                        "Run \(run.number) is over: this worker walked \(walked.units) unit\(walked.units == 1 ? "" : "s"), \(walked.pages) pages, \(walked.notes) notes\(failed)\n"
+                    )
+                }
+                guard options.waits else { return failure.map { ExitStatus(rawValue: $0) ?? .failure } ?? .success }
+                walked = (0, 0, 0)
+            }
+        }
+
+        /// Claims and walks the units of run `run` until none is left in it, or the worker is stopped.
+        /// - Returns: `nil` when the run has none left; `.interrupted` when stopped (its units given back),
+        ///   or the status of a failure of the queue itself.
+        private func drain(
+            run: Int, queue: WorkUnits, options: Workers, held: Locked<Set<Int64>>, token: OAuth2Token?,
+            gates: inout [Origin: RequestGate], told: inout Set<Int>,
+            walked: inout (units: Int, pages: Int, notes: Int),
+            cancellation: CancellationFlag, runtime: (FetchCommand) -> FetchRuntime,
+            report: @escaping @Sendable (String) -> Void
+        ) async -> ExitStatus? {
+            var tables: [String: PostgresDestination] = [:]
+            var failure: ExitStatus?
+            await withTaskGroup(of: Event.self) { group in
+                var running = 0
+                var ticking = false
+                while failure == nil {
+                    var exhausted = false
+                    while running < width, !cancellation.isCancelled {
+                        let claimed: WorkUnits.Claimed
+                        do throws(StoreError) {
+                            guard let next = try queue.claim(run: run) else {
+                                exhausted = true
+                                break
+                            }
+                            claimed = next
+                        } catch {
+                            report("Error: \(error)\n")
+                            failure = Self.status(of: error)
+                            break
+                        }
+                        held.withLock { _ = $0.insert(claimed.id) }
+                        guard
+                            var walk = unitWalk(
+                                claimed, run: run, queue: queue, options: options, tables: &tables, report: report)
+                        else {
+                            held.withLock { _ = $0.remove(claimed.id) }
+                            continue
+                        }
+                        var made = prepare(&walk, token: token, gates: &gates, told: &told, runtime: runtime)
+                        if claimed.takenOver, !quiet {
+                            made.report("Taking over from a worker whose lease ran out\n")
+                        }
+                        // The walk's error, kept with the unit if it fails.
+                        let lastError = Locked<String?>(nil)
+                        let tally = Locked<FetchTally?>(nil)
+                        let write = made.report
+                        made.report = { text in
+                            if let line = text.split(separator: "\n").last(where: { $0.contains("Error: ") }) {
+                                lastError.withLock { $0 = String(line) }
+                            }
+                            write(text)
+                        }
+                        made.tally = { counted in tally.withLock { $0 = counted } }
+                        let walking = made
+                        let command = walk.command
+                        group.addTask {
+                            let status = await command.run(walking, cancellation: cancellation)
+                            return .walked(
+                                claimed, status, error: lastError.withLock { $0 }, tally: tally.withLock { $0 })
+                        }
+                        running += 1
+                    }
+                    if failure != nil || cancellation.isCancelled, running == 0 { break }
+                    if running == 0 {
+                        // Nothing to claim and nothing walking here: the run is over when no unit is open.
+                        do throws(StoreError) {
+                            if try queue.progress(run: run).open == 0 { break }
+                        } catch {
+                            report("Error: \(error)\n")
+                            failure = Self.status(of: error)
+                            break
+                        }
+                    }
+                    if exhausted || running == 0, !ticking {
+                        ticking = true
+                        group.addTask {
+                            try? await Task.sleep(for: .milliseconds(250))
+                            return .tick
+                        }
+                    }
+                    guard let event = await group.next() else { break }
+                    guard case .walked(let claimed, let status, let error, let tally) = event else {
+                        ticking = false
+                        continue
+                    }
+                    running -= 1
+                    held.withLock { _ = $0.remove(claimed.id) }
+                    do throws(StoreError) {
+                        switch status {
+                        case .success:
+                            try queue.finish(claimed.id, run: run)
+                            walked.units += 1
+                            walked.pages += tally?.pages ?? 0
+                            walked.notes += tally?.notes ?? 0
+                        case .interrupted:
+                            try queue.release([claimed.id])
+                            failure = .interrupted
+                        default:
+                            let message = error ?? "the walk ended with exit \(status.rawValue)"
+                            let (mine, forGood) = try queue.fail(
+                                claimed.id, error: message, exitCode: status.rawValue, retries: options.retries)
+                            if !quiet || forGood {
+                                let label = unitLabel(claimed)
+                                report(
+                                    mine
+                                        ? "[\(label)] \(forGood ? "failed for good" : "failed; it will be tried again") (exit \(status.rawValue))\n"
+                                        : "[\(label)] another worker took this unit over: its lease ran out here\n")
+                            }
+                        }
+                    } catch {
+                        report("Error: \(error)\n")
+                        failure = Self.status(of: error)
+                    }
+                }
+                group.cancelAll()
+            }
+            if cancellation.isCancelled || failure == .interrupted {
+                try? queue.release(Array(held.withLock { $0 }))
+                return .interrupted
+            }
+            return failure
+        }
+
+        /// What a worker's walk stopped short says: the unit is not lost.
+        static let workerAdvice = "A worker goes on from there (this one, or another once its lease runs out)."
+
+        /// How a unit is named in lines: its resource, and its parent's key for a child walk.
+        private func unitLabel(_ claimed: WorkUnits.Claimed) -> String {
+            claimed.parent.isEmpty ? claimed.resource : "\(claimed.resource) \(SourceError.clip(claimed.parent))"
+        }
+
+        /// The walk of a claimed unit, holding the claim; `nil` when there is none to make: a child walk
+        /// already current for its parent (the unit is done, its own children's units made), or a unit
+        /// that cannot be walked (its resource not in the source, its parent's row gone, a placeholder the
+        /// row cannot fill: failed for good, said).
+        private func unitWalk(
+            _ claimed: WorkUnits.Claimed, run: Int, queue: WorkUnits, options: Workers,
+            tables: inout [String: PostgresDestination], report: @Sendable (String) -> Void
+        ) -> Walk? {
+            func failForGood(_ message: String, _ status: ExitStatus) -> Walk? {
+                report("[\(unitLabel(claimed))] Error: \(message)\n")
+                _ = try? queue.fail(claimed.id, error: message, exitCode: status.rawValue, retries: 1, final: true)
+                return nil
+            }
+            guard let index = resources.firstIndex(where: { $0.name == claimed.resource }) else {
+                return failForGood("the source has no resource '\(SourceError.clip(claimed.resource))'", .usage)
+            }
+            let children = resources.indices.filter { selected[$0] && resources[$0].parent == index }
+            let claim = UnitClaim(
+                unit: claimed.id, run: run, holder: queue.holder, lease: options.lease,
+                children: children.map { resources[$0].name })
+            guard let parentIndex = resources[index].parent, !claimed.parent.isEmpty else {
+                var command = resources[index].command
+                command.claim = claim
+                command.resumeAdvice = Self.workerAdvice
+                return Walk(resource: index, command: command)
+            }
+            do {
+                let parentName = resources[parentIndex].name
+                let row = try table(parentName, &tables) { table throws(StoreError) in
+                    try table.parentRow(key: claimed.parent, child: resources[parentIndex].parent != nil)
+                }
+                guard let row else {
+                    return failForGood(
+                        "resource '\(parentName)' has no record \(SourceError.clip(claimed.parent)) any more",
+                        .dataError)
+                }
+                let digest = ChildUnit.digest(row.json)
+                let state = try table(claimed.resource, &tables) { table throws(StoreError) in
+                    try table.childWalk(parent: claimed.parent)
+                }
+                let incremental = resources[parentIndex].command.incremental != nil
+                if isCurrent(state, row: row, digest: digest, incremental: incremental) {
+                    // Its own children are looked for in turn: units of theirs, in the same transaction.
+                    var units: [(resource: String, parent: String)] = []
+                    if !children.isEmpty {
+                        try table(claimed.resource, &tables) { table throws(StoreError) in
+                            try table.forEachParentRow(child: true, under: claimed.parent) { row in
+                                for child in children { units.append((resources[child].name, row.key)) }
+                            }
+                        }
+                    }
+                    try queue.finish(claimed.id, run: run, children: units)
+                    return nil
+                }
+                let record = try ParentRecord(resource: parentName, key: row.key, json: row.json)
+                var command = try resources[index].command(
+                    for: record, parentRun: row.run, parentDigest: digest, environment: environment)
+                command.claim = claim
+                command.resumeAdvice = Self.workerAdvice
+                return Walk(resource: index, command: command, parent: row.key)
+            } catch let error as ParentError {
+                return failForGood(
+                    "\(error.message); no request was made for its \(resources[index].name)", .dataError)
+            } catch let error as StoreError {
+                // The database, not the unit: given back, not counted as the unit's failure.
+                report("[\(unitLabel(claimed))] Error: \(error)\n")
+                try? queue.release([claimed.id])
+                return nil
+            } catch {
+                let message = (error as? UsageError)?.message ?? "\(error)"
+                return failForGood(
+                    "resource '\(resources[parentIndex].name)' record \(SourceError.clip(claimed.parent)): \(message)",
+                    .dataError)
+            }
+        }
+
+        /// Runs `body` on the worker's connection to table `name`, opened once and again after a failure.
+        @discardableResult
+        private func table<Result>(
+            _ name: String, _ tables: inout [String: PostgresDestination],
+            _ body: (PostgresDestination) throws(StoreError) -> Result
+        ) throws(StoreError) -> Result {
+            guard let (connection, schema) = postgresTables else { throw StoreError("no --postgres") }
+            let table: PostgresDestination
+            if let open = tables[name] {
+                table = open
+            } else {
+                table = try PostgresDestination(connection: connection, schema: schema, table: name)
+                tables[name] = table
+            }
+            do {
+                return try body(table)
+            } catch  where error.kind == .unavailable {
+                // Its connection was lost (a server restarted): once more on a new one.
+                let reopened = try PostgresDestination(connection: connection, schema: schema, table: name)
+                tables[name] = reopened
+                return try body(reopened)
+            } catch {
+                tables[name] = nil
+                throw error
+            }
+        }
+
+        /// The units a new run starts with: each selected resource without a parent, and the child walks
+        /// its rows are owed (as a sync without workers would walk them first); for a selected child whose
+        /// parent is not selected, a walk for each of the parent's rows whose walk is not current.
+        private func firstUnits() throws(StoreError) -> [(resource: String, parent: String)] {
+            var tables: [String: PostgresDestination] = [:]
+            var units: [(resource: String, parent: String)] = []
+            for index in resources.indices where selected[index] {
+                if let parent = resources[index].parent {
+                    if !selected[parent] { try owed(index, under: nil, into: &units, tables: &tables) }
+                    continue
+                }
+                let before = units.count
+                if !full, !children(of: index).isEmpty {
+                    let checkpoint = try table(resources[index].name, &tables) { table throws(StoreError) in
+                        try table.checkpoint()
+                    }
+                    for child in children(of: index) { try owed(child, under: nil, into: &units, tables: &tables) }
+                    // A copy whose children were not all walked since its last walk: those first; the resource
+                    // itself is walked again by the next run.
+                    if checkpoint?.isDone == true, units.count > before { continue }
+                }
+                units.append((resources[index].name, ""))
+            }
+            return units
+        }
+
+        /// Adds the units of child resource `child` owed by its parent's rows (those under `parent`, a
+        /// key, when given): one per row whose walk is not current; under a row whose walk is, its own
+        /// children's, in turn.
+        private func owed(
+            _ child: Int, under parent: String?, into units: inout [(resource: String, parent: String)],
+            tables: inout [String: PostgresDestination]
+        ) throws(StoreError) {
+            guard let parentIndex = resources[child].parent else { return }
+            let incremental = resources[parentIndex].command.incremental != nil
+            var rows: [ParentRow] = []
+            try table(resources[parentIndex].name, &tables) { table throws(StoreError) in
+                try table.forEachParentRow(child: resources[parentIndex].parent != nil, under: parent) {
+                    rows.append($0)
+                }
+            }
+            var current: [String] = []
+            for row in rows {
+                let state = try table(resources[child].name, &tables) { table throws(StoreError) in
+                    try table.childWalk(parent: row.key)
+                }
+                if isCurrent(state, row: row, digest: ChildUnit.digest(row.json), incremental: incremental) {
+                    current.append(row.key)
+                } else {
+                    units.append((resources[child].name, row.key))
+                }
+            }
+            for key in current {
+                for grandchild in children(of: child) {
+                    try owed(grandchild, under: key, into: &units, tables: &tables)
+                }
+            }
+        }
+
+        /// `sync --status`: the latest run (or `--run`'s): per resource, units pending, running, done and
+        /// failed, pages and records; the slowest units; the failed ones with their errors; the workers
+        /// seen within a lease. Exits with the first failed unit's status, else 0.
+        func showStatus(_ options: Workers, report: (String) -> Void) -> ExitStatus {
+            guard let (connection, schema) = postgresTables else { return .usage }
+            let status: WorkUnits.Status?
+            do {
+                status = try WorkUnits(connection: connection, schema: schema, lease: options.lease)
+                    .status(label: options.label)
+            } catch {
+                report("Error: \(error)\n")
+                return Self.status(of: error)
+            }
+            guard let status else {
+                report("No run yet\(options.label.map { " labelled \($0)" } ?? ""): start one with --worker\n")
+                return options.label == nil ? .success : .dataError
+            }
+            var lines =
+                "Run \(status.run)\(status.label.map { " (\($0))" } ?? ""): started \(status.started), "
+                + (status.finished.map { "over at \($0)" } ?? "under way") + "\n"
+            let width = max(8, status.resources.map(\.name.count).max() ?? 0)
+            func padded(_ text: String, _ count: Int, left: Bool = false) -> String {
+                let pad = String(repeating: " ", count: max(0, count - text.count))
+                return left ? text + pad : pad + text
+            }
+            lines +=
+                "  \(padded("resource", width, left: true))  pending  running     done  failed     pages     records\n"
+            for resource in status.resources {
+                lines += "  \(padded(resource.name, width, left: true))"
+                for (value, column) in [
+                    (resource.pending, 7), (resource.running, 7), (resource.done, 7), (resource.failed, 6),
+                    (resource.pages, 8), (resource.records, 10),
+                ] {
+                    lines += "  " + padded("\(value)", column)
+                }
+                lines += "\n"
+            }
+            if !status.slowest.isEmpty {
+                lines += "Slowest units:\n"
+                for unit in status.slowest {
+                    let name = unit.parent.isEmpty ? unit.resource : "\(unit.resource) \(SourceError.clip(unit.parent))"
+                    lines += "  \(name): \(Clock.format(unit.seconds, places: 1)) s\n"
+                }
+            }
+            if !status.failures.isEmpty {
+                lines += "Failed units:\n"
+                for unit in status.failures {
+                    let name = unit.parent.isEmpty ? unit.resource : "\(unit.resource) \(SourceError.clip(unit.parent))"
+                    lines += "  \(name) (exit \(unit.exitCode)): \(unit.error)\n"
+                }
+            }
+            lines += "Workers seen within the last \(options.lease) s: \(status.workers.count)\n"
+            for worker in status.workers { lines += "  \(worker)\n" }
+            report(lines)
+            return status.failures.first.map { ExitStatus(rawValue: $0.exitCode) ?? .failure } ?? .success
+        }
+
+        /// The exit status of a failure of the units' database.
+        static func status(of error: StoreError) -> ExitStatus {
+            switch error.kind {
+            case .output: return .ioError
+            case .unavailable: return .unavailable
+            case .credentials: return .noPermission
+            }
+        }
+    }
+#endif

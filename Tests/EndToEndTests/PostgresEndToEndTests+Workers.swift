@@ -1,0 +1,213 @@
+import Foundation
+import TestSupport
+import Testing
+
+// The same suite: one sync drained by several worker processes (`sync --worker`), killed, stopped, and
+// with the server restarted under them.
+
+/// A `notes-page` child running in the background, its output read as it comes.
+final class Background: @unchecked Sendable {
+    let process = Process()
+    private let out: PipeReader
+    private let err: PipeReader
+
+    init(_ arguments: [String]) throws {
+        process.executableURL = Run.binary
+        process.arguments = arguments
+        let outPipe = Spawning.pipe()
+        let errPipe = Spawning.pipe()
+        process.standardOutput = outPipe
+        process.standardError = errPipe
+        process.standardInput = FileHandle.nullDevice
+        try Spawning.run(process)
+        out = PipeReader(outPipe)
+        err = PipeReader(errPipe)
+    }
+
+    func signal(_ number: Int32) { kill(process.processIdentifier, number) }
+
+    /// Waits for the child to end (killing it after `seconds`): its status (128 + the signal that ended
+    /// it) and what it wrote.
+    func finish(within seconds: Double = 120) -> (status: Int32, stdout: String, stderr: String) {
+        let hung = waitOrKill(process, within: seconds)
+        let status =
+            process.terminationReason == .uncaughtSignal ? 128 + process.terminationStatus : process.terminationStatus
+        return (status, out.text(), err.text() + (hung.map { "\nHUNG: \($0)" } ?? ""))
+    }
+}
+
+extension PostgresEndToEndTests {
+    /// Repos, their issues and the issues' comments, into schema `schema`.
+    static func workerTree(_ fixture: FixtureServer, in scratch: Scratch, reposPerPage: Int = 5) throws -> String {
+        try Files.write(
+            """
+            base-url: \(fixture.url.replacingOccurrences(of: "/notes", with: ""))
+            defaults:
+              no-title: true
+            resources:
+              - name: repos
+                path: repos?per_page=\(reposPerPage)
+              - name: issues
+                parent: repos
+                path: repos/octo/{parent.name}/issues?per_page=2
+                include-from-parent: [full_name]
+              - name: comments
+                parent: issues
+                path: "{parent.comments_url}"
+                include-from-parent: [id]
+            """, to: scratch.path("workers.yaml"))
+        return scratch.path("workers.yaml")
+    }
+
+    /// Checks the tree a run of workers left in `schema`: every repo, issue and comment once, under its
+    /// parent, each issue's comments as many as it says; every unit done, exactly one per walk owed.
+    static func checkTree(_ database: PostgresCluster, schema: String, repos: Int, _ context: String) throws {
+        #expect(
+            try database.psql("SELECT count(*), count(DISTINCT id) FROM \(schema).repos") == "\(repos)|\(repos)\n",
+            "\(context)")
+        #expect(
+            try database.psql(
+                """
+                SELECT count(*) = count(DISTINCT id), count(*) FILTER (WHERE parent_full_name = 'octo/repo-' || parent) = count(*),
+                    (SELECT count(DISTINCT parent) FROM \(schema).issues) = (SELECT count(*) FROM \(schema).repos r
+                        WHERE EXISTS (SELECT 1 FROM \(schema).issues i WHERE i.parent = r.id))
+                FROM \(schema).issues
+                """) == "t|t|t\n", "\(context)")
+        #expect(
+            try database.psql(
+                """
+                SELECT count(*) FROM \(schema).issues i WHERE (i.json->>'comments')::int !=
+                    (SELECT count(*) FROM \(schema).comments c WHERE c.parent_id = i.id)
+                """) == "0\n", "\(context)")
+        #expect(
+            try database.psql(
+                "SELECT count(*) = count(DISTINCT id), count(*) = (SELECT sum((json->>'comments')::int) FROM \(schema).issues) FROM \(schema).comments"
+            ) == "t|t\n", "\(context)")
+        // A unit per walk: the repos' one, one per repo, one per issue; each done, none twice.
+        #expect(
+            try database.psql(
+                """
+                SELECT count(*) FILTER (WHERE resource = 'repos'), count(*) FILTER (WHERE resource = 'issues'),
+                    count(*) FILTER (WHERE resource = 'comments'), count(*) FILTER (WHERE state <> 'done')
+                FROM \(schema).notes_page_units WHERE run = (SELECT max(run) FROM \(schema).notes_page_runs)
+                """)
+                == "1|\(repos)|\(try database.psql("SELECT count(*) FROM \(schema).issues").trimmingCharacters(in: .whitespacesAndNewlines))|0\n",
+            "\(context)")
+    }
+
+    @Test(
+        "Four workers drain one sync of three levels (600+ units) through kill -9s and a server restart: every record once, every unit done once, pages asked again only for the kills"
+    )
+    func workers() async throws {
+        let database = try Self.server()
+        let fixture = try FixtureServer(["--count", "1", "--repos", "120", "--seed", "11"])
+        defer { fixture.stop() }
+        _ = try database.psql("DROP SCHEMA IF EXISTS drained CASCADE")
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        let source = try Self.workerTree(fixture, in: scratch)
+        let arguments = [
+            "sync", source, "--postgres", database.url(), "--schema", "drained", "--worker", "--run", "drained-1",
+            "--lease", "2", "--quiet",
+        ]
+        let seed =
+            ProcessInfo.processInfo.environment["NOTES_TEST_SEED"].flatMap(UInt64.init)
+            ?? UInt64.random(in: 0...UInt64.max)
+        var random = SeededRandom(seed: seed)
+        try MarkedLog.mark(fixture, 1)
+        var workers = try (0..<4).map { _ in try Background(arguments) }
+        var kills = 0
+        var restarted = false
+        var finished: [(status: Int32, stdout: String, stderr: String)] = []
+        // A kill every 0.1 to 0.6 s, each of a worker at random, replaced at once; the server restarted once.
+        while kills < 24 {
+            usleep(UInt32.random(in: 100_000...600_000, using: &random))
+            for (index, worker) in workers.enumerated() where !worker.process.isRunning {
+                finished.append(worker.finish())
+                workers[index] = try Background(arguments)
+            }
+            if kills == 12, !restarted {
+                try database.restart()
+                restarted = true
+            }
+            let victim = Int.random(in: 0..<workers.count, using: &random)
+            workers[victim].signal(SIGKILL)
+            _ = workers[victim].finish()
+            workers[victim] = try Background(arguments)
+            kills += 1
+        }
+        let ends = workers.map { $0.finish(within: 150) }
+        let status = try await Run(["sync", source, "--postgres", database.url(), "--schema", "drained", "--status"])
+        let replay = "NOTES_TEST_SEED=\(seed)\n\(status.stdout)\(status.stderr)"
+        for end in ends + finished {
+            #expect(end.status == 0, "\(replay): \(end.stderr)")
+        }
+        try Self.checkTree(database, schema: "drained", repos: 120, replay)
+        // Every page is asked once, and again only where a kill or the restart cut its walk: a worker
+        // has a page in flight and at most one asked early.
+        let targets = MarkedLog(fixture.stop()).targets(after: 1, under: "/repos")
+        let again = targets.count - Set(targets).count
+        #expect(again <= 2 * (kills + 4), "\(replay): \(again) pages asked again")
+        #expect(
+            try database.psql("SELECT count(*) FROM drained.notes_page_runs WHERE finished_at IS NOT NULL") == "1\n")
+    }
+
+    @Test(
+        "A worker stopped (SIGSTOP) past its lease: another takes its unit over from its last committed page, and once woken it cannot commit"
+    )
+    func stoppedWorker() async throws {
+        let database = try Self.server()
+        // 40 pages of one repo each, 60 ms apart.
+        let fixture = try FixtureServer(["--count", "1", "--repos", "40", "--issues", "0", "--latency", "60"])
+        defer { fixture.stop() }
+        _ = try database.psql("DROP SCHEMA IF EXISTS stopped CASCADE")
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        try Files.write(
+            """
+            base-url: \(fixture.url.replacingOccurrences(of: "/notes", with: ""))
+            defaults:
+              no-title: true
+            resources:
+              - name: repos
+                path: repos?per_page=1
+            """, to: scratch.path("repos.yaml"))
+        let arguments = [
+            "sync", scratch.path("repos.yaml"), "--postgres", database.url(), "--schema", "stopped", "--worker",
+            "--lease", "2",
+        ]
+        try MarkedLog.mark(fixture, 1)
+        let first = try Background(arguments)
+        // Stopped once it has committed a few pages.
+        var committed = 0
+        for _ in 0..<200 where committed < 5 {
+            usleep(20_000)
+            committed =
+                Int(
+                    (try? database.psql("SELECT coalesce(max(pages), 0) FROM stopped.notes_page_units"))?
+                        .trimmingCharacters(in: .whitespacesAndNewlines) ?? "") ?? 0
+        }
+        first.signal(SIGSTOP)
+        let held = try database.psql("SELECT pages FROM stopped.notes_page_units").trimmingCharacters(
+            in: .whitespacesAndNewlines)
+        try MarkedLog.mark(fixture, 2)
+        let second = try await Run(arguments)
+        #expect(second.status == 0, "\(second.stderr)")
+        #expect(second.stderr.contains("Taking over from a worker whose lease ran out"), "\(second.stderr)")
+        first.signal(SIGCONT)
+        let woken = first.finish()
+        #expect(woken.status == 0, "\(woken.stderr)")
+        #expect(woken.stderr.contains("no longer this worker's"), "\(woken.stderr)")
+        #expect(woken.stderr.contains("[repos] another worker took this unit over"), "\(woken.stderr)")
+        #expect(try database.psql("SELECT count(*), count(DISTINCT id) FROM stopped.repos") == "40|40\n")
+        #expect(
+            try database.psql("SELECT state, pages, records FROM stopped.notes_page_units") == "done|40|40\n")
+        // The second worker went on after the first one's last committed page: none of those asked again.
+        let log = MarkedLog(fixture.stop())
+        let before = log.targets(after: 1, under: "/repos")
+        let after = log.targets(after: 2, under: "/repos")
+        let pagesHeld = Int(held) ?? 0
+        #expect(pagesHeld >= 5)
+        #expect(Set(before.prefix(pagesHeld)).isDisjoint(with: after), "\(before.prefix(pagesHeld)) / \(after)")
+    }
+}
