@@ -159,8 +159,10 @@ import NotesSystem
                         let tally = Locked<FetchTally?>(nil)
                         let write = made.report
                         made.report = { text in
-                            if let line = text.split(separator: "\n").last(where: { $0.contains("Error: ") }) {
-                                lastError.withLock { $0 = String(line) }
+                            if let line = text.split(separator: "\n").last(where: { $0.contains("Error: ") }),
+                                let start = line.firstRange(of: "Error: ")?.upperBound
+                            {
+                                lastError.withLock { $0 = String(line[start...]) }
                             }
                             write(text)
                         }

@@ -416,11 +416,13 @@
                     unit.map { $0.columns.map { ", \"\($0.name)\" = excluded.\"\($0.name)\"" } }?.joined() ?? ""
                 var parameters: [[UInt8]?] = [Array("\(run)".utf8), fetchedAt]
                 if let unit {
-                    var object: [String: String?] = [:]
-                    for column in unit.columns { object[column.name] = column.value }
-                    parameters += [
-                        Array(unit.parent.utf8), Array((try? JSONEncoder().encode(object)) ?? Data("{}".utf8)),
-                    ]
+                    parameters.append(Array(unit.parent.utf8))
+                    // The parent's fields, when it includes any: a parameter the statement does not use is an error.
+                    if !unit.columns.isEmpty {
+                        var object: [String: String?] = [:]
+                        for column in unit.columns { object[column.name] = column.value }
+                        parameters.append(Array((try? JSONEncoder().encode(object)) ?? Data("{}".utf8)))
+                    }
                 }
                 try database.query(
                     """

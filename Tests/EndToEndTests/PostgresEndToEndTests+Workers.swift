@@ -211,3 +211,117 @@ extension PostgresEndToEndTests {
         #expect(Set(before.prefix(pagesHeld)).isDisjoint(with: after), "\(before.prefix(pagesHeld)) / \(after)")
     }
 }
+
+extension PostgresEndToEndTests {
+    @Test(
+        "A unit that fails is walked again up to --unit-retries times, then failed for good: the run goes on, ends, and the worker and --status exit with its status, naming it and its error"
+    )
+    func failedUnits() async throws {
+        let database = try Self.server()
+        let fixture = try FixtureServer(["--count", "1", "--repos", "6", "--seed", "3"])
+        defer { fixture.stop() }
+        _ = try database.psql("DROP SCHEMA IF EXISTS failing CASCADE")
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        try Files.write(
+            """
+            base-url: \(fixture.url.replacingOccurrences(of: "/notes", with: ""))
+            defaults:
+              no-title: true
+            resources:
+              - name: repos
+                path: repos?per_page=5
+              - name: issues
+                parent: repos
+                path: repos/octo/{parent.name}/issues?per_page=2
+              - name: broken
+                parent: repos
+                path: repos/octo/{parent.name}/nothing-here
+            """, to: scratch.path("failing.yaml"))
+        let base = ["sync", scratch.path("failing.yaml"), "--postgres", database.url(), "--schema", "failing"]
+        try MarkedLog.mark(fixture, 1)
+        let workers = try (0..<2).map { _ in try Background(base + ["--worker", "--unit-retries", "2", "--run", "f"]) }
+        let ends = workers.map { $0.finish() }
+        let status = try await Run(base + ["--status", "--run", "f"])
+        for end in ends {
+            #expect(end.status != 0 && end.status == status.status, "\(end.stderr)")
+            #expect(end.stderr.contains("a unit failed (exit \(status.status)): see --status"), "\(end.stderr)")
+        }
+        #expect(status.stderr.contains("Failed units:\n  broken 1 (exit \(status.status)): "), "\(status.stderr)")
+        #expect(status.stderr.contains("404"), "\(status.stderr)")
+        // Every other unit done: the failures stop nothing else.
+        #expect(
+            try database.psql(
+                "SELECT resource, state, failures, count(*) FROM failing.notes_page_units GROUP BY 1, 2, 3 ORDER BY 1")
+                == "broken|failed|2|6\nissues|done|0|6\nrepos|done|0|1\n")
+        #expect(
+            try database.psql(
+                "SELECT count(*) > 0 AND count(*) = (SELECT sum(records) FROM failing.notes_page_units WHERE resource = 'issues') FROM failing.issues"
+            ) == "t\n")
+        // Each failing path asked twice, once per walk.
+        let asked = MarkedLog(fixture.stop()).targets(after: 1, under: "/repos").filter {
+            $0.hasSuffix("/nothing-here")
+        }
+        #expect(asked.count == 12 && Set(asked).count == 6, "\(asked)")
+        // A worker of the run that is over exits at once, with its status.
+        let late = try await Run(base + ["--worker", "--run", "f"])
+        #expect(late.status == status.status && late.stderr.contains("Run 1 (f) is over"), "\(late.stderr)")
+    }
+
+    @Test("A child resource that includes no field of its parent, into Postgres: every child under its parent")
+    func childWithoutIncludes() async throws {
+        let database = try Self.server()
+        let fixture = try FixtureServer(["--count", "1", "--repos", "8", "--seed", "3", "--quiet"])
+        defer { fixture.stop() }
+        _ = try database.psql("DROP SCHEMA IF EXISTS bare CASCADE")
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        try Files.write(
+            """
+            base-url: \(fixture.url.replacingOccurrences(of: "/notes", with: ""))
+            defaults:
+              no-title: true
+            resources:
+              - name: repos
+                path: repos?per_page=5
+              - name: issues
+                parent: repos
+                path: repos/octo/{parent.name}/issues?per_page=2
+            """, to: scratch.path("bare.yaml"))
+        let run = try await Run(["sync", scratch.path("bare.yaml"), "--postgres", database.url(), "--schema", "bare"])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(
+            try database.psql(
+                "SELECT count(*) > 0, count(*) = count(DISTINCT id), count(*) FILTER (WHERE json->>'repository_url' LIKE '%/repo-' || parent) = count(*) FROM bare.issues"
+            ) == "t|t|t\n")
+    }
+
+    @Test("--worker, --status and their options: refused where they cannot work, before any connection")
+    func workerUsage() async throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        try Files.write(
+            """
+            base-url: http://127.0.0.1:9/
+            resources:
+              - name: notes
+                path: notes
+            """, to: scratch.path("s.yaml"))
+        let source = scratch.path("s.yaml")
+        let url = "postgresql://nobody@127.0.0.1:9/none"
+        for (arguments, message) in [
+            (["--sqlite", "x.db", "--worker"], "--worker needs --postgres: the units of work are kept there"),
+            (["-o", "dir", "--status"], "--status needs --postgres"),
+            (["--postgres", url, "--worker", "--status"], "--worker and --status do not go together"),
+            (["--postgres", url, "--worker", "--fail-fast"], "--fail-fast is not a worker's"),
+            (["--postgres", url, "--run", "a"], "--run is a worker's: give --worker (or --status)"),
+            (["--postgres", url, "--lease", "5"], "--lease is a worker's"),
+            (["--postgres", url, "--status", "--wait"], "--wait is a worker's (--worker)"),
+            (["--postgres", url, "--worker", "--lease", "1"], "--lease"),
+            (["--postgres", url, "--worker", "--run", ""], "--run takes a label of 1 to 200 bytes"),
+        ] {
+            let run = try await Run(["sync", source] + arguments)
+            #expect(run.status == 64 && run.stderr.contains(message), "\(arguments): \(run.stderr)")
+        }
+    }
+}
