@@ -36,7 +36,8 @@ import NotesSystem
             let renewer: WorkUnits
             do {
                 queue = try WorkUnits(connection: connection, schema: schema, lease: options.lease)
-                renewer = try WorkUnits(connection: connection, schema: schema, lease: options.lease)
+                renewer = try WorkUnits(
+                    connection: connection, schema: schema, lease: options.lease, holder: queue.holder)
             } catch {
                 report("Error: \(error)\n")
                 return Self.status(of: error)

@@ -325,3 +325,82 @@ extension PostgresEndToEndTests {
         }
     }
 }
+
+extension PostgresEndToEndTests {
+    /// One resource of `repos` repos, one a page, each page `latency` ms late, into schema `schema`.
+    static func slowRepos(_ fixture: FixtureServer, in scratch: Scratch) throws -> String {
+        try Files.write(
+            """
+            base-url: \(fixture.url.replacingOccurrences(of: "/notes", with: ""))
+            defaults:
+              no-title: true
+            resources:
+              - name: repos
+                path: repos?per_page=1
+            """, to: scratch.path("repos.yaml"))
+        return scratch.path("repos.yaml")
+    }
+
+    @Test(
+        "A worker renews its lease while a page takes longer than the lease: nobody takes a unit over from a live worker"
+    )
+    func renewedLease() async throws {
+        let database = try Self.server()
+        // Three pages, each 3 s late: longer than the 2 s lease.
+        let fixture = try FixtureServer(["--count", "1", "--repos", "3", "--issues", "0", "--latency", "3000"])
+        defer { fixture.stop() }
+        _ = try database.psql("DROP SCHEMA IF EXISTS renewed CASCADE")
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        let arguments = [
+            "sync", try Self.slowRepos(fixture, in: scratch), "--postgres", database.url(), "--schema", "renewed",
+            "--worker", "--run", "r", "--lease", "2",
+        ]
+        try MarkedLog.mark(fixture, 1)
+        let workers = try (0..<2).map { _ in try Background(arguments) }
+        let ends = workers.map { $0.finish() }
+        for end in ends {
+            #expect(end.status == 0, "\(end.stderr)")
+            #expect(!end.stderr.contains("Taking over"), "\(end.stderr)")
+        }
+        let asked = MarkedLog(fixture.stop()).targets(after: 1, under: "/repos")
+        #expect(asked.count == 3 && Set(asked).count == 3, "\(asked)")
+        #expect(try database.psql("SELECT count(*), count(DISTINCT id) FROM renewed.repos") == "3|3\n")
+    }
+
+    @Test(
+        "A worker stopped by SIGTERM gives its unit back at once (exit 130): the next worker goes on from its last committed page without waiting for the lease"
+    )
+    func interruptedWorker() async throws {
+        let database = try Self.server()
+        let fixture = try FixtureServer(["--count", "1", "--repos", "30", "--issues", "0", "--latency", "50"])
+        defer { fixture.stop() }
+        _ = try database.psql("DROP SCHEMA IF EXISTS interrupted CASCADE")
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        let arguments = [
+            "sync", try Self.slowRepos(fixture, in: scratch), "--postgres", database.url(), "--schema", "interrupted",
+            "--worker", "--lease", "600",
+        ]
+        let first = try Background(arguments)
+        var pages = 0
+        for _ in 0..<300 where pages < 3 {
+            usleep(20_000)
+            pages =
+                Int(
+                    (try? database.psql("SELECT coalesce(max(pages), 0) FROM interrupted.notes_page_units"))?
+                        .trimmingCharacters(in: .whitespacesAndNewlines) ?? "") ?? 0
+        }
+        first.signal(SIGTERM)
+        let stopped = first.finish()
+        #expect(stopped.status == 130, "\(stopped.stderr)")
+        #expect(
+            try database.psql("SELECT state, holder IS NULL, pages >= 3 FROM interrupted.notes_page_units")
+                == "pending|t|t\n")
+        let next = try await Run(arguments)
+        #expect(next.status == 0 && !next.stderr.contains("Taking over"), "\(next.stderr)")
+        #expect(next.seconds < 60, "waited for a lease of 600 s")
+        #expect(try database.psql("SELECT count(*), count(DISTINCT id) FROM interrupted.repos") == "30|30\n")
+        #expect(try database.psql("SELECT state, pages FROM interrupted.notes_page_units") == "done|30\n")
+    }
+}

@@ -59,8 +59,9 @@ public struct UnitClaim: Sendable, Hashable {
         var database: PostgresConnection
 
         /// Connects, and makes the tables if they are not there.
+        /// - Parameter holder: The worker's name, when it has one already (a second connection of its own).
         /// - Throws: ``StoreError`` as ``PostgresDestination/init(connection:schema:table:titles:unit:)``.
-        public init(connection: String, schema: String, lease: Int) throws(StoreError) {
+        public init(connection: String, schema: String, lease: Int, holder: String? = nil) throws(StoreError) {
             guard SQLiteDestination.isValidTableName(schema) else {
                 throw StoreError("'\(schema.prefix(80))' cannot name the schema")
             }
@@ -70,8 +71,8 @@ public struct UnitClaim: Sendable, Hashable {
             var host = [CChar](repeating: 0, count: 256)
             gethostname(&host, 255)
             let random = String(UInt32.random(in: 0...UInt32.max), radix: 16)
-            holder = "\(String(cString: host).prefix(64)):\(getpid()):\(random)"
-            database = try Self.connect(connection, holder: holder)
+            self.holder = holder ?? "\(String(cString: host).prefix(64)):\(getpid()):\(random)"
+            database = try Self.connect(connection, holder: self.holder)
             try retrying("making the tables of units") { database in
                 try database.execute(
                     """
