@@ -213,20 +213,23 @@
         }
 
         /// Takes the table's advisory lock for the session, or throws naming who holds it.
+        /// A worker's walk (``claim``) takes it shared: workers never keep each other out (their units do),
+        /// one whose lease ran out and that was stopped included, while a walk that is not a worker's and
+        /// one of a worker exclude each other.
         private func lock() throws(StoreError) {
-            if let claim {
-                do {
+            do {
+                if let claim {
                     try database.execute(
                         "SET idle_in_transaction_session_timeout = '\(claim.lease)s'", "preparing the connection")
-                } catch {
-                    throw StoreError(error)
+                    try database.query(
+                        "SELECT set_config('application_name', $1, false)",
+                        [Array("notes-page worker \(claim.holder)".utf8)], "preparing the connection")
                 }
-                return
-            }
-            do {
                 let name = Array("\(schema).".utf8) + key
                 let taken = try database.query(
-                    "SELECT pg_try_advisory_lock(\(Self.lockClass), hashtext($1))", [name], "locking the table")
+                    "SELECT pg_try_advisory_lock\(claim == nil ? "" : "_shared")(\(Self.lockClass), hashtext($1))",
+                    [name],
+                    "locking the table")
                 guard taken.first?.first == "t" else {
                     let holder = try database.query(
                         """

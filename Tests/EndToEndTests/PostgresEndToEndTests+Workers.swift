@@ -405,3 +405,33 @@ extension PostgresEndToEndTests {
         #expect(try database.psql("SELECT state, pages FROM interrupted.notes_page_units") == "done|30\n")
     }
 }
+
+extension PostgresEndToEndTests {
+    @Test("A sync that is not a worker's, while a worker walks the same table, is refused naming the worker")
+    func plainBesideWorker() async throws {
+        let database = try Self.server()
+        let fixture = try FixtureServer(["--count", "1", "--repos", "20", "--issues", "0", "--latency", "100"])
+        defer { fixture.stop() }
+        _ = try database.psql("DROP SCHEMA IF EXISTS beside CASCADE")
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        let base = [
+            "sync", try Self.slowRepos(fixture, in: scratch), "--postgres", database.url(), "--schema", "beside",
+        ]
+        let worker = try Background(base + ["--worker"])
+        var pages = 0
+        for _ in 0..<300 where pages < 1 {
+            usleep(20_000)
+            pages =
+                Int(
+                    (try? database.psql("SELECT coalesce(max(pages), 0) FROM beside.notes_page_units"))?
+                        .trimmingCharacters(in: .whitespacesAndNewlines) ?? "") ?? 0
+        }
+        let plain = try await Run(base)
+        #expect(plain.status == 74, "\(plain.stderr)")
+        #expect(
+            plain.stderr.contains("another walk of beside.repos is running: notes-page worker "), "\(plain.stderr)")
+        #expect(worker.finish().status == 0)
+        #expect(try database.psql("SELECT count(*), count(DISTINCT id) FROM beside.repos") == "20|20\n")
+    }
+}
