@@ -61,6 +61,7 @@ struct Benchmark {
         "latency/graphql-late": "the same notes as a GraphQL connection over POST, pageInfo after the records",
         "latency/graphql-early": "the same with pageInfo first: the next page asked for while the page streams",
     ].merging(storeSummaries) { $1 }.merging(postgresSummaries) { $1 }.merging(syncSummaries) { $1 }
+        .merging(workerSummaries) { $1 }
 
     /// Every benchmark's name, in the order they run.
     static var names: [String] { all(Inputs(count: 0, root: "", binaries: "", cache: "")).map(\.name) }
@@ -275,7 +276,7 @@ struct Benchmark {
                     probe([$0.python, $0.root + "/Benchmarks/peers/python-urllib.py", "--probe"], "Python 3")
                 }
             ),
-        ] + store(inputs) + postgres(inputs) + sync(inputs)
+        ] + store(inputs) + postgres(inputs) + sync(inputs) + workers(inputs)
     }
 }
 

@@ -53,6 +53,15 @@ final class Inputs: @unchecked Sendable {
     var fanoutSource = ""
     var fanoutCurlConfig = ""
     private var fanoutServer: Process?
+    /// A GitHub-shaped API of `workerParents` repositories of 100 issues each (one page), 20 ms a response,
+    /// and a source over it: the units of a sync drained by workers (`sync/workers-N`).
+    var workersSource = ""
+    private var workersServer: Process?
+    /// Its repositories: 399 for a million notes (with the repositories' walk, 400 units), fewer for a quick run.
+    var workerParents: Int { max(39, min(399, count / 2_500)) }
+    /// Its pages: the repositories' (100 a page), then one of issues for each.
+    var workerPages: Int { (workerParents + 99) / 100 + workerParents }
+
     /// The repositories of the fan-out: 200 for a million notes, fewer for a quick run.
     var fanoutParents: Int { max(10, min(200, count / 5_000)) }
     /// Its pages: the repositories' (100 a page), then three of issues for each.
@@ -125,6 +134,23 @@ final class Inputs: @unchecked Sendable {
             parent: repos
             path: repos/octo/{parent.name}/issues?per_page=100
         """.write(toFile: fanoutSource, atomically: true, encoding: .utf8)
+        let workersURL: String
+        (workersServer, workersURL) = try startServer([
+            "--count", "1", "--repos", "\(workerParents)", "--issues", "100", "--comments", "0", "--fixed", "--latency",
+            "\(latency)",
+        ])
+        workersSource = scratch + "/workers.yaml"
+        try """
+        base-url: \(workersURL.replacingOccurrences(of: "/notes", with: ""))/
+        defaults:
+          no-title: true
+        resources:
+          - name: repos
+            path: repos?per_page=100
+          - name: issues
+            parent: repos
+            path: repos/octo/{parent.name}/issues?per_page=100
+        """.write(toFile: workersSource, atomically: true, encoding: .utf8)
         fanoutCurlConfig = scratch + "/fanout-curl.cfg"
         let repoPages = (1...((fanoutParents + 99) / 100)).map { "\(fanoutBase)/repos?per_page=100&page=\($0)" }
         let issuePages = (1...fanoutParents).flatMap { repo in
@@ -180,7 +206,9 @@ final class Inputs: @unchecked Sendable {
     }
 
     func stop() {
-        for process in [server, latencyServer, gzipServer, smallPagesServer, fanoutServer].compactMap({ $0 }) {
+        for process in [server, latencyServer, gzipServer, smallPagesServer, fanoutServer, workersServer].compactMap({
+            $0
+        }) {
             process.terminate()
             process.waitUntilExit()
         }

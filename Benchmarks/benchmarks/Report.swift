@@ -163,6 +163,7 @@ func targets(_ results: [String: Figures]) -> String {
     lines += Benchmark.storeTargets(results)
     lines += Benchmark.postgresTargets(results)
     lines += Benchmark.syncTargets(results)
+    lines += Benchmark.workerTargets(results)
     var text = lines.isEmpty ? "" : "Targets\n" + lines.joined(separator: "\n") + "\n"
     if !references.isEmpty { text += "Reference (no target)\n" + references.joined(separator: "\n") + "\n" }
     return text

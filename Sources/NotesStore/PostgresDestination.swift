@@ -133,9 +133,10 @@
             self.pagination = pagination
             do {
                 try lock()
+                // Nothing here needs the disk before the first page's commit, which flushes it with its own.
                 try database.execute(
                     """
-                    BEGIN;
+                    BEGIN; SET LOCAL synchronous_commit = off;
                     CREATE SCHEMA IF NOT EXISTS "\(schema)";
                     CREATE TABLE IF NOT EXISTS \(walks) (
                         "table" text PRIMARY KEY, version integer NOT NULL, checkpoint text NOT NULL);

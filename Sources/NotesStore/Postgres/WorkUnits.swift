@@ -106,7 +106,11 @@ public struct UnitClaim: Sendable, Hashable {
         private static func connect(_ connection: String, holder: String) throws(StoreError) -> PostgresConnection {
             do {
                 let database = try PostgresConnection(connection, applicationName: "notes-page worker \(holder)")
-                try database.execute("SET lock_timeout = '5s'", "preparing the connection")
+                // A claim, a renewal or a failure the server loses in a crash is safe to lose: a page commits
+                // only where its own transaction (synchronous) finds the unit the worker's. Only a run's start
+                // waits for the disk (``join(label:firstUnits:)``).
+                try database.execute(
+                    "SET lock_timeout = '5s'; SET synchronous_commit = off", "preparing the connection")
                 return database
             } catch {
                 throw StoreError(error)
@@ -159,8 +163,10 @@ public struct UnitClaim: Sendable, Hashable {
         {
             try retrying("joining the sync's run") { database in
                 try database.execute(
-                    "BEGIN; SELECT pg_advisory_xact_lock(\(Self.lockClass), hashtext('\(schema).notes_page_runs'))",
-                    "joining the sync's run")
+                    """
+                    BEGIN; SET LOCAL synchronous_commit = on;
+                    SELECT pg_advisory_xact_lock(\(Self.lockClass), hashtext('\(schema).notes_page_runs'))
+                    """, "joining the sync's run")
                 let found =
                     try label.map {
                         try database.query(
@@ -279,10 +285,10 @@ public struct UnitClaim: Sendable, Hashable {
             }
         }
 
-        /// Marks unit `id` done, when this worker holds it (its last page's commit may have done so), with
-        /// the units `children` brings in the same transaction (a child walk found current: its own
-        /// children's).
-        /// - Returns: Whether the unit was this worker's.
+        /// Marks unit `id` done, when this worker holds it and its last page's commit has not done so
+        /// already, with the units `children` brings in the same transaction (a child walk found current:
+        /// its own children's).
+        /// - Returns: Whether the unit was this worker's and running.
         @discardableResult
         public func finish(_ id: Int64, run: Int, children: [(resource: String, parent: String)] = [])
             throws(StoreError) -> Bool
@@ -291,8 +297,8 @@ public struct UnitClaim: Sendable, Hashable {
                 try database.execute("BEGIN", "finishing a unit of work")
                 let rows = try database.query(
                     """
-                    UPDATE \(units) SET state = 'done', ended_at = coalesce(ended_at, now())
-                    WHERE id = $1 AND holder = $2 AND state IN ('running', 'done') RETURNING 1
+                    UPDATE \(units) SET state = 'done', ended_at = now()
+                    WHERE id = $1 AND holder = $2 AND state = 'running' RETURNING 1
                     """, [Array("\(id)".utf8), Array(holder.utf8)], "finishing a unit of work")
                 if !rows.isEmpty { try add(children, run: run, in: database) }
                 try database.execute("COMMIT", "finishing a unit of work")

@@ -1,0 +1,70 @@
+import Foundation
+
+// One sync drained by several worker processes (`notes-page sync --worker`), the units of work in the
+// benchmarks' PostgreSQL cluster: the repositories' walk and one walk of issues for each of 399
+// repositories (400 units, a page of 100 issues each, 20 ms a response from the fixture server), with 1, 2
+// and 4 workers started at once, beside one process walking the same sync with `--parallel 4`.
+
+extension Benchmark {
+    static let workerSummaries = [
+        "sync/workers-1":
+            "one notes-page sync --worker draining a sync of 400 units (a page of issues for each repository, 20 ms a page) into PostgreSQL",
+        "sync/workers-2": "two worker processes draining the same sync together",
+        "sync/workers-4": "four worker processes draining the same sync together",
+        "sync/parallel-4": "one notes-page sync --parallel 4 of the same sync, without workers",
+    ]
+
+    static func workers(_ inputs: Inputs) -> [Benchmark] {
+        let size: (Inputs) -> (Int, Int) = { ($0.workerPages * 100 * 150, $0.workerParents * 100) }
+        let unavailable: (Inputs) -> String? = { _ in PostgresBench.shared.problem }
+        let fresh: (Inputs) -> Void = { _ in PostgresBench.shared.sql("DROP SCHEMA IF EXISTS workers CASCADE") }
+        let sync: @Sendable (Inputs) -> [String] = { inputs in
+            [
+                inputs.notesPage, "sync", inputs.workersSource, "--postgres", PostgresBench.shared.url, "--schema",
+                "workers",
+            ]
+        }
+        /// `count` workers started at once, each to its end: a shell waits for them all, and fails if one does.
+        func workers(_ count: Int) -> @Sendable (Inputs) -> [String] {
+            { inputs in
+                let one = (sync(inputs) + ["--worker", "--run", "bench", "--quiet"]).map { "'\($0)'" }.joined(
+                    separator: " ")
+                let script =
+                    "pids=''; for i in $(seq \(count)); do \(one) & pids=\"$pids $!\"; done; "
+                    + "for p in $pids; do wait \"$p\" || exit 1; done"
+                return ["/bin/sh", "-c", script]
+            }
+        }
+        return [1, 2, 4].map { count in
+            Benchmark(
+                name: "sync/workers-\(count)", run: .command(workers(count)),
+                ceiling: count == 1 ? [] : ["sync/workers-1"], size: size, unavailable: unavailable,
+                beforeEachRun: fresh)
+        } + [
+            Benchmark(
+                name: "sync/parallel-4", run: .command { sync($0) + ["--parallel", "4", "--quiet"] },
+                ceiling: ["sync/workers-1"], size: size, unavailable: unavailable, beforeEachRun: fresh)
+        ]
+    }
+
+    /// The workers' target: four worker processes at least 3.5× as fast as one, on a sync the latency
+    /// bounds (the server is not the bottleneck); two workers and `--parallel 4` are shown beside it.
+    static func workerTargets(_ results: [String: Figures]) -> [String] {
+        guard let one = results["sync/workers-1"]?.wallP50 else { return [] }
+        var lines: [String] = []
+        if let four = results["sync/workers-4"]?.wallP50 {
+            let speedup = one / four
+            lines.append(
+                "\(speedup >= 3.5 ? "met    " : "NOT MET") sync with 4 worker processes at least 3.5× as fast as 1: "
+                    + String(format: "%.2f×", speedup))
+        }
+        for (name, what) in [
+            ("sync/workers-2", "2 worker processes"), ("sync/parallel-4", "one process, --parallel 4"),
+        ] {
+            if let wall = results[name]?.wallP50 {
+                lines.append("shown   sync with \(what): " + String(format: "%.2f× as fast as 1 worker", one / wall))
+            }
+        }
+        return lines
+    }
+}
