@@ -137,7 +137,8 @@ let package = Package(
         .executableTarget(
             name: "benchmarks",
             dependencies: [
-                "NotesPage", "YajlNoop", "AllocationCounter", "ArgumentParsing", "BenchmarkPairs", "TestSupport",
+                "NotesPage", "NotesFetch", "NotesStore", "YajlNoop", "AllocationCounter", "ArgumentParsing", "BenchmarkPairs",
+                "TestSupport",
             ],
             path: "Benchmarks/benchmarks",
             swiftSettings: swiftSettings

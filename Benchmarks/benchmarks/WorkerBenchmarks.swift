@@ -1,4 +1,6 @@
 import Foundation
+import NotesFetch
+import NotesStore
 
 // One sync drained by several worker processes (`notes-page sync --worker`), the units of work in the
 // benchmarks' PostgreSQL cluster: the repositories' walk and one walk of issues for each of 399
@@ -12,7 +14,12 @@ extension Benchmark {
         "sync/workers-2": "two worker processes draining the same sync together",
         "sync/workers-4": "four worker processes draining the same sync together",
         "sync/parallel-4": "one notes-page sync --parallel 4 of the same sync, without workers",
+        "queue/claims":
+            "4 threads, each with its own connection, claiming and finishing units of work (the whole process: a run of them made, then all claimed)",
     ]
+
+    /// Units the claim benchmark makes and claims.
+    static func claimUnits(_ inputs: Inputs) -> Int { inputs.count >= 1_000_000 ? 20_000 : 2_000 }
 
     static func workers(_ inputs: Inputs) -> [Benchmark] {
         let size: (Inputs) -> (Int, Int) = { ($0.workerPages * 100 * 150, $0.workerParents * 100) }
@@ -35,16 +42,26 @@ extension Benchmark {
                 return ["/bin/sh", "-c", script]
             }
         }
-        return [1, 2, 4].map { count in
-            Benchmark(
-                name: "sync/workers-\(count)", run: .command(workers(count)),
-                ceiling: count == 1 ? [] : ["sync/workers-1"], size: size, unavailable: unavailable,
-                beforeEachRun: fresh)
-        } + [
-            Benchmark(
-                name: "sync/parallel-4", run: .command { sync($0) + ["--parallel", "4", "--quiet"] },
-                ceiling: ["sync/workers-1"], size: size, unavailable: unavailable, beforeEachRun: fresh)
-        ]
+        let claims = Benchmark(
+            name: "queue/claims",
+            run: .command { inputs in
+                [
+                    ProcessInfo.processInfo.arguments[0], "--claims", PostgresBench.shared.url, "--units",
+                    "\(claimUnits(inputs))", "--workers", "4",
+                ]
+            }, ceiling: [], size: { (0, claimUnits($0)) }, unavailable: unavailable,
+            beforeEachRun: { _ in PostgresBench.shared.sql("DROP SCHEMA IF EXISTS claims CASCADE") })
+        return [claims]
+            + [1, 2, 4].map { count in
+                Benchmark(
+                    name: "sync/workers-\(count)", run: .command(workers(count)),
+                    ceiling: count == 1 ? [] : ["sync/workers-1"], size: size, unavailable: unavailable,
+                    beforeEachRun: fresh)
+            } + [
+                Benchmark(
+                    name: "sync/parallel-4", run: .command { sync($0) + ["--parallel", "4", "--quiet"] },
+                    ceiling: ["sync/workers-1"], size: size, unavailable: unavailable, beforeEachRun: fresh)
+            ]
     }
 
     /// The workers' target: four worker processes at least 3.5× as fast as one, on a sync the latency
@@ -67,4 +84,44 @@ extension Benchmark {
         }
         return lines
     }
+}
+
+/// `benchmarks --claims URL`: makes a run of `units` units of work in schema `claims`, then claims and
+/// finishes them all from `workers` threads, each with a connection of its own, as workers do.
+func claimAll(url: String, units: Int, workers: Int) -> Int32 {
+    do {
+        let queue = try WorkUnits(connection: url, schema: "claims", lease: 30)
+        let run = try queue.join(label: nil) { () throws(StoreError) in (0..<units).map { ("unit", "\($0)") } }
+        let failed = ClaimFailure()
+        let group = DispatchGroup()
+        for _ in 0..<workers {
+            group.enter()
+            Thread {
+                defer { group.leave() }
+                do {
+                    let worker = try WorkUnits(connection: url, schema: "claims", lease: 30)
+                    while let claimed = try worker.claim(run: run.number) {
+                        try worker.finish(claimed.id, claim: claimed.holder, run: run.number)
+                    }
+                } catch {
+                    print("queue/claims: \(error)")
+                    failed.set()
+                }
+            }.start()
+        }
+        group.wait()
+        return try !queue.progress(run: run.number).isOpen && !failed.isSet ? 0 : 1
+    } catch {
+        print("queue/claims: \(error)")
+        return 1
+    }
+}
+
+/// Whether a thread of the claim benchmark failed.
+private final class ClaimFailure: @unchecked Sendable {
+    private let lock = NSLock()
+    private var failed = false
+
+    func set() { lock.withLock { failed = true } }
+    var isSet: Bool { lock.withLock { failed } }
 }

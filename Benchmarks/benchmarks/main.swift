@@ -30,6 +30,11 @@ let spec = CommandSpec(
         .init("--baselines", value: "dir", help: "Where baselines are saved and read. Default: Benchmarks/Baselines."),
         .init("--child", value: "workload", help: "(internal) run one workload and print its result."),
         .init("--input", value: "file", help: "(internal) the page the workload reads."),
+        .init(
+            "--claims", value: "url",
+            help: "(internal) make units of work in the PostgreSQL database at url, and claim and finish them all."),
+        .init("--units", value: "n", help: "(internal) with --claims: how many units."),
+        .init("--workers", value: "n", help: "(internal) with --claims: how many threads claim them at once."),
     ]
 )
 
@@ -80,6 +85,13 @@ if let name = parsed.value("--child") {
     result.peakResident = peakResidentOfThisProcess()
     print(String(decoding: try JSONEncoder().encode(result), as: UTF8.self))
     exit(0)
+}
+
+if let url = parsed.value("--claims") {
+    exit(
+        claimAll(
+            url: url, units: Int(parsed.value("--units") ?? "") ?? 1_000,
+            workers: Int(parsed.value("--workers") ?? "") ?? 1))
 }
 
 let baselines = parsed.value("--baselines") ?? root + "/Benchmarks/Baselines"

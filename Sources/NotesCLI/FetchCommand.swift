@@ -122,6 +122,10 @@ struct FetchCommand {
     var unit: ChildUnit?
     /// The unit of work a `sync --worker` holds for this walk (`--postgres` only).
     var claim: UnitClaim?
+    #if canImport(CPostgres)
+        /// The connections a `sync --worker` keeps open between its walks.
+        var sessions: PostgresSessions?
+    #endif
     /// Whether the run says how `auto` paginates, after its first page (a sync says it once a resource).
     var saysPagination = true
 

@@ -25,7 +25,8 @@ final class FetchSession: @unchecked Sendable {
             #if canImport(CPostgres)
                 let database = try PostgresDestination(
                     connection: postgres, schema: command.schema, table: command.table,
-                    titles: command.options.configuration.titlePath != nil, unit: command.unit)
+                    titles: command.options.configuration.titlePath != nil, unit: command.unit,
+                    sessions: command.sessions)
                 database.afterStep = afterStep
                 database.claim = command.claim
                 destination = database

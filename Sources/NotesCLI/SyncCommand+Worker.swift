@@ -44,8 +44,9 @@ import NotesSystem
             }
             let (token, refused) = accessToken(first)
             if let refused { return refused }
-            // The units in flight, their leases renewed a third of a lease apart on a connection of their own.
-            let held = Locked(Set<Int64>())
+            // The claims of the units in flight, their leases renewed a third of a lease apart on a connection
+            // of their own.
+            let held = Locked(Set<String>())
             let renewing = Locked(true)
             let renewal = WorkerThread(name: "notes-lease")
             renewal.submit {
@@ -66,16 +67,22 @@ import NotesSystem
             var gates: [Origin: RequestGate] = [:]
             var told: Set<Int> = []
             var walked = (units: 0, pages: 0, notes: 0)
+            // The walks' connections, kept open from one unit to the next.
+            let sessions = PostgresSessions()
             while true {
                 let run: WorkUnits.Run
                 do {
                     if options.waits {
-                        guard let open = try queue.openRun(label: options.label) else {
+                        // A labelled run that is over never comes again.
+                        if let label = options.label, let over = try queue.run(label: label), over.isFinished {
+                            run = over
+                        } else if let open = try queue.openRun(label: options.label) {
+                            run = open
+                        } else {
                             if cancellation.isCancelled { return .interrupted }
                             try? await Task.sleep(for: .seconds(1))
                             continue
                         }
-                        run = open
                     } else {
                         run = try queue.join(label: options.label) { () throws(StoreError) in try firstUnits() }
                     }
@@ -92,7 +99,8 @@ import NotesSystem
                 if !run.isFinished {
                     stopped = await drain(
                         run: run.number, queue: queue, options: options, held: held, token: token, gates: &gates,
-                        told: &told, walked: &walked, cancellation: cancellation, runtime: runtime, report: report)
+                        told: &told, walked: &walked, sessions: sessions, cancellation: cancellation, runtime: runtime,
+                        report: report)
                 }
                 if let stopped { return stopped }
                 let failure: Int32?
@@ -108,7 +116,9 @@ import NotesSystem
                         "Run \(run.number) is over: this worker walked \(walked.units) unit\(walked.units == 1 ? "" : "s"), \(walked.pages) pages, \(walked.notes) notes\(failed)\n"
                     )
                 }
-                guard options.waits else { return failure.map { ExitStatus(rawValue: $0) ?? .failure } ?? .success }
+                guard options.waits, options.label == nil else {
+                    return failure.map { ExitStatus(rawValue: $0) ?? .failure } ?? .success
+                }
                 walked = (0, 0, 0)
             }
         }
@@ -117,9 +127,9 @@ import NotesSystem
         /// - Returns: `nil` when the run has none left; `.interrupted` when stopped (its units given back),
         ///   or the status of a failure of the queue itself.
         private func drain(
-            run: Int, queue: WorkUnits, options: Workers, held: Locked<Set<Int64>>, token: OAuth2Token?,
+            run: Int, queue: WorkUnits, options: Workers, held: Locked<Set<String>>, token: OAuth2Token?,
             gates: inout [Origin: RequestGate], told: inout Set<Int>,
-            walked: inout (units: Int, pages: Int, notes: Int),
+            walked: inout (units: Int, pages: Int, notes: Int), sessions: PostgresSessions,
             cancellation: CancellationFlag, runtime: (FetchCommand) -> FetchRuntime,
             report: @escaping @Sendable (String) -> Void
         ) async -> ExitStatus? {
@@ -143,14 +153,19 @@ import NotesSystem
                             failure = Self.status(of: error)
                             break
                         }
-                        held.withLock { _ = $0.insert(claimed.id) }
-                        guard
-                            var walk = unitWalk(
-                                claimed, run: run, queue: queue, options: options, tables: &tables, report: report)
-                        else {
-                            held.withLock { _ = $0.remove(claimed.id) }
+                        held.withLock { _ = $0.insert(claimed.holder) }
+                        let start = unitWalk(
+                            claimed, run: run, queue: queue, options: options, tables: &tables, report: report)
+                        guard case .walk(var walk) = start else {
+                            held.withLock { _ = $0.remove(claimed.holder) }
+                            // A database that cannot be reached now: looked at again after a tick.
+                            if case .givenBack = start {
+                                exhausted = true
+                                break
+                            }
                             continue
                         }
+                        walk.command.sessions = sessions
                         var made = prepare(&walk, token: token, gates: &gates, told: &told, runtime: runtime)
                         if claimed.takenOver, !quiet {
                             made.report("Taking over from a worker whose lease ran out\n")
@@ -177,11 +192,11 @@ import NotesSystem
                         }
                         running += 1
                     }
-                    if failure != nil || cancellation.isCancelled, running == 0 { break }
+                    if (failure != nil || cancellation.isCancelled) && running == 0 { break }
                     if running == 0 {
                         // Nothing to claim and nothing walking here: the run is over when no unit is open.
                         do throws(StoreError) {
-                            if try queue.progress(run: run).open == 0 { break }
+                            if try !queue.progress(run: run).isOpen { break }
                         } catch {
                             report("Error: \(error)\n")
                             failure = Self.status(of: error)
@@ -201,27 +216,31 @@ import NotesSystem
                         continue
                     }
                     running -= 1
-                    held.withLock { _ = $0.remove(claimed.id) }
+                    held.withLock { _ = $0.remove(claimed.holder) }
                     do throws(StoreError) {
                         switch status {
                         case .success:
-                            try queue.finish(claimed.id, run: run)
+                            try queue.finish(claimed.id, claim: claimed.holder, run: run)
                             walked.units += 1
                             walked.pages += tally?.pages ?? 0
                             walked.notes += tally?.notes ?? 0
                         case .interrupted:
-                            try queue.release([claimed.id])
+                            try queue.release([claimed.holder])
                             failure = .interrupted
                         default:
-                            let message = error ?? "the walk ended with exit \(status.rawValue)"
-                            let (mine, forGood) = try queue.fail(
-                                claimed.id, error: message, exitCode: status.rawValue, retries: options.retries)
-                            if !quiet || forGood {
-                                let label = unitLabel(claimed)
-                                report(
-                                    mine
-                                        ? "[\(label)] \(forGood ? "failed for good" : "failed; it will be tried again") (exit \(status.rawValue))\n"
-                                        : "[\(label)] another worker took this unit over: its lease ran out here\n")
+                            let message = redacted(
+                                error ?? "the walk ended with exit \(status.rawValue)", of: claimed.resource)
+                            let outcome = try queue.fail(
+                                claimed.id, claim: claimed.holder, error: message, exitCode: status.rawValue,
+                                retries: options.retries)
+                            let said: [WorkUnits.Failure: String] = [
+                                .retried: "failed; it will be walked again (exit \(status.rawValue))",
+                                .failedForGood: "failed for good (exit \(status.rawValue))",
+                                .done: "done with its last page, then stopped (exit \(status.rawValue))",
+                                .takenOver: "another worker took this unit over: its lease ran out here",
+                            ]
+                            if !quiet || outcome == .failedForGood {
+                                report("[\(unitLabel(claimed))] \(said[outcome] ?? "")\n")
                             }
                         }
                     } catch {
@@ -229,13 +248,30 @@ import NotesSystem
                         failure = Self.status(of: error)
                     }
                 }
-                group.cancelAll()
             }
-            if cancellation.isCancelled || failure == .interrupted {
-                try? queue.release(Array(held.withLock { $0 }))
-                return .interrupted
+            // Every walk has ended (a task group waits for its tasks): units still held are given back at once,
+            // however the worker stops.
+            try? queue.release(Array(held.withLock { $0 }))
+            return cancellation.isCancelled ? .interrupted : failure
+        }
+
+        /// `message` with the secrets of resource `name`'s arguments written as the source writes them.
+        private func redacted(_ message: String, of name: String) -> String {
+            var message = message
+            for secret in resources.first(where: { $0.name == name })?.secrets ?? [] {
+                message = message.replacing(secret.value, with: secret.written)
             }
-            return failure
+            return message
+        }
+
+        /// What a claimed unit comes to before any walk.
+        private enum UnitStart {
+            /// Its walk, holding the claim.
+            case walk(Walk)
+            /// Done without one (a child walk current for its parent), or failed for good (said).
+            case settled
+            /// Given back: the database could not be reached.
+            case givenBack
         }
 
         /// What a worker's walk stopped short says: the unit is not lost.
@@ -246,35 +282,39 @@ import NotesSystem
             claimed.parent.isEmpty ? claimed.resource : "\(claimed.resource) \(SourceError.clip(claimed.parent))"
         }
 
-        /// The walk of a claimed unit, holding the claim; `nil` when there is none to make: a child walk
-        /// already current for its parent (the unit is done, its own children's units made), or a unit
-        /// that cannot be walked (its resource not in the source, its parent's row gone, a placeholder the
-        /// row cannot fill: failed for good, said).
+        /// The walk of a claimed unit, holding the claim; or none to make: a child walk already current for
+        /// its parent (the unit done, its own children's units made), a unit that cannot be walked (its
+        /// resource not in the source, its parent's row gone, a placeholder the row cannot fill: failed for
+        /// good), a database that cannot be reached (given back, not counted) or that refuses what the unit
+        /// needs (counted as a failure).
         private func unitWalk(
             _ claimed: WorkUnits.Claimed, run: Int, queue: WorkUnits, options: Workers,
             tables: inout [String: PostgresDestination], report: @Sendable (String) -> Void
-        ) -> Walk? {
-            func failForGood(_ message: String, _ status: ExitStatus) -> Walk? {
+        ) -> UnitStart {
+            func failForGood(_ message: String, _ status: ExitStatus, retries: Int = 1) -> UnitStart {
+                let message = redacted(message, of: claimed.resource)
                 report("[\(unitLabel(claimed))] Error: \(message)\n")
-                _ = try? queue.fail(claimed.id, error: message, exitCode: status.rawValue, retries: 1, final: true)
-                return nil
+                _ = try? queue.fail(
+                    claimed.id, claim: claimed.holder, error: message, exitCode: status.rawValue, retries: retries,
+                    final: retries == 1)
+                return .settled
             }
             guard let index = resources.firstIndex(where: { $0.name == claimed.resource }) else {
                 return failForGood("the source has no resource '\(SourceError.clip(claimed.resource))'", .usage)
             }
             let children = resources.indices.filter { selected[$0] && resources[$0].parent == index }
             let claim = UnitClaim(
-                unit: claimed.id, run: run, holder: queue.holder, lease: options.lease,
+                unit: claimed.id, run: run, holder: claimed.holder, lease: options.lease,
                 children: children.map { resources[$0].name })
             guard let parentIndex = resources[index].parent, !claimed.parent.isEmpty else {
                 var command = resources[index].command
                 command.claim = claim
                 command.resumeAdvice = Self.workerAdvice
-                return Walk(resource: index, command: command)
+                return .walk(Walk(resource: index, command: command))
             }
             do {
                 let parentName = resources[parentIndex].name
-                let row = try table(parentName, &tables) { table throws(StoreError) in
+                let row = try onTable(parentName, &tables) { table throws(StoreError) in
                     try table.parentRow(key: claimed.parent, child: resources[parentIndex].parent != nil)
                 }
                 guard let row else {
@@ -283,7 +323,7 @@ import NotesSystem
                         .dataError)
                 }
                 let digest = ChildUnit.digest(row.json)
-                let state = try table(claimed.resource, &tables) { table throws(StoreError) in
+                let state = try onTable(claimed.resource, &tables) { table throws(StoreError) in
                     try table.childWalk(parent: claimed.parent)
                 }
                 let incremental = resources[parentIndex].command.incremental != nil
@@ -291,29 +331,31 @@ import NotesSystem
                     // Its own children are looked for in turn: units of theirs, in the same transaction.
                     var units: [(resource: String, parent: String)] = []
                     if !children.isEmpty {
-                        try table(claimed.resource, &tables) { table throws(StoreError) in
+                        try onTable(claimed.resource, &tables) { table throws(StoreError) in
                             try table.forEachParentRow(child: true, under: claimed.parent) { row in
                                 for child in children { units.append((resources[child].name, row.key)) }
                             }
                         }
                     }
-                    try queue.finish(claimed.id, run: run, children: units)
-                    return nil
+                    try queue.finish(claimed.id, claim: claimed.holder, run: run, children: units)
+                    return .settled
                 }
                 let record = try ParentRecord(resource: parentName, key: row.key, json: row.json)
                 var command = try resources[index].command(
                     for: record, parentRun: row.run, parentDigest: digest, environment: environment)
                 command.claim = claim
                 command.resumeAdvice = Self.workerAdvice
-                return Walk(resource: index, command: command, parent: row.key)
+                return .walk(Walk(resource: index, command: command, parent: row.key))
             } catch let error as ParentError {
                 return failForGood(
                     "\(error.message); no request was made for its \(resources[index].name)", .dataError)
-            } catch let error as StoreError {
+            } catch let error as StoreError where error.kind == .unavailable {
                 // The database, not the unit: given back, not counted as the unit's failure.
                 report("[\(unitLabel(claimed))] Error: \(error)\n")
-                try? queue.release([claimed.id])
-                return nil
+                try? queue.release([claimed.holder])
+                return .givenBack
+            } catch let error as StoreError {
+                return failForGood(error.description, Self.status(of: error), retries: options.retries)
             } catch {
                 let message = (error as? UsageError)?.message ?? "\(error)"
                 return failForGood(
@@ -324,7 +366,7 @@ import NotesSystem
 
         /// Runs `body` on the worker's connection to table `name`, opened once and again after a failure.
         @discardableResult
-        private func table<Result>(
+        private func onTable<Result>(
             _ name: String, _ tables: inout [String: PostgresDestination],
             _ body: (PostgresDestination) throws(StoreError) -> Result
         ) throws(StoreError) -> Result {
@@ -362,7 +404,7 @@ import NotesSystem
                 }
                 let before = units.count
                 if !full, !children(of: index).isEmpty {
-                    let checkpoint = try table(resources[index].name, &tables) { table throws(StoreError) in
+                    let checkpoint = try onTable(resources[index].name, &tables) { table throws(StoreError) in
                         try table.checkpoint()
                     }
                     for child in children(of: index) { try owed(child, under: nil, into: &units, tables: &tables) }
@@ -385,14 +427,14 @@ import NotesSystem
             guard let parentIndex = resources[child].parent else { return }
             let incremental = resources[parentIndex].command.incremental != nil
             var rows: [ParentRow] = []
-            try table(resources[parentIndex].name, &tables) { table throws(StoreError) in
+            try onTable(resources[parentIndex].name, &tables) { table throws(StoreError) in
                 try table.forEachParentRow(child: resources[parentIndex].parent != nil, under: parent) {
                     rows.append($0)
                 }
             }
             var current: [String] = []
             for row in rows {
-                let state = try table(resources[child].name, &tables) { table throws(StoreError) in
+                let state = try onTable(resources[child].name, &tables) { table throws(StoreError) in
                     try table.childWalk(parent: row.key)
                 }
                 if isCurrent(state, row: row, digest: ChildUnit.digest(row.json), incremental: incremental) {

@@ -41,15 +41,18 @@
         /// kept per parent, its checkpoint under `TABLE#PARENT`, its pages always staged and upserted.
         public let unit: ChildUnit?
         var database: PostgresConnection
+        /// Where the connection came from and goes back to, for a process that walks one table after another.
+        private let sessions: PostgresSessions?
         private var url = ""
         private var pagination = ""
         /// Called after each step of a commit; throwing stops the commit there, as a `kill -9` would (the
         /// transaction not committed is rolled back when the connection closes).
         package var afterStep: (CommitStep) throws(CommitStop) -> Void = { _ throws(CommitStop) in }
         /// The unit of work a worker holds for this walk (``WorkUnits``), set before ``open(url:pagination:ids:visited:)``:
-        /// each page commits only while the unit is the worker's, and no advisory lock is taken (the unit is
-        /// the lock, one a worker whose lease ran out loses). A transaction left open past the lease (a
-        /// worker stopped mid-commit) is ended by the server, so that its row locks never hold a unit.
+        /// each page commits only while the unit is the worker's (the unit is the lock, one a worker whose
+        /// lease ran out loses), and the table's advisory lock is taken shared. A transaction left open past
+        /// the lease (a worker stopped mid-commit) is ended by the server, so that its row locks never hold
+        /// a unit.
         public var claim: UnitClaim?
 
         /// The format of the checkpoint row.
@@ -67,7 +70,7 @@
         ///   three more tries over 1.4 s), ``StoreError/Kind/credentials`` when it refuses the credentials.
         public init(
             connection: String, schema: String = "public", table: String = "notes", titles: Bool = true,
-            unit: ChildUnit? = nil
+            unit: ChildUnit? = nil, sessions: PostgresSessions? = nil
         ) throws(StoreError) {
             for (what, name) in [("table", table), ("schema", schema)] where !SQLiteDestination.isValidTableName(name) {
                 throw StoreError(
@@ -80,7 +83,12 @@
             self.schema = schema
             self.table = table
             self.unit = unit
+            self.sessions = sessions
             hasTitles = titles
+            if let open = sessions?.take() {
+                database = open
+                return
+            }
             // A server that cannot be reached is tried again, as a page's server is: 0.2, 0.4, 0.8 s apart.
             var attempt = 0
             while true {
@@ -92,6 +100,15 @@
                     usleep(UInt32(100_000 << attempt))
                 }
             }
+        }
+
+        /// Gives the connection back to ``sessions``, when it came from there: its transaction rolled back,
+        /// its advisory locks released.
+        deinit {
+            guard let sessions, !database.isBroken,
+                (try? database.execute("ROLLBACK; SELECT pg_advisory_unlock_all()", "ending the walk")) != nil
+            else { return }
+            sessions.give(database)
         }
 
         private static func connect(_ connection: String) throws(StoreError) -> PostgresConnection {

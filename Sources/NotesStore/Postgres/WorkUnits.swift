@@ -5,7 +5,8 @@ public struct UnitClaim: Sendable, Hashable {
     public var unit: Int64
     /// The sync's run the unit belongs to.
     public var run: Int
-    /// The worker holding it (``WorkUnits/holder``).
+    /// The claim's own name: the worker's (``WorkUnits/holder``) and the claim's number in it, so that a
+    /// walk of a unit the same worker claimed again (its lease ran out under it) cannot commit either.
     public var holder: String
     /// Seconds each commit extends the lease by.
     public var lease: Int
@@ -57,6 +58,8 @@ public struct UnitClaim: Sendable, Hashable {
         /// Seconds a claim lasts without being renewed.
         public let lease: Int
         var database: PostgresConnection
+        /// Claims made, which number the next claim's name.
+        private var claims = 0
 
         /// Connects, and makes the tables if they are not there.
         /// - Parameter holder: The worker's name, when it has one already (a second connection of its own).
@@ -164,7 +167,7 @@ public struct UnitClaim: Sendable, Hashable {
             try retrying("joining the sync's run") { database in
                 try database.execute(
                     """
-                    BEGIN; SET LOCAL synchronous_commit = on;
+                    BEGIN; SET LOCAL synchronous_commit = on; SET LOCAL lock_timeout = 0;
                     SELECT pg_advisory_xact_lock(\(Self.lockClass), hashtext('\(schema).notes_page_runs'))
                     """, "joining the sync's run")
                 let found =
@@ -187,6 +190,16 @@ public struct UnitClaim: Sendable, Hashable {
                 try add(firstUnits(), run: run, in: database)
                 try database.execute("COMMIT", "starting a run")
                 return Run(number: run, isFinished: false, isNew: true)
+            }
+        }
+
+        /// The run labelled `label`, over or not, if there is one.
+        public func run(label: String) throws(StoreError) -> Run? {
+            try retrying("reading the runs") { database in
+                try database.query(
+                    "SELECT run, finished_at IS NOT NULL FROM \(runs) WHERE label = $1", [Array(label.utf8)],
+                    "reading the runs"
+                ).first.map { Run(number: Int($0[0] ?? "") ?? 0, isFinished: $0[1] == "t", isNew: false) }
             }
         }
 
@@ -247,12 +260,16 @@ public struct UnitClaim: Sendable, Hashable {
             public var parent: String
             /// Whether a worker held it before whose lease ran out.
             public var takenOver: Bool
+            /// The claim's name (``UnitClaim/holder``).
+            public var holder: String
         }
 
         /// Claims the first unit of run `run` that is pending, or running under a lease that ran out.
         /// - Returns: `nil` when there is none to claim now.
         public func claim(run: Int) throws(StoreError) -> Claimed? {
-            try retrying("claiming a unit of work") { database in
+            claims += 1
+            let name = "\(holder)#\(claims)"
+            return try retrying("claiming a unit of work") { database in
                 let rows = try database.query(
                     """
                     WITH next AS (
@@ -263,25 +280,26 @@ public struct UnitClaim: Sendable, Hashable {
                         lease_until = now() + make_interval(secs => $3::integer), started_at = coalesce(started_at, now())
                     FROM next WHERE u.id = next.id
                     RETURNING u.id, u.resource, u.parent, next.taken
-                    """, [Array("\(run)".utf8), Array(holder.utf8), Array("\(lease)".utf8)], "claiming a unit of work")
+                    """, [Array("\(run)".utf8), Array(name.utf8), Array("\(lease)".utf8)], "claiming a unit of work")
                 return rows.first.map {
                     Claimed(
-                        id: Int64($0[0] ?? "") ?? 0, resource: $0[1] ?? "", parent: $0[2] ?? "", takenOver: $0[3] == "t"
-                    )
+                        id: Int64($0[0] ?? "") ?? 0, resource: $0[1] ?? "", parent: $0[2] ?? "",
+                        takenOver: $0[3] == "t",
+                        holder: name)
                 }
             }
         }
 
-        /// Extends the lease of the units in `ids` that this worker still holds.
-        public func renew(_ ids: [Int64]) throws(StoreError) {
-            guard !ids.isEmpty else { return }
+        /// Extends the lease of the units the claims named `claims` still hold.
+        public func renew(_ claims: [String]) throws(StoreError) {
+            guard !claims.isEmpty else { return }
             try retrying("renewing a lease") { database in
                 try database.query(
                     """
-                    UPDATE \(units) SET lease_until = now() + make_interval(secs => $3::integer)
-                    WHERE id = ANY($1::bigint[]) AND holder = $2 AND state = 'running'
-                    """, [Self.arrayLiteral(ids.map { "\($0)" }), Array(holder.utf8), Array("\(lease)".utf8)],
-                    "renewing a lease")
+                    UPDATE \(units)
+                    SET lease_until = greatest(lease_until, clock_timestamp() + make_interval(secs => $2::integer))
+                    WHERE holder = ANY($1::text[]) AND state = 'running'
+                    """, [Self.arrayLiteral(claims), Array("\(lease)".utf8)], "renewing a lease")
             }
         }
 
@@ -290,7 +308,7 @@ public struct UnitClaim: Sendable, Hashable {
         /// its own children's).
         /// - Returns: Whether the unit was this worker's and running.
         @discardableResult
-        public func finish(_ id: Int64, run: Int, children: [(resource: String, parent: String)] = [])
+        public func finish(_ id: Int64, claim: String, run: Int, children: [(resource: String, parent: String)] = [])
             throws(StoreError) -> Bool
         {
             try retrying("finishing a unit of work") { database in
@@ -299,20 +317,30 @@ public struct UnitClaim: Sendable, Hashable {
                     """
                     UPDATE \(units) SET state = 'done', ended_at = now()
                     WHERE id = $1 AND holder = $2 AND state = 'running' RETURNING 1
-                    """, [Array("\(id)".utf8), Array(holder.utf8)], "finishing a unit of work")
+                    """, [Array("\(id)".utf8), Array(claim.utf8)], "finishing a unit of work")
                 if !rows.isEmpty { try add(children, run: run, in: database) }
                 try database.execute("COMMIT", "finishing a unit of work")
                 return !rows.isEmpty
             }
         }
 
-        /// Counts a failure of unit `id`: it is pending again, or failed for good once it has failed
-        /// `retries` times (or `final`), with its error and exit code kept.
-        /// - Returns: Whether the unit was this worker's; `false`: another worker took it over (this
-        ///   worker's lease ran out), and the failure is not the unit's.
-        public func fail(_ id: Int64, error: String, exitCode: Int32, retries: Int, final: Bool = false)
-            throws(StoreError) -> (held: Bool, failedForGood: Bool)
-        {
+        /// What a failure of a unit's walk came to.
+        public enum Failure: Sendable, Hashable {
+            /// Pending again, to be walked again.
+            case retried
+            /// Failed for good: its failures reached the retries, or it cannot be walked.
+            case failedForGood
+            /// Done already: its last page committed, which made it done.
+            case done
+            /// Another claim holds it: this one's lease ran out, and the failure is not the unit's.
+            case takenOver
+        }
+
+        /// Counts a failure of unit `id` under claim `claim`: it is pending again, or failed for good once it
+        /// has failed `retries` times (or `final`), with its error and exit code kept.
+        public func fail(
+            _ id: Int64, claim: String, error: String, exitCode: Int32, retries: Int, final: Bool = false
+        ) throws(StoreError) -> Failure {
             try retrying("recording a unit's failure") { database in
                 let rows = try database.query(
                     """
@@ -322,38 +350,42 @@ public struct UnitClaim: Sendable, Hashable {
                     WHERE id = $1 AND holder = $2 AND state = 'running' RETURNING state
                     """,
                     [
-                        Array("\(id)".utf8), Array(holder.utf8), Array("\(retries)".utf8),
+                        Array("\(id)".utf8), Array(claim.utf8), Array("\(retries)".utf8),
                         Array(error.prefix(2000).utf8),
                         Array((final ? "true" : "false").utf8), Array("\(exitCode)".utf8),
                     ], "recording a unit's failure")
-                return (!rows.isEmpty, rows.first?[0] == "failed")
+                if let state = rows.first?[0] { return state == "failed" ? .failedForGood : .retried }
+                let now = try database.query(
+                    "SELECT state = 'done' AND holder = $2 FROM \(units) WHERE id = $1",
+                    [Array("\(id)".utf8), Array(claim.utf8)], "reading a unit")
+                return now.first?[0] == "t" ? .done : .takenOver
             }
         }
 
-        /// Gives back the units in `ids` that this worker holds (it is stopping): pending again, at once.
-        public func release(_ ids: [Int64]) throws(StoreError) {
-            guard !ids.isEmpty else { return }
+        /// Gives back the units the claims named `claims` hold (the worker is stopping): pending again, at
+        /// once, not counted as failures.
+        public func release(_ claims: [String]) throws(StoreError) {
+            guard !claims.isEmpty else { return }
             try retrying("giving units back") { database in
                 try database.query(
                     """
                     UPDATE \(units) SET state = 'pending', holder = NULL, lease_until = NULL
-                    WHERE id = ANY($1::bigint[]) AND holder = $2 AND state = 'running'
-                    """, [Self.arrayLiteral(ids.map { "\($0)" }), Array(holder.utf8)], "giving units back")
+                    WHERE holder = ANY($1::text[]) AND state = 'running'
+                    """, [Self.arrayLiteral(claims)], "giving units back")
             }
         }
 
-        /// Where run `run` stands: units not yet done or failed, and the first failed unit's exit code.
-        /// A run with none left is marked finished.
-        public func progress(run: Int) throws(StoreError) -> (open: Int, firstFailure: Int32?) {
+        /// Where run `run` stands: whether a unit of it is not yet done or failed, and the first failed
+        /// unit's exit code. A run with none left is marked finished.
+        public func progress(run: Int) throws(StoreError) -> (isOpen: Bool, firstFailure: Int32?) {
             try retrying("reading the run") { database in
                 let rows = try database.query(
                     """
-                    SELECT count(*) FILTER (WHERE state IN ('pending', 'running')),
-                        (SELECT exit_code FROM \(units) WHERE run = $1 AND state = 'failed' ORDER BY id LIMIT 1)
-                    FROM \(units) WHERE run = $1
+                    SELECT EXISTS (SELECT 1 FROM \(units) WHERE run = $1::integer AND state IN ('pending', 'running')),
+                        (SELECT exit_code FROM \(units) WHERE run = $1::integer AND state = 'failed' ORDER BY id LIMIT 1)
                     """, [Array("\(run)".utf8)], "reading the run")
-                let open = Int(rows.first?[0] ?? "") ?? 0
-                if open == 0 {
+                let open = rows.first?[0] == "t"
+                if !open {
                     try database.query(
                         "UPDATE \(runs) SET finished_at = now() WHERE run = $1 AND finished_at IS NULL",
                         [Array("\(run)".utf8)], "finishing the run")
@@ -427,10 +459,11 @@ public struct UnitClaim: Sendable, Hashable {
                     """, number, "reading the units")
                 let workers = try database.query(
                     """
-                    SELECT DISTINCT holder FROM \(units) WHERE run = $1 AND holder IS NOT NULL
+                    SELECT DISTINCT split_part(holder, '#', 1) AS worker FROM \(units)
+                    WHERE run = $1 AND holder IS NOT NULL
                         AND ((state = 'running' AND lease_until > now())
                             OR ended_at > now() - make_interval(secs => $2::integer))
-                    ORDER BY holder
+                    ORDER BY worker
                     """, number + [Array("\(lease)".utf8)], "reading the workers")
                 return Status(
                     run: run, label: row[1], started: row[2] ?? "", finished: row[3],
@@ -469,7 +502,9 @@ public struct UnitClaim: Sendable, Hashable {
             }
             let held = try database.query(
                 """
-                UPDATE \(units) SET lease_until = now() + make_interval(secs => $3::integer), pages = $4::integer, records = $5::bigint,
+                UPDATE \(units)
+                SET lease_until = greatest(lease_until, clock_timestamp() + make_interval(secs => $3::integer)),
+                    pages = $4::integer, records = $5::bigint,
                     state = CASE WHEN $6::boolean THEN 'done' ELSE state END,
                     ended_at = CASE WHEN $6::boolean THEN now() ELSE ended_at END
                 WHERE id = $1 AND holder = $2 AND state = 'running' RETURNING 1
@@ -484,6 +519,27 @@ public struct UnitClaim: Sendable, Hashable {
                     "unit of work \(claim.unit) is no longer this worker's (its lease ran out and another worker took it over): page \(page.number) not committed"
                 )
             }
+        }
+    }
+#endif
+
+#if canImport(CPostgres)
+    import Synchronization
+
+    /// Connections to one server kept open between walks (a worker walks one unit after another): a walk
+    /// takes one when it starts and gives it back when it ends, its transaction rolled back and its locks
+    /// released. A connection that broke is not given back.
+    public final class PostgresSessions: Sendable {
+        private let open = Mutex<[UnsafeTransfer<PostgresConnection>]>([])
+
+        public init() {}
+
+        func take() -> PostgresConnection? {
+            open.withLock { $0.popLast()?.value }
+        }
+
+        func give(_ connection: PostgresConnection) {
+            open.withLock { $0.append(UnsafeTransfer(connection)) }
         }
     }
 #endif
