@@ -137,7 +137,8 @@ let package = Package(
         .executableTarget(
             name: "benchmarks",
             dependencies: [
-                "NotesPage", "NotesFetch", "NotesStore", "YajlNoop", "AllocationCounter", "ArgumentParsing", "BenchmarkPairs",
+                "NotesPage", "NotesFetch", "NotesStore", "YajlNoop", "AllocationCounter", "ArgumentParsing",
+                "BenchmarkPairs",
                 "TestSupport",
             ],
             path: "Benchmarks/benchmarks",
