@@ -91,7 +91,9 @@ extension Benchmark {
 func claimAll(url: String, units: Int, workers: Int) -> Int32 {
     do {
         let queue = try WorkUnits(connection: url, schema: "claims", lease: 30)
-        let run = try queue.join(label: nil) { () throws(StoreError) in (0..<units).map { ("unit", "\($0)") } }
+        let run = try queue.join(label: nil, plan: "claims") { () throws(StoreError) in
+            (0..<units).map { ("unit", "\($0)") }
+        }
         let failed = ClaimFailure()
         let group = DispatchGroup()
         for _ in 0..<workers {

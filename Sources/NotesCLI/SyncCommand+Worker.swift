@@ -84,7 +84,9 @@ import NotesSystem
                             continue
                         }
                     } else {
-                        run = try queue.join(label: options.label) { () throws(StoreError) in try firstUnits() }
+                        run = try queue.join(label: options.label, plan: plan) { () throws(StoreError) in
+                            try firstUnits()
+                        }
                     }
                 } catch {
                     report("Error: \(error)\n")
@@ -138,6 +140,10 @@ import NotesSystem
             await withTaskGroup(of: Event.self) { group in
                 var running = 0
                 var ticking = false
+                // How long to wait before looking for units again: 20 ms after a claim, doubling to 1 s while
+                // none comes (a page committed anywhere may bring units at any moment; a thousand idle
+                // workers then ask the server a thousand times a second, not fifty thousand).
+                var idle = Duration.milliseconds(20)
                 while failure == nil {
                     var exhausted = false
                     while running < width, !cancellation.isCancelled {
@@ -148,6 +154,7 @@ import NotesSystem
                                 break
                             }
                             claimed = next
+                            idle = .milliseconds(20)
                         } catch {
                             report("Error: \(error)\n")
                             failure = Self.status(of: error)
@@ -205,8 +212,10 @@ import NotesSystem
                     }
                     if exhausted || running == 0, !ticking {
                         ticking = true
+                        let wait = idle
+                        idle = min(idle * 2, .seconds(1))
                         group.addTask {
-                            try? await Task.sleep(for: .milliseconds(250))
+                            try? await Task.sleep(for: wait)
                             return .tick
                         }
                     }
@@ -276,6 +285,18 @@ import NotesSystem
 
         /// What a worker's walk stopped short says: the unit is not lost.
         static let workerAdvice = "A worker goes on from there (this one, or another once its lease runs out)."
+
+        /// What the workers of one run must share: each resource's name, path and parent, whether it is
+        /// walked, and `--full`, as a digest.
+        var plan: String {
+            let described = resources.indices.map { index in
+                [
+                    resources[index].name, resources[index].path, resources[index].parent.map { "\($0)" } ?? "",
+                    selected[index] ? "walked" : "",
+                ].joined(separator: "\u{1F}")
+            }
+            return ChildUnit.digest(Array((described + [full ? "full" : ""]).joined(separator: "\u{1E}").utf8))
+        }
 
         /// How a unit is named in lines: its resource, and its parent's key for a child walk.
         private func unitLabel(_ claimed: WorkUnits.Claimed) -> String {

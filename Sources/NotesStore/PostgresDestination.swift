@@ -151,9 +151,12 @@
             do {
                 try lock()
                 // Nothing here needs the disk before the first page's commit, which flushes it with its own.
+                // `CREATE … IF NOT EXISTS` is not safe against itself at once: the walks that open tables of the
+                // schema (a sync's parallel walks, workers) take turns, for the transaction.
                 try database.execute(
                     """
                     BEGIN; SET LOCAL synchronous_commit = off;
+                    SELECT pg_advisory_xact_lock(\(Self.lockClass), hashtext('\(schema).notes_page_ddl'));
                     CREATE SCHEMA IF NOT EXISTS "\(schema)";
                     CREATE TABLE IF NOT EXISTS \(walks) (
                         "table" text PRIMARY KEY, version integer NOT NULL, checkpoint text NOT NULL);
@@ -272,8 +275,8 @@
             }
         }
 
-        /// The first key of the table locks: "np" in ASCII.
-        private static let lockClass = 0x6E70
+        /// The first key of the project's advisory locks: "np" in ASCII.
+        static let lockClass = 0x6E70
 
         /// The table's checkpoint, if there is one.
         private func readCheckpoint() throws -> WalkCheckpoint? {

@@ -89,3 +89,38 @@ extension PostgresEndToEndTests {
                 == "t\n")
     }
 }
+
+extension PostgresEndToEndTests {
+    @Test(
+        "sync --postgres --parallel 8 into a schema that does not exist yet: the child walks that make its tables at once never collide"
+    )
+    func parallelFirstSync() async throws {
+        let database = try Self.server()
+        let fixture = try FixtureServer(["--count", "1", "--repos", "24", "--issues", "20", "--fixed", "--quiet"])
+        defer { fixture.stop() }
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        try Files.write(
+            """
+            base-url: \(fixture.url.replacingOccurrences(of: "/notes", with: ""))
+            defaults:
+              no-title: true
+            resources:
+              - name: repos
+                path: repos?per_page=100
+              - name: issues
+                parent: repos
+                path: repos/octo/{parent.name}/issues?per_page=100
+            """, to: scratch.path("first.yaml"))
+        // Each time a new schema, its tables made by eight walks at once.
+        for round in 1...4 {
+            _ = try database.psql("DROP SCHEMA IF EXISTS first\(round) CASCADE")
+            let run = try await Run([
+                "sync", scratch.path("first.yaml"), "--postgres", database.url(), "--schema", "first\(round)",
+                "--parallel", "8", "--quiet",
+            ])
+            #expect(run.status == 0, "round \(round): \(run.stderr)")
+            #expect(try database.psql("SELECT count(*) FROM first\(round).issues") == "480\n")
+        }
+    }
+}

@@ -266,6 +266,12 @@ extension PostgresEndToEndTests {
         // A worker of the run that is over exits at once, with its status.
         let late = try await Run(base + ["--worker", "--run", "f"])
         #expect(late.status == status.status && late.stderr.contains("Run 1 (f) is over"), "\(late.stderr)")
+        // One of another plan (other resources) is refused, naming the run.
+        let other = try await Run(base + ["--worker", "--run", "f", "--resources", "repos"])
+        #expect(
+            other.status == 74
+                && other.stderr.contains("run 1 of schema failing was started by workers of another sync"),
+            "\(other.stderr)")
     }
 
     @Test("A child resource that includes no field of its parent, into Postgres: every child under its parent")

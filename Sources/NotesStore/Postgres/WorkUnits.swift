@@ -80,12 +80,12 @@ public struct UnitClaim: Sendable, Hashable {
                 try database.execute(
                     """
                     BEGIN;
-                    SELECT pg_advisory_xact_lock(\(Self.lockClass), hashtext('\(schema).notes_page_units'));
+                    SELECT pg_advisory_xact_lock(\(Self.lockClass), hashtext('\(schema).notes_page_ddl'));
                     SET LOCAL client_min_messages = error;
                     CREATE SCHEMA IF NOT EXISTS "\(schema)";
                     CREATE TABLE IF NOT EXISTS \(runs) (
-                        run serial PRIMARY KEY, label text UNIQUE, started_at timestamptz NOT NULL DEFAULT now(),
-                        finished_at timestamptz);
+                        run serial PRIMARY KEY, label text UNIQUE, plan text NOT NULL,
+                        started_at timestamptz NOT NULL DEFAULT now(), finished_at timestamptz);
                     CREATE TABLE IF NOT EXISTS \(units) (
                         id bigserial PRIMARY KEY, run integer NOT NULL, resource text NOT NULL,
                         parent text COLLATE "C" NOT NULL, state text NOT NULL DEFAULT 'pending',
@@ -100,8 +100,7 @@ public struct UnitClaim: Sendable, Hashable {
             }
         }
 
-        /// The first key of the project's advisory locks: "np" in ASCII.
-        static let lockClass = 0x6E70
+        static let lockClass = PostgresDestination.lockClass
 
         var runs: String { "\"\(schema)\".notes_page_runs" }
         var units: String { "\"\(schema)\".notes_page_units" }
@@ -161,9 +160,11 @@ public struct UnitClaim: Sendable, Hashable {
         /// run not yet finished, else a new one. A new run's units are made by `firstUnits` in the same
         /// transaction (each a resource's name and a parent's key, empty for a top-level walk), so that
         /// workers starting at once all join the same run with all of them.
-        public func join(label: String?, firstUnits: () throws(StoreError) -> [(resource: String, parent: String)])
-            throws(StoreError) -> Run
-        {
+        /// - Parameter plan: What the workers of one run must share (the sync's resources, which are walked,
+        ///   `--full`): a worker of another plan is refused, naming the run.
+        public func join(
+            label: String?, plan: String, firstUnits: () throws(StoreError) -> [(resource: String, parent: String)]
+        ) throws(StoreError) -> Run {
             try retrying("joining the sync's run") { database in
                 try database.execute(
                     """
@@ -173,18 +174,24 @@ public struct UnitClaim: Sendable, Hashable {
                 let found =
                     try label.map {
                         try database.query(
-                            "SELECT run, finished_at IS NOT NULL FROM \(runs) WHERE label = $1", [Array($0.utf8)],
+                            "SELECT run, finished_at IS NOT NULL, plan FROM \(runs) WHERE label = $1", [Array($0.utf8)],
                             "reading the runs")
                     }
                     ?? database.query(
-                        "SELECT run, false FROM \(runs) WHERE finished_at IS NULL ORDER BY run DESC LIMIT 1", [],
+                        "SELECT run, false, plan FROM \(runs) WHERE finished_at IS NULL ORDER BY run DESC LIMIT 1", [],
                         "reading the runs")
                 if let row = found.first {
                     try database.execute("COMMIT", "joining the sync's run")
+                    guard row[2] == plan else {
+                        throw StoreError(
+                            "run \(row[0] ?? "?") of schema \(schema) was started by workers of another sync (other resources, sources or --full): give the same command, or another --run"
+                        )
+                    }
                     return Run(number: Int(row[0] ?? "") ?? 0, isFinished: row[1] == "t", isNew: false)
                 }
                 let made = try database.query(
-                    "INSERT INTO \(runs) (label) VALUES ($1) RETURNING run", [label.map { Array($0.utf8) }],
+                    "INSERT INTO \(runs) (label, plan) VALUES ($1, $2) RETURNING run",
+                    [label.map { Array($0.utf8) }, Array(plan.utf8)],
                     "starting a run")
                 let run = Int(made.first?[0] ?? "") ?? 0
                 try add(firstUnits(), run: run, in: database)
