@@ -22,6 +22,13 @@ deps:
 		echo "Installing:$$missing"; \
 		$(SUDO) apt-get update -qq && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; \
 	fi
+	@slurm=""; \
+	for package in slurmctld slurmd slurm-client munge; do dpkg -s $$package >/dev/null 2>&1 || slurm="$$slurm $$package"; done; \
+	if [ -n "$$slurm" ]; then \
+		echo "Installing:$$slurm"; \
+		{ $(SUDO) apt-get update -qq && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$slurm; } \
+			|| echo 'deps: no Slurm: the Slurm test runs its workers as local processes'; \
+	fi
 	@Tools/apps/drf/install.sh || { [ "$${CI:-}" != true ] && echo 'deps: no Django REST framework: its tests are skipped'; }
 	@Tools/apps/fastapi/install.sh || { [ "$${CI:-}" != true ] && echo 'deps: no FastAPI: its tests are skipped'; }
 	@Tools/apps/datasette/install.sh || { [ "$${CI:-}" != true ] && echo 'deps: no Datasette: its tests are skipped'; }

@@ -441,3 +441,48 @@ extension PostgresEndToEndTests {
         #expect(try database.psql("SELECT count(*), count(DISTINCT id) FROM beside.repos") == "20|20\n")
     }
 }
+
+extension PostgresEndToEndTests {
+    @Test(
+        "Workers as a Slurm array job (sbatch --array=0-3 --wait) on a one-node cluster of the test's own: every record once, the run labelled with the job's id"
+    )
+    func slurmArray() async throws {
+        let database = try Self.server()
+        let fixture = try FixtureServer(["--count", "1", "--repos", "40", "--seed", "21", "--quiet"])
+        defer { fixture.stop() }
+        _ = try database.psql("DROP SCHEMA IF EXISTS slurm CASCADE")
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        let source = try Self.workerTree(fixture, in: scratch)
+        let worker = [
+            Run.binary.path, "sync", source, "--postgres", database.url(), "--schema", "slurm", "--worker", "--quiet",
+        ]
+        let script = scratch.path("workers.sh")
+        try Files.write(
+            "#!/bin/sh\nexec " + worker.map { "'\($0)'" }.joined(separator: " ")
+                + " --run \"slurm-$SLURM_ARRAY_JOB_ID\"\n", to: script)
+        chmod(script, 0o755)
+        let label: String
+        if let problem = SlurmCluster.problem {
+            // The same four workers, started here: what the job would run.
+            print("Slurm cannot be started here (\(problem)): the four workers run as local processes")
+            let workers = try (0..<4).map { _ in try Background(worker + ["--run", "local"]) }
+            for end in workers.map({ $0.finish() }) { #expect(end.status == 0, "\(end.stderr)") }
+            label = "local"
+        } else {
+            let cluster = try SlurmCluster()
+            defer { cluster.stop() }
+            let job = try cluster.sbatch(script, array: "0-3")
+            let outputs = (0..<4).map { cluster.output(task: $0) }
+            #expect(job.status == 0, "\(job.stdout)\(job.stderr)\(outputs)")
+            let id = job.stdout.split(separator: " ").last.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
+            label = "slurm-\(id ?? "?")"
+        }
+        try Self.checkTree(database, schema: "slurm", repos: 40, label)
+        #expect(try database.psql("SELECT label, finished_at IS NOT NULL FROM slurm.notes_page_runs") == "\(label)|t\n")
+        // More than one task took units.
+        let workers = try database.psql(
+            "SELECT count(DISTINCT split_part(holder, '#', 1)) FROM slurm.notes_page_units WHERE holder IS NOT NULL")
+        #expect((Int(workers.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0) >= 2, "\(workers)")
+    }
+}

@@ -155,7 +155,7 @@ public final class PostgresCluster: @unchecked Sendable {
 
     /// A command prefix that runs the command after it with none of this process's descriptors but the
     /// standard three.
-    private static let closingDescriptors =
+    static let closingDescriptors =
         "python3 -c 'import os, sys; os.closerange(3, 1 << 20); os.execv(sys.argv[1], sys.argv[1:])'"
 
     /// Whether the server's port takes a TCP connection.
