@@ -100,18 +100,14 @@ extension PostgresEndToEndTests {
         defer { fixture.stop() }
         let scratch = try Scratch()
         defer { scratch.remove() }
-        try Files.write(
+        try Self.source(
             """
-            base-url: \(fixture.url.replacingOccurrences(of: "/notes", with: ""))
-            defaults:
-              no-title: true
-            resources:
               - name: repos
                 path: repos?per_page=100
               - name: issues
                 parent: repos
                 path: repos/octo/{parent.name}/issues?per_page=100
-            """, to: scratch.path("first.yaml"))
+            """, named: "first", fixture, in: scratch)
         // Each time a new schema, its tables made by eight walks at once.
         for round in 1...4 {
             _ = try database.psql("DROP SCHEMA IF EXISTS first\(round) CASCADE")

@@ -37,14 +37,36 @@ final class Background: @unchecked Sendable {
 }
 
 extension PostgresEndToEndTests {
-    /// Repos, their issues and the issues' comments, into schema `schema`.
-    static func workerTree(_ fixture: FixtureServer, in scratch: Scratch, reposPerPage: Int = 5) throws -> String {
+    /// Writes `scratch`/NAME.yaml: a source over `fixture`'s GitHub-shaped API, no titles, and `resources`
+    /// (the list's YAML). Returns its path.
+    @discardableResult
+    static func source(_ resources: String, named name: String, _ fixture: FixtureServer, in scratch: Scratch)
+        throws -> String
+    {
         try Files.write(
+            "base-url: \(fixture.url.replacingOccurrences(of: "/notes", with: ""))\ndefaults:\n  no-title: true\n"
+                + "resources:\n" + resources, to: scratch.path(name + ".yaml"))
+        return scratch.path(name + ".yaml")
+    }
+
+    /// Waits (at most 6 s) until a unit of schema `schema` has committed `pages` pages; the most any has.
+    @discardableResult
+    static func waitForPages(_ database: PostgresCluster, schema: String, atLeast pages: Int) -> Int {
+        var committed = 0
+        for _ in 0..<300 where committed < pages {
+            usleep(20_000)
+            committed =
+                Int(
+                    (try? database.psql("SELECT coalesce(max(pages), 0) FROM \(schema).notes_page_units"))?
+                        .trimmingCharacters(in: .whitespacesAndNewlines) ?? "") ?? 0
+        }
+        return committed
+    }
+
+    /// Repos, their issues and the issues' comments: `workers.yaml`.
+    static func workerTree(_ fixture: FixtureServer, in scratch: Scratch, reposPerPage: Int = 5) throws -> String {
+        try Self.source(
             """
-            base-url: \(fixture.url.replacingOccurrences(of: "/notes", with: ""))
-            defaults:
-              no-title: true
-            resources:
               - name: repos
                 path: repos?per_page=\(reposPerPage)
               - name: issues
@@ -55,7 +77,7 @@ extension PostgresEndToEndTests {
                 parent: issues
                 path: "{parent.comments_url}"
                 include-from-parent: [id]
-            """, to: scratch.path("workers.yaml"))
+            """, named: "workers", fixture, in: scratch)
         return scratch.path("workers.yaml")
     }
 
@@ -163,30 +185,15 @@ extension PostgresEndToEndTests {
         _ = try database.psql("DROP SCHEMA IF EXISTS stopped CASCADE")
         let scratch = try Scratch()
         defer { scratch.remove() }
-        try Files.write(
-            """
-            base-url: \(fixture.url.replacingOccurrences(of: "/notes", with: ""))
-            defaults:
-              no-title: true
-            resources:
-              - name: repos
-                path: repos?per_page=1
-            """, to: scratch.path("repos.yaml"))
         let arguments = [
-            "sync", scratch.path("repos.yaml"), "--postgres", database.url(), "--schema", "stopped", "--worker",
+            "sync", try Self.slowRepos(fixture, in: scratch), "--postgres", database.url(), "--schema", "stopped",
+            "--worker",
             "--lease", "2",
         ]
         try MarkedLog.mark(fixture, 1)
         let first = try Background(arguments)
         // Stopped once it has committed a few pages.
-        var committed = 0
-        for _ in 0..<200 where committed < 5 {
-            usleep(20_000)
-            committed =
-                Int(
-                    (try? database.psql("SELECT coalesce(max(pages), 0) FROM stopped.notes_page_units"))?
-                        .trimmingCharacters(in: .whitespacesAndNewlines) ?? "") ?? 0
-        }
+        Self.waitForPages(database, schema: "stopped", atLeast: 5)
         first.signal(SIGSTOP)
         let held = try database.psql("SELECT pages FROM stopped.notes_page_units").trimmingCharacters(
             in: .whitespacesAndNewlines)
@@ -223,12 +230,8 @@ extension PostgresEndToEndTests {
         _ = try database.psql("DROP SCHEMA IF EXISTS failing CASCADE")
         let scratch = try Scratch()
         defer { scratch.remove() }
-        try Files.write(
+        try Self.source(
             """
-            base-url: \(fixture.url.replacingOccurrences(of: "/notes", with: ""))
-            defaults:
-              no-title: true
-            resources:
               - name: repos
                 path: repos?per_page=5
               - name: issues
@@ -237,7 +240,7 @@ extension PostgresEndToEndTests {
               - name: broken
                 parent: repos
                 path: repos/octo/{parent.name}/nothing-here
-            """, to: scratch.path("failing.yaml"))
+            """, named: "failing", fixture, in: scratch)
         let base = ["sync", scratch.path("failing.yaml"), "--postgres", database.url(), "--schema", "failing"]
         try MarkedLog.mark(fixture, 1)
         let workers = try (0..<2).map { _ in try Background(base + ["--worker", "--unit-retries", "2", "--run", "f"]) }
@@ -282,18 +285,14 @@ extension PostgresEndToEndTests {
         _ = try database.psql("DROP SCHEMA IF EXISTS bare CASCADE")
         let scratch = try Scratch()
         defer { scratch.remove() }
-        try Files.write(
+        try Self.source(
             """
-            base-url: \(fixture.url.replacingOccurrences(of: "/notes", with: ""))
-            defaults:
-              no-title: true
-            resources:
               - name: repos
                 path: repos?per_page=5
               - name: issues
                 parent: repos
                 path: repos/octo/{parent.name}/issues?per_page=2
-            """, to: scratch.path("bare.yaml"))
+            """, named: "bare", fixture, in: scratch)
         let run = try await Run(["sync", scratch.path("bare.yaml"), "--postgres", database.url(), "--schema", "bare"])
         #expect(run.status == 0, "\(run.stderr)")
         #expect(
@@ -333,17 +332,13 @@ extension PostgresEndToEndTests {
 }
 
 extension PostgresEndToEndTests {
-    /// One resource of `repos` repos, one a page, each page `latency` ms late, into schema `schema`.
+    /// The fixture's repos alone, one a page: `repos.yaml`.
     static func slowRepos(_ fixture: FixtureServer, in scratch: Scratch) throws -> String {
-        try Files.write(
+        try Self.source(
             """
-            base-url: \(fixture.url.replacingOccurrences(of: "/notes", with: ""))
-            defaults:
-              no-title: true
-            resources:
               - name: repos
                 path: repos?per_page=1
-            """, to: scratch.path("repos.yaml"))
+            """, named: "repos", fixture, in: scratch)
         return scratch.path("repos.yaml")
     }
 
@@ -390,14 +385,7 @@ extension PostgresEndToEndTests {
             "--worker", "--lease", "600",
         ]
         let first = try Background(arguments)
-        var pages = 0
-        for _ in 0..<300 where pages < 3 {
-            usleep(20_000)
-            pages =
-                Int(
-                    (try? database.psql("SELECT coalesce(max(pages), 0) FROM interrupted.notes_page_units"))?
-                        .trimmingCharacters(in: .whitespacesAndNewlines) ?? "") ?? 0
-        }
+        Self.waitForPages(database, schema: "interrupted", atLeast: 3)
         first.signal(SIGTERM)
         let stopped = first.finish()
         #expect(stopped.status == 130, "\(stopped.stderr)")
@@ -425,14 +413,7 @@ extension PostgresEndToEndTests {
             "sync", try Self.slowRepos(fixture, in: scratch), "--postgres", database.url(), "--schema", "beside",
         ]
         let worker = try Background(base + ["--worker"])
-        var pages = 0
-        for _ in 0..<300 where pages < 1 {
-            usleep(20_000)
-            pages =
-                Int(
-                    (try? database.psql("SELECT coalesce(max(pages), 0) FROM beside.notes_page_units"))?
-                        .trimmingCharacters(in: .whitespacesAndNewlines) ?? "") ?? 0
-        }
+        Self.waitForPages(database, schema: "beside", atLeast: 1)
         let plain = try await Run(base)
         #expect(plain.status == 74, "\(plain.stderr)")
         #expect(
