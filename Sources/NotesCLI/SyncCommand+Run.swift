@@ -204,9 +204,10 @@ extension SyncCommand {
     /// Gives `walk` the sync's credentials, and returns its runtime: one gate per origin (its walks keep
     /// one --rate between them, and a rate limit holds them all), its lines prefixed with its name (and
     /// the parent's key) when walks run at once or it is a child's, a line naming the resource.
+    /// - Parameter shared: Where the workers of a sync share an origin's gate (``SharedGate``), for a worker.
     func prepare(
         _ walk: inout Walk, token: OAuth2Token?, gates: inout [Origin: RequestGate], told: inout Set<Int>,
-        runtime: (FetchCommand) -> FetchRuntime
+        shared: (Origin) -> (any SharedGate)? = { _ in nil }, runtime: (FetchCommand) -> FetchRuntime
     ) -> FetchRuntime {
         if let token { walk.command.configuration.token = token }
         if let queryKey { walk.command.configuration.queryCredential = queryKey }
@@ -216,7 +217,7 @@ extension SyncCommand {
         let resource = resources[walk.resource]
         var made = runtime(walk.command)
         if let origin = Origin(walk.command.url.absoluteString) {
-            let gate = gates[origin] ?? RequestGate(rate: walk.command.configuration.rate)
+            let gate = gates[origin] ?? RequestGate(rate: walk.command.configuration.rate, shared: shared(origin))
             gates[origin] = gate
             made.gate = gate
         }

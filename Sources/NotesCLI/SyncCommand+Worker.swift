@@ -69,6 +69,14 @@ import NotesSystem
             var walked = (units: 0, pages: 0, notes: 0)
             // The walks' connections, kept open from one unit to the next.
             let sessions = PostgresSessions()
+            // Each origin's gate, kept with every other worker's: one --rate, and one rate limit's hold.
+            let shared: PostgresGates
+            do {
+                shared = try PostgresGates(connection: connection, schema: schema)
+            } catch {
+                report("Error: \(error)\n")
+                return Self.status(of: error)
+            }
             while true {
                 let run: WorkUnits.Run
                 do {
@@ -101,7 +109,8 @@ import NotesSystem
                 if !run.isFinished {
                     stopped = await drain(
                         run: run.number, queue: queue, options: options, held: held, token: token, gates: &gates,
-                        told: &told, walked: &walked, sessions: sessions, cancellation: cancellation, runtime: runtime,
+                        told: &told, walked: &walked, sessions: sessions, shared: shared, cancellation: cancellation,
+                        runtime: runtime,
                         report: report)
                 }
                 if let stopped { return stopped }
@@ -131,7 +140,7 @@ import NotesSystem
         private func drain(
             run: Int, queue: WorkUnits, options: Workers, held: Locked<Set<String>>, token: OAuth2Token?,
             gates: inout [Origin: RequestGate], told: inout Set<Int>,
-            walked: inout (units: Int, pages: Int, notes: Int), sessions: PostgresSessions,
+            walked: inout (units: Int, pages: Int, notes: Int), sessions: PostgresSessions, shared: PostgresGates,
             cancellation: CancellationFlag, runtime: (FetchCommand) -> FetchRuntime,
             report: @escaping @Sendable (String) -> Void
         ) async -> ExitStatus? {
@@ -173,7 +182,9 @@ import NotesSystem
                             continue
                         }
                         walk.command.sessions = sessions
-                        var made = prepare(&walk, token: token, gates: &gates, told: &told, runtime: runtime)
+                        var made = prepare(
+                            &walk, token: token, gates: &gates, told: &told,
+                            shared: { shared.gate(origin: "\($0.scheme)://\($0.host):\($0.port)") }, runtime: runtime)
                         if claimed.takenOver, !quiet {
                             made.report("Taking over from a worker whose lease ran out\n")
                         }

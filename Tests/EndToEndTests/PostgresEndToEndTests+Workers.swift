@@ -484,3 +484,44 @@ extension PostgresEndToEndTests {
         #expect((Int(workers.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0) >= 2, "\(workers)")
     }
 }
+
+extension PostgresEndToEndTests {
+    @Test(
+        "Workers keep one --rate between them per origin: the requests of three workers reach the server at least 1/rate apart"
+    )
+    func sharedRate() async throws {
+        let database = try Self.server()
+        let fixture = try FixtureServer(["--count", "1", "--repos", "24", "--issues", "0"])
+        defer { fixture.stop() }
+        _ = try database.psql("DROP SCHEMA IF EXISTS rated CASCADE")
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        try Files.write(
+            """
+            base-url: \(fixture.url.replacingOccurrences(of: "/notes", with: ""))
+            defaults:
+              no-title: true
+              rate: 20
+            resources:
+              - name: repos
+                path: repos?per_page=8
+              - name: issues
+                parent: repos
+                path: repos/octo/{parent.name}/issues
+            """, to: scratch.path("rated.yaml"))
+        let arguments = [
+            "sync", scratch.path("rated.yaml"), "--postgres", database.url(), "--schema", "rated", "--worker",
+            "--run", "rated",
+        ]
+        let workers = try (0..<3).map { _ in try Background(arguments) }
+        for end in workers.map({ $0.finish() }) { #expect(end.status == 0, "\(end.stderr)") }
+        #expect(try database.psql("SELECT count(*) FROM rated.notes_page_units WHERE state = 'done'") == "25\n")
+        // Each request's arrival (ms since the server started), in order: 50 ms apart at 20 a second.
+        let arrivals = fixture.stop().split(separator: "\n").filter { $0.hasPrefix("GET /repos") }.compactMap {
+            line in line.split(separator: " ").last(where: { $0.hasPrefix("t=") }).flatMap { Int($0.dropFirst(2)) }
+        }.sorted()
+        #expect(arrivals.count >= 27)
+        let gaps = zip(arrivals.dropFirst(), arrivals).map { $0 - $1 }
+        #expect(gaps.allSatisfy { $0 >= 35 }, "gaps (ms): \(gaps)")
+    }
+}
