@@ -217,7 +217,10 @@ extension SyncCommand {
         let resource = resources[walk.resource]
         var made = runtime(walk.command)
         if let origin = Origin(walk.command.url.absoluteString) {
-            let gate = gates[origin] ?? RequestGate(rate: walk.command.configuration.rate, shared: shared(origin))
+            // Shared where there is a rate to keep: a gate without one lets a walk ask for pages early, and asks
+            // no server before each request.
+            let rate = walk.command.configuration.rate
+            let gate = gates[origin] ?? RequestGate(rate: rate, shared: rate == nil ? nil : shared(origin))
             gates[origin] = gate
             made.gate = gate
         }

@@ -521,7 +521,10 @@ extension PostgresEndToEndTests {
             line in line.split(separator: " ").last(where: { $0.hasPrefix("t=") }).flatMap { Int($0.dropFirst(2)) }
         }.sorted()
         #expect(arrivals.count >= 27)
+        // A request delayed on its way (a process descheduled) shortens the gap after it, never the mean: three
+        // workers each keeping 20 a second alone would average about 17 ms.
         let gaps = zip(arrivals.dropFirst(), arrivals).map { $0 - $1 }
-        #expect(gaps.allSatisfy { $0 >= 35 }, "gaps (ms): \(gaps)")
+        let mean = Double(arrivals.last! - arrivals.first!) / Double(gaps.count)
+        #expect(mean >= 45 && gaps.allSatisfy { $0 >= 20 }, "mean \(mean) ms, gaps (ms): \(gaps)")
     }
 }

@@ -121,7 +121,8 @@ struct WalkPhase: Sendable {
                 throw FetchError(code, page: number, location: location, attempts: attempts.attempts)
             case .hold(let wait, let reason):
                 environment.waiting(wait, reason)
-                gate.hold(until: environment.now() + wait, now: environment.now())
+                let now = environment.now()
+                gate.hold(until: now + wait, now: now)
             case .retry(let delay, let announce):
                 if announce, case .retryable(let reason, _, _) = failure { environment.waiting(delay, reason) }
                 do {
@@ -142,7 +143,8 @@ struct WalkPhase: Sendable {
         if let wait = attempts.delivered(sends: meter.sendCount, head: facts.head, now: environment.now()) {
             // The page spent the limit: the next request waits for the reset.
             environment.waiting(wait, "rate limit spent")
-            gate.hold(until: environment.now() + wait, now: environment.now())
+            let now = environment.now()
+            gate.hold(until: now + wait, now: now)
         }
         var next: PageLocation?
         do throws(PaginationError) {

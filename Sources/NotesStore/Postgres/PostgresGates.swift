@@ -22,7 +22,7 @@
                 let opened = try PostgresConnection(connection, applicationName: "notes-page worker gates")
                 try opened.execute(
                     """
-                    SET synchronous_commit = off; SET lock_timeout = '5s';
+                    \(Self.settings)
                     BEGIN;
                     SELECT pg_advisory_xact_lock(\(PostgresDestination.lockClass), hashtext('\(schema).notes_page_ddl'));
                     SET LOCAL client_min_messages = error;
@@ -70,6 +70,10 @@
             }
         }
 
+        /// A slot waits for the disk of no one, and for no lock or statement longer than 2 s.
+        private static let settings =
+            "SET synchronous_commit = off; SET lock_timeout = '2s'; SET statement_timeout = '2s';"
+
         /// Runs `sql`, connecting again once if the connection was lost; `nil` when it fails.
         private func query(_ sql: String, _ parameters: [[UInt8]?]) -> [[String?]]? {
             database.withLock { held -> [[String?]]? in
@@ -77,7 +81,7 @@
                     if held == nil || held?.value.isBroken == true {
                         held = (try? PostgresConnection(connection, applicationName: "notes-page worker gates"))
                             .map { UnsafeTransfer($0) }
-                        try? held?.value.execute("SET synchronous_commit = off", "preparing the connection")
+                        try? held?.value.execute(Self.settings, "preparing the connection")
                     }
                     if let rows = try? held?.value.query(sql, parameters, "taking a request's slot") { return rows }
                     held = nil
