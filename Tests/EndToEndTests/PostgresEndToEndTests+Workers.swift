@@ -356,7 +356,6 @@ extension PostgresEndToEndTests {
               - name: repos
                 path: repos?per_page=1
             """, named: "repos", fixture, in: scratch)
-        return scratch.path("repos.yaml")
     }
 
     @Test(

@@ -35,11 +35,13 @@ public final class SlurmCluster: @unchecked Sendable {
         }
         var key = [UInt8](repeating: 0, count: 1024)
         for index in key.indices { key[index] = UInt8.random(in: 0...255) }
-        FileManager.default.createFile(
+        _ = FileManager.default.createFile(
             atPath: path + "/munge.key", contents: Data(key), attributes: [.posixPermissions: 0o400])
         var host = [CChar](repeating: 0, count: 256)
         gethostname(&host, 255)
-        let name = String(String(cString: host).split(separator: ".").first ?? "localhost")
+        let name = String(
+            String(decoding: host.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self).split(separator: ".")
+                .first ?? "localhost")
         let controller = try LoopbackListener.freePort()
         let node = try LoopbackListener.freePort()
         try Files.write(

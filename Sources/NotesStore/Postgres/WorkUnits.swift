@@ -74,7 +74,9 @@ public struct UnitClaim: Sendable, Hashable {
             var host = [CChar](repeating: 0, count: 256)
             gethostname(&host, 255)
             let random = String(UInt32.random(in: 0...UInt32.max), radix: 16)
-            self.holder = holder ?? "\(String(cString: host).prefix(64)):\(getpid()):\(random)"
+            self.holder =
+                holder
+                ?? "\(String(decoding: host.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self).prefix(64)):\(getpid()):\(random)"
             database = try Self.connect(connection, holder: self.holder)
             try retrying("making the tables of units") { database in
                 try database.execute(
@@ -398,14 +400,6 @@ public struct UnitClaim: Sendable, Hashable {
                         [Array("\(run)".utf8)], "finishing the run")
                 }
                 return (open, rows.first?[1].flatMap { Int32($0) })
-            }
-        }
-
-        /// The error kept for failed unit `id`.
-        public func error(of id: Int64) throws(StoreError) -> String? {
-            try retrying("reading a unit") { database in
-                try database.query("SELECT error FROM \(units) WHERE id = $1", [Array("\(id)".utf8)], "reading a unit")
-                    .first?[0] ?? nil
             }
         }
 
