@@ -120,6 +120,8 @@ struct FetchCommand {
     var resumeAdvice: String?
     /// The parent this walk is for, when `sync` walks a child resource into its table.
     var unit: ChildUnit?
+    /// The time window this walk is of, when `sync` walks a sliced resource (its URL bounds it).
+    var window: SliceWindow?
     /// The unit of work a `sync --worker` holds for this walk (`--postgres` only).
     var claim: UnitClaim?
     #if canImport(CPostgres)

@@ -26,7 +26,7 @@ final class FetchSession: @unchecked Sendable {
                 let database = try PostgresDestination(
                     connection: postgres, schema: command.schema, table: command.table,
                     titles: command.options.configuration.titlePath != nil, unit: command.unit,
-                    sessions: command.sessions)
+                    window: command.window, sessions: command.sessions)
                 database.afterStep = afterStep
                 database.claim = command.claim
                 destination = database
@@ -36,7 +36,7 @@ final class FetchSession: @unchecked Sendable {
         } else if let sqlitePath = command.sqlitePath {
             let database = try SQLiteDestination(
                 path: sqlitePath, table: command.table, titles: command.options.configuration.titlePath != nil,
-                unit: command.unit)
+                unit: command.unit, window: command.window)
             database.afterStep = afterStep
             destination = database
         } else {
@@ -49,7 +49,7 @@ final class FetchSession: @unchecked Sendable {
         }
         walk = try CommittedWalk(
             url: command.url, pagination: command.pagination, destination: destination,
-            incremental: command.incremental)
+            incremental: command.incremental, window: command.window)
     }
 
     var state: WalkCheckpoint { walk.checkpoint }

@@ -17,6 +17,8 @@ extension SyncCommand {
         var command: FetchCommand
         /// The parent's key, for a child's walk.
         var parent: String?
+        /// The window's key, for a sliced resource's walk.
+        var window: String?
     }
 
     /// What a resource's walks came to.
@@ -108,6 +110,29 @@ extension SyncCommand {
         for index in resources.indices where selected[index] {
             if let parent = resources[index].parent {
                 if !selected[parent] { addWalks(of: index, under: nil) }
+                continue
+            }
+            if let slices = resources[index].slices {
+                // One walk a window, walked as children are: `width` at a time.
+                outcomes[index].reached = true
+                do {
+                    let windows = try windows(of: index)
+                    for window in windows {
+                        walks.append(
+                            Walk(
+                                resource: index, command: try resources[index].command(window: window),
+                                window: window.key))
+                    }
+                    if !quiet {
+                        report(
+                            "Resource '\(resources[index].name)': \(resources[index].command.url.absoluteString), \(windows.count) window\(windows.count == 1 ? "" : "s") of \(slices.path)\(windows.first.map { " from \($0.key.prefix { $0 != "/" })" } ?? "")\n"
+                        )
+                    }
+                } catch let error as UsageError {
+                    fail(index, error.message, .usage)
+                } catch {
+                    fail(index, "\(error)", .ioError)
+                }
                 continue
             }
             walks.append(Walk(resource: index, command: resources[index].command))
@@ -224,9 +249,11 @@ extension SyncCommand {
             gates[origin] = gate
             made.gate = gate
         }
-        if width > 1 || walk.parent != nil {
+        if width > 1 || walk.parent != nil || walk.window != nil {
             let write = made.report
-            let label = walk.parent.map { "\(resource.name) \(SourceError.clip($0))" } ?? resource.name
+            let label =
+                walk.parent.map { "\(resource.name) \(SourceError.clip($0))" }
+                ?? walk.window.map { "\(resource.name) \($0)" } ?? resource.name
             made.report = { text in
                 write(
                     text.split(separator: "\n", omittingEmptySubsequences: false).dropLast()
@@ -234,7 +261,7 @@ extension SyncCommand {
             }
             made.showsProgress = false
         }
-        if !quiet, walk.parent == nil {
+        if !quiet, walk.parent == nil, walk.window == nil {
             made.report("Resource '\(resource.name)': \(walk.command.url.absoluteString)\n")
         }
         return made
@@ -259,7 +286,7 @@ extension SyncCommand {
                 lines += "  \(name)  \(text)as walked before: its children's unfinished walks first\n"
                 continue
             }
-            if resources[index].parent != nil {
+            if resources[index].parent != nil || resources[index].slices != nil {
                 let failures = outcome.failedWalks > 0 ? " (\(outcome.failedWalks) failed)" : ""
                 text += "\(outcome.walks) walk\(outcome.walks == 1 ? "" : "s")\(failures), "
             }

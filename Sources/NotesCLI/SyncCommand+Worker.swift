@@ -303,7 +303,7 @@ import NotesSystem
             let described = resources.indices.map { index in
                 [
                     resources[index].name, resources[index].path, resources[index].parent.map { "\($0)" } ?? "",
-                    selected[index] ? "walked" : "",
+                    selected[index] ? "walked" : "", resources[index].slices.map { "\($0)" } ?? "",
                 ].joined(separator: "\u{1F}")
             }
             return ChildUnit.digest(Array((described + [full ? "full" : ""]).joined(separator: "\u{1E}").utf8))
@@ -340,9 +340,20 @@ import NotesSystem
                 children: children.map { resources[$0].name })
             guard let parentIndex = resources[index].parent, !claimed.parent.isEmpty else {
                 var command = resources[index].command
+                var window: String?
+                if let slices = resources[index].slices {
+                    // A sliced resource's unit is one of its windows.
+                    guard let bounds = SliceWindow(path: slices.path, key: claimed.parent),
+                        let bounded = try? resources[index].command(window: bounds)
+                    else {
+                        return failForGood("'\(SourceError.clip(claimed.parent))' is not a window of its slice", .usage)
+                    }
+                    command = bounded
+                    window = bounds.key
+                }
                 command.claim = claim
                 command.resumeAdvice = Self.workerAdvice
-                return .walk(Walk(resource: index, command: command))
+                return .walk(Walk(resource: index, command: command, window: window))
             }
             do {
                 let parentName = resources[parentIndex].name
@@ -432,6 +443,10 @@ import NotesSystem
             for index in resources.indices where selected[index] {
                 if let parent = resources[index].parent {
                     if !selected[parent] { try owed(index, under: nil, into: &units, tables: &tables) }
+                    continue
+                }
+                if resources[index].slices != nil {
+                    units += try windows(of: index).map { (resources[index].name, $0.key) }
                     continue
                 }
                 let before = units.count

@@ -279,6 +279,20 @@ struct SyncCommand {
                     folder: folder,
                     origin: folder.flatMap { Origin($0) }, includeFromParent: resource.includeFromParent,
                     resumeAdvice: "Run the same sync again to go on\(again)", secrets: secrets, command: command)
+                if let slice = resource.slice {
+                    let place = "\(source.file):\(slice.mark): resource '\(resource.name)'"
+                    guard directory == nil else {
+                        throw UsageError(
+                            "\(place): a sliced resource is kept in a table (--sqlite FILE or --postgres URL), one walk a window; with -o DIR its windows would share one file"
+                        )
+                    }
+                    guard command.incremental == nil else {
+                        throw UsageError(
+                            "\(place): slice and since-path do not go together: a later run of a sliced resource adds the windows after the last one"
+                        )
+                    }
+                    made.slices = try Self.slices(slice, of: resource, file: source.file)
+                }
                 if parent != nil {
                     // Checked with a record that has every field the placeholders read: a mistake is found
                     // before any request.
@@ -288,6 +302,8 @@ struct SyncCommand {
                 resources.append(made)
             } catch let error as ParentError {
                 throw UsageError("\(source.file):\(resource.mark): resource '\(resource.name)': \(error.message)")
+            } catch let error as UsageError where error.message.hasPrefix("\(source.file):") {
+                throw error  // placed already (a slice's)
             } catch {
                 // At the key `fetch` names, if it names one; never with a secret's value in it.
                 var message = (error as? UsageError)?.message ?? "\(error)"
@@ -298,6 +314,12 @@ struct SyncCommand {
             }
         }
         self.environment = environment
+        for child in resources {
+            guard let parent = child.parent, resources[parent].slices != nil else { continue }
+            throw UsageError(
+                "\(source.file): resource '\(child.name)' has the sliced resource '\(resources[parent].name)' as its parent: a sliced resource's records cannot be parents yet"
+            )
+        }
         if directory != nil {
             if full {
                 throw UsageError(

@@ -4,6 +4,12 @@ import NotesPage
 import NotesStore
 import NotesSync
 
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+
 /// A resource of a sync as `fetch` walks it: its URL and `fetch`'s arguments, and for a child resource
 /// the templates its parent's records fill (``ParentTemplate``), one `fetch` per parent.
 struct SyncResource: Sendable {
@@ -21,6 +27,8 @@ struct SyncResource: Sendable {
     var origin: Origin?
     /// The parent's fields kept as columns of each row.
     var includeFromParent: [FieldPath]
+    /// The time windows a top-level resource is walked in (`slice`), one walk each.
+    var slices: TimeSlices?
     /// The resume hint every `fetch` of the resource gives.
     var resumeAdvice: String
     /// Secrets in the arguments and how the source writes them, to take out of any message.
@@ -67,6 +75,23 @@ struct SyncResource: Sendable {
             columns: includeFromParent.map {
                 ChildUnit.Column(name: SourceResource.columnName(for: $0), value: parent.column(at: $0))
             })
+        return command
+    }
+
+    /// The `fetch` of a sliced resource's window: the resource's URL with the window's bounds as its
+    /// two query parameters (replacing any the URL has).
+    func command(window: SliceWindow) throws(UsageError) -> FetchCommand {
+        guard let slices else { throw UsageError("resource '\(name)' is not sliced") }
+        var command = command
+        let bounded = PageLocator.setting(
+            [(slices.lower, slices.text(window.start)), (slices.upper, slices.text(window.end))],
+            on: command.url.absoluteString)
+        guard let url = URL(string: bounded) else {
+            throw UsageError(
+                "resource '\(name)': the window \(window.key) makes no URL of \(command.url.absoluteString)")
+        }
+        command.url = url
+        command.window = window
         return command
     }
 

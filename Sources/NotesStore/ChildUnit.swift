@@ -1,4 +1,5 @@
 public import NotesFetch
+public import NotesPage
 
 /// One walk of a child resource: the resource's pages for one parent record, kept in the child's table
 /// beside every other parent's, with a checkpoint of its own.
@@ -79,6 +80,9 @@ public protocol ParentTable {
     func checkpoint() throws(StoreError) -> WalkCheckpoint?
     /// The checkpoint of the table's child walk for `parent` (a child resource's table), if there is one.
     func childWalk(parent: String) throws(StoreError) -> WalkCheckpoint?
+    /// The windows of a sliced resource's table (``TimeSlices``) walked or begun, each with whether its walk
+    /// reached its end; `path` is the field they are of.
+    func windowWalks(path: FieldPath) throws(StoreError) -> [(window: SliceWindow, isDone: Bool)]
     /// Calls `body` with each row of the table, in the order rows first arrived: all of them, or in a
     /// child resource's table (`child`) those under `parent` when given.
     func forEachParentRow(child: Bool, under parent: String?, _ body: (ParentRow) throws(StoreError) -> Void)

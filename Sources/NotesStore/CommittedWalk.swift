@@ -44,6 +44,8 @@ public final class CommittedWalk {
     public let endpoint: URL
     public let pagination: any Pagination
     public let incremental: IncrementalSync?
+    /// The time window this walk is of, whose bounds each note is checked against (a sliced resource's).
+    public let window: SliceWindow?
     /// The ids committed in this run: the id set the walk's pages go through.
     public let ids: IDSet
     /// The ids a destination that cannot replace a record already holds (an NDJSON file's, from the runs
@@ -62,9 +64,10 @@ public final class CommittedWalk {
     ///   which always shows the first page first); otherwise such a run is resumed.
     public init(
         url: URL, pagination: any Pagination, destination: any PageDestination, incremental: IncrementalSync? = nil,
-        startsOver: Bool = false
+        window: SliceWindow? = nil, startsOver: Bool = false
     ) throws(StoreError) {
         self.url = url
+        self.window = window
         self.pagination = pagination
         self.destination = destination
         self.incremental = incremental
@@ -138,7 +141,8 @@ public final class CommittedWalk {
     ///     walk's thread.
     /// - Returns: The next page when the walk stopped at `maxPages` or `maxNotes`; `nil` at the end.
     /// - Throws: ``FetchError``: the walk's, or ``FetchError/Code/output(_:)`` when a commit fails (no
-    ///   committed page is lost), or ``FetchError/Code/record(_:)`` for an incremental sync's field.
+    ///   committed page is lost), or ``FetchError/Code/record(_:)`` for an incremental sync's field or a
+    ///   note outside the walk's window.
     @discardableResult
     public func run(
         fetcher: NotesFetcher,
@@ -193,6 +197,7 @@ public final class CommittedWalk {
     /// Commits one page fetched outside ``run(fetcher:from:maxPages:maxNotes:cancellation:onPage:)``
     /// (the notes screen fetches a page at a time), its ids already committed in ``ids``' page.
     public func commit(_ page: FetchedPage, locator: PageLocator) throws(FetchError) {
+        try window?.check(page)
         var kept = page
         if let earlier {
             kept.notes = page.notes.filter { note in !note.idBytes.withUnsafeBytes { earlier.contains($0) } }

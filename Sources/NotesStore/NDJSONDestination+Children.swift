@@ -1,4 +1,5 @@
 public import NotesFetch
+public import NotesPage
 import NotesSystem
 
 #if canImport(FoundationEssentials)
@@ -53,6 +54,9 @@ public struct NDJSONResourceFiles: ParentTable, Sendable {
         guard let files = try? walkFiles(parent: parent) else { return nil }
         return try SavedState.load(files.state)?.checkpoint
     }
+
+    /// None: a sliced resource is kept in tables, never in files (`sync` refuses `slice` with `-o DIR`).
+    public func windowWalks(path: FieldPath) throws(StoreError) -> [(window: SliceWindow, isDone: Bool)] { [] }
 
     /// Each committed note of the resource, in order, keyed by its id, or for a child resource by
     /// ``ChildUnit/key(parent:id:)`` (only those of the walk for `parent`, when given).

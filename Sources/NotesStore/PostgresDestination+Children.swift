@@ -1,5 +1,6 @@
 #if canImport(CPostgres)
     public import NotesFetch
+    public import NotesPage
 
     #if canImport(FoundationEssentials)
         import FoundationEssentials
@@ -16,6 +17,33 @@
 
         public func childWalk(parent: String) throws(StoreError) -> WalkCheckpoint? {
             try walk(ChildUnit.walkKey(table: table, parent: parent))
+        }
+
+        public func windowWalks(path: FieldPath) throws(StoreError) -> [(window: SliceWindow, isDone: Bool)] {
+            do {
+                let exists = try database.query(
+                    "SELECT 1 FROM pg_tables WHERE schemaname = $1 AND tablename = 'notes_page_walks'",
+                    [Array(schema.utf8)], "reading the schema")
+                guard !exists.isEmpty else { return [] }
+                let rows = try database.query(
+                    "SELECT \"table\", version, checkpoint FROM \(walks) WHERE \"table\" > $1 AND \"table\" < $2",
+                    [Array((table + "@").utf8), Array((table + "A").utf8)], "reading the checkpoints")
+                return try rows.compactMap { row throws(StoreError) in
+                    let key = row[0] ?? ""
+                    guard row[1] == "\(Self.version)", let text = row[2],
+                        let checkpoint = try? JSONDecoder().decode(WalkCheckpoint.self, from: Data(text.utf8))
+                    else { throw StoreError("the checkpoint of \(key.prefix(120)) is damaged or of another version") }
+                    return SliceWindow(path: path, key: String(key.dropFirst(table.count + 1))).map {
+                        ($0, checkpoint.isDone)
+                    }
+                }
+            } catch let error as PostgresError {
+                throw StoreError(error)
+            } catch let error as StoreError {
+                throw error
+            } catch {
+                throw StoreError("\(error)")
+            }
         }
 
         /// The checkpoint kept under `key`, if there is one (no table of checkpoints yet: none).

@@ -40,6 +40,10 @@
         /// The parent this walk is for, when the table is a child resource's (``ChildUnit``): its rows are
         /// kept per parent, its checkpoint under `TABLE#PARENT`, its pages always staged and upserted.
         public let unit: ChildUnit?
+        /// The time window this walk is of, when the table is a sliced resource's (``TimeSlices``): its rows
+        /// are kept by id with the window's key in `slice`, its checkpoint under `TABLE@KEY`, its pages always
+        /// staged and upserted.
+        public let window: SliceWindow?
         var database: PostgresConnection
         /// Where the connection came from and goes back to, for a process that walks one table after another.
         private let sessions: PostgresSessions?
@@ -66,11 +70,12 @@
         ///   - table: Defaults to `notes`; see ``SQLiteDestination/isValidTableName(_:)``.
         ///   - titles: Whether notes have titles (a `title` column).
         ///   - unit: The parent this walk is for, in a child resource's table.
+        ///   - window: The time window this walk is of, in a sliced resource's table.
         /// - Throws: ``StoreError``: ``StoreError/Kind/unavailable`` when the server cannot be reached (after
         ///   three more tries over 1.4 s), ``StoreError/Kind/credentials`` when it refuses the credentials.
         public init(
             connection: String, schema: String = "public", table: String = "notes", titles: Bool = true,
-            unit: ChildUnit? = nil, sessions: PostgresSessions? = nil
+            unit: ChildUnit? = nil, window: SliceWindow? = nil, sessions: PostgresSessions? = nil
         ) throws(StoreError) {
             for (what, name) in [("table", table), ("schema", schema)] where !SQLiteDestination.isValidTableName(name) {
                 throw StoreError(
@@ -83,6 +88,7 @@
             self.schema = schema
             self.table = table
             self.unit = unit
+            self.window = window
             self.sessions = sessions
             hasTitles = titles
             if let open = sessions?.take() {
@@ -138,9 +144,12 @@
         var quotedTable: String { "\"\(schema)\".\"\(table)\"" }
         var walks: String { "\"\(schema)\".notes_page_walks" }
         private var visitedTable: String { "\"\(schema)\".notes_page_visited" }
-        /// The walk's key in the checkpoint rows: the table's name, or a child walk's `TABLE#PARENT`.
+        /// The walk's key in the checkpoint rows: the table's name, a child walk's `TABLE#PARENT`, a window's
+        /// `TABLE@KEY`.
         private var key: [UInt8] {
-            Array((unit.map { ChildUnit.walkKey(table: table, parent: $0.parent) } ?? table).utf8)
+            Array(
+                (unit.map { ChildUnit.walkKey(table: table, parent: $0.parent) }
+                    ?? window.map { SliceWindow.walkKey(table: table, key: $0.key) } ?? table).utf8)
         }
 
         public func open(url: String, pagination: String, ids: IDSet, visited: IDSet) throws(StoreError)
@@ -168,29 +177,38 @@
                     let exists = try database.query(
                         "SELECT 1 FROM pg_tables WHERE schemaname = $1 AND tablename = $2",
                         [Array(schema.utf8), Array(table.utf8)], "reading the schema")
-                    // A child resource's table is the children's walks' alone, and a table's own walk's alone.
+                    // A child resource's table is the children's walks' alone, a sliced resource's its windows',
+                    // and a table's own walk's alone.
                     let walksOf = try database.query(
                         """
-                        SELECT count(*) FILTER (WHERE "table" = $1), count(*) FILTER (WHERE "table" > $2 AND "table" < $3)
+                        SELECT count(*) FILTER (WHERE "table" = $1), count(*) FILTER (WHERE "table" > $2 AND "table" < $3),
+                            count(*) FILTER (WHERE "table" > $4 AND "table" < $5)
                         FROM \(walks)
-                        """, [Array(table.utf8), Array((table + "#").utf8), Array((table + "$").utf8)], "reading")
-                    let own = walksOf.first?[0] ?? "0"
-                    let children = walksOf.first?[1] ?? "0"
-                    if unit == nil, children != "0" {
-                        throw StoreError(
-                            "table \(schema).\(table) holds a child resource's notes (one walk per parent)")
+                        """,
+                        [
+                            Array(table.utf8), Array((table + "#").utf8), Array((table + "$").utf8),
+                            Array((table + "@").utf8), Array((table + "A").utf8),
+                        ], "reading")
+                    let counts = (0..<3).map { Int(walksOf.first?[$0] ?? "0") ?? 0 }
+                    let kind = WalkKind(unit: unit, window: window)
+                    if let problem = kind.refusal(own: counts[0], children: counts[1], windows: counts[2]) {
+                        throw StoreError("table \(schema).\(table) \(problem)")
                     }
-                    if unit != nil, own != "0" {
-                        throw StoreError(
-                            "table \(schema).\(table) holds the notes of one endpoint, not a child resource's")
-                    }
-                    guard exists.isEmpty || (unit != nil && children != "0") else {
+                    guard exists.isEmpty || (kind != .own && counts[kind == .child ? 1 : 2] > 0) else {
                         throw StoreError("a table \(schema).\(table) exists that notes-page did not write; use --table")
                     }
                     try save(WalkCheckpoint(url: url, pagination: pagination), "creating table \(table)")
                 }
                 if found?.pages == 0 { found = nil }  // created, and no page committed since
-                if let unit {
+                if window != nil {
+                    try database.execute(
+                        """
+                        CREATE TABLE IF NOT EXISTS \(quotedTable) (
+                            id text COLLATE "C" PRIMARY KEY, slice text COLLATE "C" NOT NULL, json jsonb,
+                            json_text text NOT NULL,\(hasTitles ? " title text," : "") fetched_at timestamptz NOT NULL,
+                            run integer NOT NULL)
+                        """, "creating table \(table)")
+                } else if let unit {
                     let columns = unit.columns.map { "\"\($0.name)\" text, " }.joined()
                     try database.execute(
                         """
@@ -210,8 +228,9 @@
                 if let found, !found.isDone {
                     // A run cut short: its ids, and the pages promised, as it left them.
                     let rows = try database.query(
-                        "SELECT id FROM \(quotedTable) WHERE run = $1\(unit == nil ? "" : " AND parent = $2")",
-                        [Array("\(found.runNumber)".utf8)] + (unit.map { [Array($0.parent.utf8)] } ?? []),
+                        "SELECT id FROM \(quotedTable) WHERE run = $1\(unit != nil ? " AND parent = $2" : window != nil ? " AND slice = $2" : "")",
+                        [Array("\(found.runNumber)".utf8)]
+                            + (unit.map { [Array($0.parent.utf8)] } ?? window.map { [Array($0.key.utf8)] } ?? []),
                         "reading the run's ids")
                     for row in rows { _ = Array((row[0] ?? "").utf8).withUnsafeBytes { ids.insert($0) } }
                     ids.commitPage()
@@ -376,7 +395,7 @@
 
         public func prepare(_ page: FetchedPage) {
             // A first run copies straight in unless a commit has found otherwise; a child walk never does.
-            let direct = unit == nil && shared.withLock { $0.copiesDirectly?.direct ?? true }
+            let direct = unit == nil && window == nil && shared.withLock { $0.copiesDirectly?.direct ?? true }
             let rows = try? PostgresRows.encode(page, titles: hasTitles, direct: direct)
             shared.withLock { $0.prepared[page.number] = rows.map { Prepared(direct: direct, rows: $0) } }
         }
@@ -406,7 +425,7 @@
             let run = checkpoint.runNumber
             if shared.withLock({ $0.copiesDirectly?.run }) != run {
                 let others =
-                    unit != nil
+                    unit != nil || window != nil
                     ? [[nil]]
                     : try database.query(
                         "SELECT 1 FROM \(quotedTable) WHERE run <> $1 LIMIT 1", [Array("\(run)".utf8)], operation)
@@ -433,11 +452,16 @@
                 let titleColumn = hasTitles ? ", title" : ""
                 let titleUpdate = hasTitles ? ", title = excluded.title" : ""
                 // A child walk's rows: its parent's key ($3) and the parent's fields ($4, a JSON object).
-                let parentColumns = unit.map { [", parent"] + $0.columns.map { ", \"\($0.name)\"" } }?.joined() ?? ""
+                // A window's rows: its key ($3).
+                let parentColumns =
+                    unit.map { [", parent"] + $0.columns.map { ", \"\($0.name)\"" } }?.joined()
+                    ?? (window == nil ? "" : ", slice")
                 let parentValues =
-                    unit.map { [", $3"] + $0.columns.map { ", $4::jsonb->>'\($0.name)'" } }?.joined() ?? ""
+                    unit.map { [", $3"] + $0.columns.map { ", $4::jsonb->>'\($0.name)'" } }?.joined()
+                    ?? (window == nil ? "" : ", $3")
                 let parentUpdates =
-                    unit.map { $0.columns.map { ", \"\($0.name)\" = excluded.\"\($0.name)\"" } }?.joined() ?? ""
+                    unit.map { $0.columns.map { ", \"\($0.name)\" = excluded.\"\($0.name)\"" } }?.joined()
+                    ?? (window == nil ? "" : ", slice = excluded.slice")
                 var parameters: [[UInt8]?] = [Array("\(run)".utf8), fetchedAt]
                 if let unit {
                     parameters.append(Array(unit.parent.utf8))
@@ -448,6 +472,7 @@
                         parameters.append(Array((try? JSONEncoder().encode(object)) ?? Data("{}".utf8)))
                     }
                 }
+                if let window { parameters.append(Array(window.key.utf8)) }
                 try database.query(
                     """
                     INSERT INTO \(quotedTable) (id\(parentColumns), json, json_text\(titleColumn), fetched_at, run)

@@ -1,4 +1,5 @@
 public import NotesFetch
+public import NotesPage
 
 #if canImport(FoundationEssentials)
     import FoundationEssentials
@@ -18,6 +19,13 @@ extension SQLiteDestination: ParentTable {
     public func childWalk(parent: String) throws(StoreError) -> WalkCheckpoint? {
         let key = ChildUnit.walkKey(table: table, parent: parent)
         return try walks(from: key, below: key + "\u{1}").first { $0.0 == key }?.1
+    }
+
+    /// The windows of the table's walks (a sliced resource's), each with whether its walk reached its end.
+    public func windowWalks(path: FieldPath) throws(StoreError) -> [(window: SliceWindow, isDone: Bool)] {
+        try walks(from: table + "@", below: table + "A").compactMap { key, checkpoint in
+            SliceWindow(path: path, key: String(key.dropFirst(table.count + 1))).map { ($0, checkpoint.isDone) }
+        }
     }
 
     /// The checkpoints kept under keys from `low` (included) to `high` (excluded).

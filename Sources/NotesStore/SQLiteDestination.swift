@@ -22,7 +22,10 @@ public final class SQLiteDestination: PageDestination {
     public let hasTitles: Bool
     /// The parent this walk is for, when the table is a child resource's.
     public let unit: ChildUnit?
-    /// The key of the walk's checkpoint: the table's name, or a child walk's ``ChildUnit/walkKey(table:parent:)``.
+    /// The time window this walk is of, when the table is a sliced resource's (``TimeSlices``).
+    public let window: SliceWindow?
+    /// The key of the walk's checkpoint: the table's name, a child walk's ``ChildUnit/walkKey(table:parent:)``
+    /// or a window's ``SliceWindow/walkKey(table:key:)``.
     public let walkKey: String
     let database: SQLiteDatabase
     private var upsert: SQLiteStatement?
@@ -53,10 +56,12 @@ public final class SQLiteDestination: PageDestination {
     ///   - titles: Whether notes have titles (a `title` column).
     ///   - busyTimeout: Seconds to wait for another writer's lock before failing.
     ///   - unit: The parent this walk is for, in a child resource's table (``ChildUnit``).
+    ///   - window: The time window this walk is of, in a sliced resource's table.
     /// - Throws: ``StoreError`` for a file that is not SQLite, one locked past the timeout, or a name
     ///   that cannot be a table's.
     public init(
-        path: String, table: String = "notes", titles: Bool = true, busyTimeout: Double = 5, unit: ChildUnit? = nil
+        path: String, table: String = "notes", titles: Bool = true, busyTimeout: Double = 5, unit: ChildUnit? = nil,
+        window: SliceWindow? = nil
     ) throws(StoreError) {
         guard Self.isValidTableName(table) else {
             throw StoreError(
@@ -68,7 +73,10 @@ public final class SQLiteDestination: PageDestination {
         self.path = path
         self.table = table
         self.unit = unit
-        walkKey = unit.map { ChildUnit.walkKey(table: table, parent: $0.parent) } ?? table
+        self.window = window
+        walkKey =
+            unit.map { ChildUnit.walkKey(table: table, parent: $0.parent) }
+            ?? window.map { SliceWindow.walkKey(table: table, key: $0.key) } ?? table
         hasTitles = titles
         do {
             database = try SQLiteDatabase(path: path, busyTimeout: busyTimeout)
@@ -137,22 +145,26 @@ public final class SQLiteDestination: PageDestination {
                     "SELECT count(*) FROM sqlite_schema WHERE name = ? COLLATE NOCASE", "reading the schema")
                 try exists.bind(1, text: table)
                 try exists.step()
-                // A child resource's table is the children's walks' alone, and a table's own walk's alone.
+                // A child resource's table is the children's walks' alone, a sliced resource's its windows',
+                // and a table's own walk's alone.
                 let walks = try database.prepare(
-                    "SELECT sum(\"table\" = ?), sum(\"table\" > ? AND \"table\" < ?) FROM notes_page_walks", "reading")
+                    """
+                    SELECT sum("table" = ?), sum("table" > ? AND "table" < ?), sum("table" > ? AND "table" < ?)
+                    FROM notes_page_walks
+                    """, "reading")
                 try walks.bind(1, text: table)
                 try walks.bind(2, text: table + "#")
                 try walks.bind(3, text: table + "$")
+                try walks.bind(4, text: table + "@")
+                try walks.bind(5, text: table + "A")
                 try walks.step()
-                let (own, children) = (walks.integer(0), walks.integer(1))
-                if unit == nil, children > 0 {
-                    throw StoreError("'\(path)': table \(table) holds a child resource's notes (one walk per parent)")
+                let kind = WalkKind(unit: unit, window: window)
+                if let problem = kind.refusal(
+                    own: walks.integer(0), children: walks.integer(1), windows: walks.integer(2))
+                {
+                    throw StoreError("'\(path)': table \(table) \(problem)")
                 }
-                if unit != nil, own > 0 {
-                    throw StoreError(
-                        "'\(path)': table \(table) holds the notes of one endpoint, not a child resource's")
-                }
-                guard exists.integer(0) == 0 || (unit != nil && children > 0) else {
+                guard exists.integer(0) == 0 || (kind != .own && walks.integer(kind == .child ? 1 : 2) > 0) else {
                     throw StoreError("'\(path)': a table \(table) exists that notes-page did not write; use --table")
                 }
                 // The table and a checkpoint of no pages, together: the table is then always notes-page's.
@@ -161,7 +173,14 @@ public final class SQLiteDestination: PageDestination {
                 try save(WalkCheckpoint(url: url, pagination: pagination), with: insert, "creating table \(table)")
             }
             if found?.pages == 0 { found = nil }  // created, and no page committed since
-            if let unit {
+            if window != nil {
+                try database.execute(
+                    """
+                    CREATE TABLE IF NOT EXISTS \(quoted) (
+                        id TEXT PRIMARY KEY, slice TEXT NOT NULL, json TEXT NOT NULL,\(hasTitles ? " title TEXT," : "")
+                        fetched_at TEXT NOT NULL, run INTEGER NOT NULL);
+                    """, "creating table \(table)")
+            } else if let unit {
                 let columns = unit.columns.map { "\"\($0.name)\" TEXT, " }.joined()
                 try database.execute(
                     """
@@ -180,10 +199,11 @@ public final class SQLiteDestination: PageDestination {
             if let found, !found.isDone {
                 // A run cut short: its ids, and the pages promised, as it left them.
                 let run = try database.prepare(
-                    "SELECT id FROM \(quoted) WHERE run = ?\(unit == nil ? "" : " AND parent = ?")",
+                    "SELECT id FROM \(quoted) WHERE run = ?\(unit != nil ? " AND parent = ?" : window != nil ? " AND slice = ?" : "")",
                     "reading the run's ids")
                 try run.bind(1, integer: found.runNumber)
                 if let unit { try run.bind(2, text: unit.parent) }
+                if let window { try run.bind(2, text: window.key) }
                 while try run.step("reading the run's ids") {
                     let id = run.bytes(0)
                     _ = id.withUnsafeBytes { ids.insert($0) }
@@ -199,7 +219,8 @@ public final class SQLiteDestination: PageDestination {
                 visited.commitPage()
             }
             // The columns each row binds (id, json, title), then those bound once a page (time, run, parent's).
-            let parentColumns = unit.map { ["parent"] + $0.columns.map { "\"\($0.name)\"" } } ?? []
+            let parentColumns =
+                unit.map { ["parent"] + $0.columns.map { "\"\($0.name)\"" } } ?? (window == nil ? [] : ["slice"])
             let columns = ["id", "json"] + (hasTitles ? ["title"] : []) + ["fetched_at", "run"] + parentColumns
             let updates = columns.dropFirst().map { "\($0) = excluded.\($0)" }.joined(separator: ", ")
             upsert = try database.prepare(
@@ -251,6 +272,7 @@ public final class SQLiteDestination: PageDestination {
                     }
                 }
             }
+            if let window { try upsert.bind(column + 2, text: window.key) }
             for note in page.notes {
                 guard let json = note.json else { throw StoreError("note \(note.id.prefix(80)) has no JSON kept") }
                 if hasTitles {

@@ -37,7 +37,7 @@ public struct SourceFile: Sendable {
     /// The keys at the top of a source.
     public static let keys = ["base-url", "auth", "defaults", "resources"]
     /// The keys of a resource that are not options.
-    public static let resourceKeys = ["name", "path", "parent", "include-from-parent"]
+    public static let resourceKeys = ["name", "path", "parent", "include-from-parent", "slice"]
 
     /// Reads the source file at `path`.
     public init(path: String) throws(SourceError) {
@@ -174,6 +174,8 @@ public struct SourceResource: Sendable {
     public var parentMark: SourceMark?
     /// The parent's fields kept in each of this resource's rows, as columns `parent_FIELD`.
     public var includeFromParent: [FieldPath] = []
+    /// `slice`: the time windows the resource is walked in, as written (the command reads it).
+    public var slice: SourceNode?
 
     init(_ node: SourceNode, file: String) throws(SourceError) {
         guard case .mapping(let entries) = node.value else {
@@ -193,6 +195,8 @@ public struct SourceResource: Sendable {
                 parentMark = entry.value.mark
             case "include-from-parent":
                 includeFromParent = try Self.fields(entry, file: file)
+            case "slice":
+                slice = entry.value
             default: options.append(entry)
             }
         }
@@ -207,6 +211,11 @@ public struct SourceResource: Sendable {
         }
         self.name = name
         self.path = path
+        if parent != nil, let slice {
+            throw SourceError(
+                "resource '\(name)' has a 'parent' and a 'slice': a child resource's walks are one per parent, never in time windows",
+                file: file, at: slice.mark)
+        }
         if parent == nil {
             if !includeFromParent.isEmpty {
                 throw SourceError(

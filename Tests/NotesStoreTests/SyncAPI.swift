@@ -22,10 +22,13 @@ final class SyncAPI: Sendable {
 
     private let state: Mutex<[Record]>
     let size: Int
+    /// Whether `?updated_gte=T&updated_lt=U` keep the records updated in `[T, U)`; otherwise ignored.
+    let honoursWindows: Bool
 
     /// `count` records `r1`… updated a minute apart from 2026-11-30T08:00:00Z.
-    init(count: Int, size: Int) {
+    init(count: Int, size: Int, honoursWindows: Bool = true) {
         self.size = size
+        self.honoursWindows = honoursWindows
         state = Mutex((1...count).map { Record(id: "r\($0)", title: "note \($0)", updatedAt: Self.minute($0)) })
     }
 
@@ -61,9 +64,13 @@ final class SyncAPI: Sendable {
             }
             let items = components.queryItems ?? []
             let since = items.first { $0.name == "since" }?.value
+            // A window's bounds, as django-filter's `updated_at__gte` and `__lt` keep them (when `honoursWindows`).
+            let lower = self.honoursWindows ? items.first { $0.name == "updated_gte" }?.value : nil
+            let upper = self.honoursWindows ? items.first { $0.name == "updated_lt" }?.value : nil
             let offset = items.first { $0.name == "cursor" }?.value.flatMap(Int.init) ?? 0
             let selected = self.records.sorted { ($0.updatedAt, $0.id) < ($1.updatedAt, $1.id) }
                 .filter { since == nil || $0.updatedAt >= since! }
+                .filter { (lower == nil || $0.updatedAt >= lower!) && (upper == nil || $0.updatedAt < upper!) }
             let page = selected.dropFirst(offset).prefix(self.size)
             let next = offset + self.size < selected.count ? "\"\(offset + self.size)\"" : "null"
             let body = #"{"notes":[\#(page.map(\.json).joined(separator: ","))],"next_cursor":\#(next)}"#

@@ -1,0 +1,121 @@
+import ArgumentParsing
+import NotesFetch
+import NotesPage
+import NotesStore
+import NotesSync
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+
+// A sliced resource (`slice:`): read from the source, and its windows planned for a run.
+
+extension SyncCommand {
+    /// The keys of `slice`.
+    static let sliceKeys = ["path", "params", "step", "from", "to", "lookback", "format"]
+
+    /// A resource's `slice` as ``TimeSlices``:
+    ///
+    /// ```yaml
+    /// slice: {path: created, params: [created__gte, created__lt], step: 1d, from: 2020-01-01}
+    /// ```
+    ///
+    /// `to` (the last window's end; now when absent), `lookback` (a duration a later run goes back) and
+    /// `format` (`rfc3339`, the default, or `unix`: how the bounds are sent) may be given too.
+    static func slices(_ node: SourceNode, of resource: SourceResource, file: String) throws(UsageError)
+        -> TimeSlices
+    {
+        let place = "\(file):\(node.mark): resource '\(resource.name)': slice"
+        guard case .mapping(let entries) = node.value else {
+            throw UsageError("\(place) is \(node.kind), not a mapping of \(sliceKeys.joined(separator: ", "))")
+        }
+        var values: [String: (text: String, at: String)] = [:]
+        var params: [String] = []
+        for entry in entries {
+            let at = "\(file):\(entry.value.mark): resource '\(resource.name)': slice's '\(entry.key)'"
+            guard sliceKeys.contains(entry.key) else {
+                throw UsageError(
+                    "\(file):\(entry.keyMark): "
+                        + SourceFile.unknown(entry.key, known: sliceKeys, in: "resource '\(resource.name)''s slice"))
+            }
+            if entry.key == "params" {
+                guard case .sequence(let items) = entry.value.value, items.count == 2 else {
+                    throw UsageError(
+                        "\(at) lists the two query parameters that bound a window, its start's and its end's: [created__gte, created__lt]"
+                    )
+                }
+                for item in items {
+                    guard case .scalar(let text, _) = item.value, !text.isEmpty, text.utf8.count <= 256 else {
+                        throw UsageError("\(at): each is a parameter's name of 1 to 256 bytes")
+                    }
+                    params.append(text)
+                }
+                guard params[0] != params[1] else { throw UsageError("\(at): two parameters, not one twice") }
+                continue
+            }
+            guard case .scalar(let text, _) = entry.value.value else {
+                throw UsageError("\(at) is \(entry.value.kind), not a value")
+            }
+            values[entry.key] = (text, at)
+        }
+        for key in ["path", "params", "step", "from"] where key == "params" ? params.isEmpty : values[key] == nil {
+            throw UsageError(
+                "\(place) has no '\(key)': it needs path, params, step and from (\(#"{path: created, params: [created__gte, created__lt], step: 1d, from: 2020-01-01}"#))"
+            )
+        }
+        let path: FieldPath
+        do {
+            path = try FieldPath.parse(values["path"]!.text)
+        } catch {
+            throw UsageError("\(values["path"]!.at): \(error)")
+        }
+        func duration(_ key: String, least: Int) throws(UsageError) -> Int? {
+            guard let (text, at) = values[key] else { return nil }
+            guard let seconds = FetchCommand.duration(text), Int(seconds) >= least else {
+                throw UsageError(
+                    "\(at) is '\(SourceError.clip(text))': a duration such as 30s, 5m, 2h or 1d (at most 366d\(least > 0 ? ", at least 1s" : ""))"
+                )
+            }
+            return Int(seconds)
+        }
+        func time(_ key: String) throws(UsageError) -> Int? {
+            guard let (text, at) = values[key] else { return nil }
+            guard let seconds = TimeSlices.seconds(text) else {
+                throw UsageError(
+                    "\(at) is '\(SourceError.clip(text))': a date (2020-01-01), an RFC 3339 date-time in whole seconds (2020-01-01T00:00:00Z) or seconds since 1970"
+                )
+            }
+            return seconds
+        }
+        var format = TimeSlices.Format.rfc3339
+        if let (text, at) = values["format"] {
+            guard let chosen = TimeSlices.Format(rawValue: text) else {
+                throw UsageError("\(at) is '\(SourceError.clip(text))': rfc3339 or unix")
+            }
+            format = chosen
+        }
+        let from = try time("from")!
+        let to = try time("to")
+        if let to, to <= from { throw UsageError("\(values["to"]!.at): 'to' must come after 'from'") }
+        let step = try duration("step", least: 1)!
+        let end = to ?? Int(Date().timeIntervalSince1970)
+        guard (end - from) / step < TimeSlices.maxWindows else {
+            throw UsageError(
+                "\(values["step"]!.at): \((end - from) / step) windows of \(values["step"]!.text) from 'from' to \(to == nil ? "now" : "'to'"), over the \(TimeSlices.maxWindows) a run may plan: take a larger step"
+            )
+        }
+        return TimeSlices(
+            path: path, lower: params[0], upper: params[1], step: step, from: from, to: to,
+            lookback: try duration("lookback", least: 0) ?? 0, format: format)
+    }
+
+    /// The windows sliced resource `index` walks in this run (``TimeSlices/plan(existing:now:)``): each one
+    /// a run before left unfinished, then the new ones.
+    func windows(of index: Int) throws(StoreError) -> [SliceWindow] {
+        guard let slices = resources[index].slices else { return [] }
+        let existing = full ? [] : try table(resources[index].name).windowWalks(path: slices.path)
+        return try slices.plan(existing: existing, now: Int(Date().timeIntervalSince1970))
+    }
+}
