@@ -89,7 +89,8 @@ async function main() {
     updates: options.updates ? new UpdatingNotes(options.count, options.seed, options.idKind, !options.noTitles) : null,
     updateCursors: new Map(),
     // --repos: the repos, issues and comments of the nested API at /repos, or null (then /repos is a 404).
-    nested: options.repos > 0 ? new NestedData(options.repos, options.issues, options.comments, options.seed, options.fixed) : null,
+    nested: options.repos > 0
+      ? new NestedData(options.repos, options.issues, options.comments, options.seed, options.fixed, options.createdRound) : null,
     nestedLatencyMs: options.latency, // --latency: no response under /repos leaves sooner after its request arrived
   };
   const createServer = (isTarget) => {
@@ -116,7 +117,8 @@ async function main() {
 
   process.stdout.write(`${state.base}/notes\n`);
   const nested = state.nested ? `; ${options.repos} repos at /repos (issues ${options.issues}, comments ${options.comments} `
-    + `${options.fixed ? 'each' : 'on average'}${options.latency > 0 ? `, latency ${options.latency} ms` : ''})` : '';
+    + `${options.fixed ? 'each' : 'on average'}${options.latency > 0 ? `, latency ${options.latency} ms` : ''}`
+    + `${options.createdRound > 1 ? `, created rounded to ${options.createdRound} s` : ''})` : '';
   log(state, `notes-server: ${source.description}, ${source.pages.length} pages, style ${options.style}${nested}; `
     + `redirect target ${state.targetBase}`);
 }

@@ -21,7 +21,8 @@ describe('command line', () => {
       '--tls-cert', '--tls-key', '--url-host', '--compress', 'stall', 'bomb', 'ratelimit-github', 'ratelimit-ietf',
       'ratelimit-retry-after', 'remaining-zero', 'c=', 't=', '--updates', 'since=T', 'updated_at', '/admin/touch?count=K',
       '/admin/touch?id=ID', '/admin/add?count=K', '422', '--repos', '--issues', '--comments', 'GET /repos?page=P&per_page=M',
-      '/repos/octo/repo-I/issues?page=P&per_page=M&since=T', '/repos/octo/repo-I/issues/N/comments', 'POST /repos/octo/repo-I/issues/N/touch']) {
+      '/repos/octo/repo-I/issues?page=P&per_page=M&since=T', '/repos/octo/repo-I/issues/N/comments', 'POST /repos/octo/repo-I/issues/N/touch',
+      '--created-round', 'created[gte]', 'created[gt]', 'created[lt]', 'created[lte]', 'Invalid integer']) {
       assert.ok(stdout.includes(flag), flag);
     }
   });
@@ -36,7 +37,8 @@ describe('command line', () => {
     ['--count', '5', '--fault', 'ratelimit-ietf:soon'], ['--count', '5', '--id-kind', 'uuid'], ['--dir', 'x', '--id-kind', 'int'],
     ['--dir', 'x', '--style', 'jsonapi'], ['--count', '500', '--style', 'drf', '--fault', 'shift:2@2'],
     ['--dir', 'x', '--updates'], ['--count', '5', '--updates', '--style', 'offset'], ['--count', '5', '--updates', '--style', 'keyset'],
-    ['--count', '5', '--updates', '--style', 'drf', '--id-kind', 'int'], ['--count', '5', '--updates=1']]) {
+    ['--count', '5', '--updates', '--style', 'drf', '--id-kind', 'int'], ['--count', '5', '--updates=1'],
+    ['--count', '5', '--created-round', '60'], ['--count', '5', '--repos', '2', '--created-round', '0']]) {
     test(`exits 64 on ${JSON.stringify(args)}`, async () => {
       const { code, stdout, stderr } = await runServer(args);
       assert.equal(code, 64);

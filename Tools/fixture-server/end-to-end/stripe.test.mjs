@@ -101,6 +101,62 @@ describe('the Stripe-shaped lists (--repos)', () => {
     assert.ok(lines.some((line) => /^GET \/v1\/invoices\?customer=cus_23&limit=2&starting_after=in_\d+ 200 /.test(line)));
   });
 
+  test('--created-round 86400: day windows [gte, lt) walked by starting_after serve every item once, many on each edge; 400s for bad bounds', async () => {
+    const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+    const DAY = 86_400;
+    const args = ['--count', '1', '--repos', '40', '--issues', '6', '--comments', '0', '--created-round', String(DAY)];
+    const { code, lines } = await withServer(args, {}, async (server) => {
+      for (const [path, limit] of [['/v1/customers', 2], ['/v1/invoices', 3]]) {
+        const all = (await walkStripe(`${server.base}${path}?limit=100`, { agent })).items;
+        const created = all.map((item) => item.created);
+        assert.ok(created.every((c) => Number.isInteger(c) && c % DAY === 0), path);
+        const edges = [...new Set(created)].sort((a, b) => a - b);
+        const most = Math.max(...edges.map((edge) => created.filter((c) => c === edge).length));
+        assert.ok(most > limit, `${path}: at most ${most} items on one day's edge`);
+        // A window a day wide, [edge, edge + DAY), from the day before the first to the day after the last;
+        // the first bound percent-encoded, the second raw.
+        const union = [];
+        for (let day = edges[0] - DAY; day <= edges.at(-1) + DAY; day += DAY) {
+          const { items, pages } = await walkStripe(`${server.base}${path}?limit=${limit}&created%5Bgte%5D=${day}&created[lt]=${day + DAY}`, { agent });
+          assert.deepEqual(items, all.filter((item) => item.created === day), `${path} day ${day}`);
+          assert.ok(pages.slice(0, -1).every((page) => page.data.length === limit), `${path} day ${day}`);
+          union.push(...items);
+        }
+        assert.equal(new Set(union.map((item) => item.id)).size, union.length, `${path}: an item twice`);
+        assert.deepEqual(union.map((item) => item.id).sort(), all.map((item) => item.id).sort(), path);
+      }
+      // customer= still scopes the invoices (those of the customer with the most); created[gt] and created[lte] on it.
+      const invoices = (await walkStripe(`${server.base}/v1/invoices?limit=100`, { agent })).items;
+      const counts = new Map();
+      for (const invoice of invoices) counts.set(invoice.customer, (counts.get(invoice.customer) ?? 0) + 1);
+      const customer = [...counts].reduce((a, b) => (b[1] > a[1] ? b : a))[0];
+      const mine = invoices.filter((invoice) => invoice.customer === customer);
+      const cut = mine[0].created;
+      const later = await walkStripe(`${server.base}/v1/invoices?customer=${customer}&limit=1&created[gt]=${cut}`, { agent });
+      assert.ok(later.items.length > 0);
+      assert.deepEqual(later.items, mine.filter((invoice) => invoice.created > cut));
+      const upTo = await walkStripe(`${server.base}/v1/invoices?customer=${customer}&created[lte]=${cut}`, { agent });
+      assert.deepEqual(upTo.items, mine.filter((invoice) => invoice.created <= cut));
+      // 400s in Stripe's form, param the bound's name.
+      for (const [query, param, message] of [
+        ['created[gte]=abc', 'created[gte]', /^Invalid integer: "abc"$/],
+        ['created%5Blt%5D=1.5', 'created[lt]', /^Invalid integer: "1.5"$/],
+        ['created[lte]=1234567890123456', 'created[lte]', /^Invalid integer/],
+        ['created[gt]=1&created%5Bgt%5D=2', 'created[gt]', /more than one value/],
+      ]) {
+        for (const path of ['/v1/customers', '/v1/invoices']) {
+          const error = stripeError(await request(`${server.base}${path}?${query}`, { agent }));
+          assert.equal(error.param, param, `${path}?${query}`);
+          assert.match(error.message, message, `${path}?${query}`);
+        }
+      }
+    });
+    agent.destroy();
+    assert.equal(code, 0);
+    assert.match(lines[0], /created rounded to 86400 s/);
+    assert.ok(lines.some((line) => /^GET \/v1\/invoices\?limit=3&created%5Bgte%5D=\d+&created%5Blt%5D=\d+&starting_after=in_\d+ 200 /.test(line)));
+  });
+
   test('the token rule and --latency of /repos hold here', async () => {
     const TOKEN = 'stripe-Token_1';
     const { code } = await withServer(['--count', '1', '--repos', '2', '--latency', '50'], { NOTES_SERVER_TOKEN: TOKEN }, async (server) => {

@@ -46,16 +46,18 @@ const COMMENT_BODIES = [
  * uniformly by the seed; with `fixed` (--fixed), every repo has exactly K issues and every issue
  * exactly C comments. Ids are running numbers either way. Only the issue counts are worked out at
  * start-up (one number per repo); the comments before a repo are summed when a repo at or after it is
- * first asked for, so that comment ids run on across repos.
+ * first asked for, so that comment ids run on across repos. With `createdRound` S (--created-round),
+ * the Stripe-shaped lists' created values are rounded down to a multiple of S seconds.
  */
 export class NestedData {
-  constructor(repos, issues, comments, seed, fixed = false) {
+  constructor(repos, issues, comments, seed, fixed = false, createdRound = 1) {
     this.repos = repos;
     this.maxIssues = 2 * issues;
     this.maxComments = 2 * comments;
     this.seed = seed;
     this.fixed = fixed;
     this.commentsEach = comments; // with fixed: the comments of every issue
+    this.createdRound = createdRound; // every customer's and invoice's created is a multiple of this many seconds
     // issueStart[r]: the issues of repos 1..r, so repo r's are running numbers issueStart[r-1]+1 to issueStart[r].
     this.issueStart = new Float64Array(repos + 1);
     for (let r = 1; r <= repos; r++) {
@@ -186,21 +188,40 @@ export class NestedData {
     return lo;
   }
 
-  /** Repo `r` as a Stripe customer (styles/stripe.mjs): created is the repo's first updated_at in Unix seconds. */
+  /**
+   * A Stripe created: the first updated_at of choice `what` of thing `i` in Unix seconds, rounded down
+   * to a multiple of createdRound (so that with a day, many share the timestamp at a day's edge).
+   */
+  created(what, i) {
+    const s = this.firstUpdate(what, i) / 1000;
+    return s - (s % this.createdRound);
+  }
+
+  /** The created of repo `r`'s customer (see customer), without the rest of it. */
+  customerCreated(r) {
+    return this.created('repoTime', r);
+  }
+
+  /** The created of the invoice of the issue with running number `g` (see invoice), without the rest of it. */
+  invoiceCreated(g) {
+    return this.created('issueTime', g);
+  }
+
+  /** Repo `r` as a Stripe customer (styles/stripe.mjs): created the repo's first updated_at in Unix seconds, rounded (see created). */
   customer(r) {
     return {
       id: `cus_${r}`,
       object: 'customer',
       name: `Customer ${r}`,
       email: `c${r}@example.com`,
-      created: this.firstUpdate('repoTime', r) / 1000,
+      created: this.customerCreated(r),
     };
   }
 
   /**
    * The issue with running number `g` as a Stripe invoice of its repo's customer: id in_<issue id>,
    * amount_due 100 to 100,000 (cents) drawn by the seed, created the issue's first updated_at in Unix
-   * seconds (a touch does not move it).
+   * seconds, rounded (see created; a touch does not move it).
    */
   invoice(g) {
     return {
@@ -209,7 +230,7 @@ export class NestedData {
       customer: `cus_${this.repoOfIssue(g)}`,
       amount_due: 100 + this.draw('amountDue', g, 99_900),
       status: 'open',
-      created: this.firstUpdate('issueTime', g) / 1000,
+      created: this.invoiceCreated(g),
     };
   }
 

@@ -11,6 +11,7 @@ const VALUE_FLAGS = new Set([
   '--dir', '--count', '--page-size', '--seed', '--host', '--port', '--style', '--fault',
   '--token-file', '--fixtures', '--cache-mb', '--max-limit', '--totals', '--total-lie',
   '--tls-cert', '--tls-key', '--url-host', '--compress', '--id-kind', '--repos', '--issues', '--comments', '--latency',
+  '--created-round',
 ]);
 
 // The flags of generated notes only; a --dir run refuses them.
@@ -27,6 +28,9 @@ const MAX_AVERAGE = 1000;
 // --latency's largest wait, in ms (a minute).
 const MAX_LATENCY_MS = 60_000;
 
+// --created-round's largest step, in seconds (a year of 365 days).
+const MAX_CREATED_ROUND_S = 31_536_000;
+
 const BOOLEAN_FLAGS = { '--quiet': 'quiet', '--help': 'help', '--http2': 'http2', '--updates': 'updates', '--no-titles': 'noTitles', '--fixed': 'fixed' };
 
 /**
@@ -39,7 +43,7 @@ export function parseArgs(argv) {
     host: '127.0.0.1', port: 0, style: 'contract', faults: [],
     tokenFile: null, fixtures: null, cacheMiB: 256, quiet: false, help: false,
     tlsCert: null, tlsKey: null, urlHost: null, compress: [], http2: false, updates: false, noTitles: false,
-    repos: null, issues: null, comments: null, fixed: false, latency: null,
+    repos: null, issues: null, comments: null, fixed: false, latency: null, createdRound: null,
   };
   const faultSpecs = [];
   for (let i = 0; i < argv.length; i++) {
@@ -78,6 +82,7 @@ export function parseArgs(argv) {
       case '--issues': options.issues = parseInteger(value, flag, 0, MAX_AVERAGE); break;
       case '--comments': options.comments = parseInteger(value, flag, 0, MAX_AVERAGE); break;
       case '--latency': options.latency = parseInteger(value, flag, 0, MAX_LATENCY_MS); break;
+      case '--created-round': options.createdRound = parseInteger(value, flag, 1, MAX_CREATED_ROUND_S); break;
     }
   }
   if (options.help) return options;
@@ -95,8 +100,10 @@ export function parseArgs(argv) {
   if (options.repos === null && (options.fixed || options.latency !== null)) {
     throw new UsageError('--fixed and --latency go with --repos N');
   }
+  if (options.repos === null && options.createdRound !== null) throw new UsageError('--created-round goes with --repos N');
   options.repos ??= 0;
   options.latency ??= 0;
+  options.createdRound ??= 1;
   options.issues ??= 4;
   options.comments ??= 3;
   if (options.dir !== null) {

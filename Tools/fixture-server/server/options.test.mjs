@@ -104,6 +104,14 @@ describe('parseArgs', () => {
     assert.deepEqual([directory.fixed, directory.latency], [true, 5]);
   });
 
+  test('--created-round: 1 by default; with --repos, 1 to 31536000 seconds', () => {
+    assert.equal(parseArgs(['--count', '1']).createdRound, 1);
+    assert.equal(parseArgs(['--count', '1', '--repos', '3']).createdRound, 1);
+    assert.equal(parseArgs(['--count', '1', '--repos', '3', '--created-round', '86400']).createdRound, 86_400);
+    assert.equal(parseArgs(['--count', '1', '--repos', '3', '--created-round=31536000']).createdRound, 31_536_000);
+    assert.equal(parseArgs(['--dir', 'd', '--repos', '3', '--created-round', '1']).createdRound, 1);
+  });
+
   test('--help needs nothing else', () => {
     assert.equal(parseArgs(['--help']).help, true);
   });
@@ -152,6 +160,15 @@ describe('parseArgs', () => {
     [['--count', '5', '--repos', '3', '--latency', '1.5'], /--latency must be an integer/],
     [['--count', '5', '--repos', '3', '--latency'], /--latency needs a value/],
     [['--count', '5', '--repos', '3', '--fixed=1'], /--fixed takes no value/],
+    [['--count', '5', '--created-round', '60'], /--created-round goes with --repos N/],
+    [['--dir', 'd', '--created-round', '60'], /--created-round goes with --repos N/],
+    [['--count', '5', '--repos', '3', '--created-round', '0'], /--created-round must be an integer from 1 to 31536000, not '0'/],
+    [['--count', '5', '--repos', '3', '--created-round', '31536001'], /--created-round must be an integer from 1 to 31536000/],
+    [['--count', '5', '--repos', '3', '--created-round', '-1'], /--created-round must be an integer from 1 to 31536000/],
+    [['--count', '5', '--repos', '3', '--created-round', '1.5'], /--created-round must be an integer/],
+    [['--count', '5', '--repos', '3', '--created-round', 'day'], /--created-round must be an integer/],
+    [['--count', '5', '--repos', '3', '--created-round='], /--created-round must be an integer/],
+    [['--count', '5', '--repos', '3', '--created-round'], /--created-round needs a value/],
     [['--repos', '5'], /exactly one of --dir/],
     [['--dir', 'd', '--repos', '0', '--seed', '1'], /go with --count, not --dir \(given: --seed\)/],
     [['--dir', 'd', '--repos', '2', '--seed', '1', '--page-size', '3'], /given: --page-size\)/],

@@ -1,7 +1,7 @@
 // The usage text (--help): every flag, fault, style and endpoint, and the log's format.
 
 export const USAGE = `Usage: node Tools/fixture-server/notes-server.mjs (--dir DIR | --count N [--page-size P] [--seed S] [--id-kind K])
-       [--repos N [--issues K] [--comments C] [--fixed] [--latency MS]] [options]
+       [--repos N [--issues K] [--comments C] [--fixed] [--latency MS] [--created-round S]] [options]
 
 Serves notes pages at http://HOST:PORT/notes (first page) and /notes?cursor=C (the next ones), and
 prints that URL as its first line on stdout (https:// with --tls-cert). SIGTERM or SIGINT stops it
@@ -232,6 +232,8 @@ With --repos N (a GitHub-shaped nested API beside /notes, for syncs of parents a
   --fixed            every repo has exactly K issues and every issue exactly C comments (ids as ever)
   --latency MS       every response under /repos (errors too) is sent MS ms after its request
                      arrived, 0-60000 (default 0), by a timer; a stop ends the waits (no answer)
+  --created-round S  every created of /v1/customers and /v1/invoices rounded down to a multiple of S
+                     seconds, 1-31536000 (default 1); 86400 puts many on each day's edge
   GET /repos?page=P&per_page=M
                      the repos by id: [{"id":I,"name":"repo-I","full_name":"octo/repo-I",
                      "owner":{"login":"octo"},"updated_at":T,"issues_url":URL},...], I from 1 to N
@@ -259,19 +261,25 @@ With --repos N (a GitHub-shaped nested API beside /notes, for syncs of parents a
   NOTES_SERVER_TOKEN) every request needs Authorization: Bearer <token>, else the auth fault's 401.
   No faults act on them; the redirect target does not serve them.
   Stripe-shaped lists of the same data (GET only; the same token rule and --latency; Stripe's paging):
-  GET /v1/customers?limit=L&starting_after=ID
+  GET /v1/customers?limit=L&starting_after=ID&created[gte]=S
                      {"object":"list","url":"/v1/customers","has_more":B,"data":[{"id":"cus_I",
                      "object":"customer","name":"Customer I","email":"cI@example.com","created":S},
                      ...]}, I from 1 to N (repo I), in order; S: the repo's updated_at in Unix seconds
-  GET /v1/invoices?customer=cus_I&limit=L&starting_after=ID
+                     (rounded down by --created-round)
+  GET /v1/invoices?customer=cus_I&limit=L&starting_after=ID&created[lt]=S
                      the same envelope, "url":"/v1/invoices", data that customer's invoices (one per
                      issue of repo I) by id: {"id":"in_ID","object":"invoice","customer":"cus_I",
                      "amount_due":100..100000,"status":"open","created":S}, ID the issue's id, S its
-                     first updated_at in Unix seconds; without customer, every invoice
+                     first updated_at in Unix seconds (rounded); without customer, every invoice
   limit 10 by default, 1-100; starting_after an id of the list: the items after it; has_more true
-  exactly when more follow. Errors: 400 {"error":{"type":"invalid_request_error","message":...,
-  "param":P}} for a bad limit, a parameter given twice, an unknown customer or starting_after ("No
-  such customer: 'cus_0'"); 405 (same form, Allow: GET) for another method.
+  exactly when more follow. created[gte]=S, created[gt]=S, created[lt]=S, created[lte]=S (S Unix
+  seconds: an optional - and at most 15 digits; brackets raw or percent-encoded) keep only the items
+  whose created meets every bound given, in the same order: starting_after is still any id of the unfiltered list,
+  the page the kept items after it, has_more true exactly when more kept ones follow; windows
+  [gte, lt) that tile a range serve each item of it once. Errors: 400 {"error":{"type":
+  "invalid_request_error","message":...,"param":P}} for a bad limit, a bad bound ('Invalid integer:
+  "abc"', P the bound, e.g. created[gte]), a parameter given twice, an unknown customer or
+  starting_after ("No such customer: 'cus_0'"); 405 (same form, Allow: GET) for another method.
 
 Per request: ?style=drf or X-Notes-Style: link; ?fault=503@2x1 or X-Notes-Fault: delay:50, 500@3;
 ?totals=none; ?compress=gzip,br or ?compress=none

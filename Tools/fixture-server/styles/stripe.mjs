@@ -1,6 +1,7 @@
 // --repos: Stripe-shaped lists over the nested API's data (notes/nested.mjs): GET /v1/customers (repo i
 // is customer cus_<i>) and GET /v1/invoices (each issue of repo i an invoice of cus_<i>), paged as
-// Stripe pages (limit, starting_after, has_more). Errors in Stripe's form. Served by the nested API's
+// Stripe pages (limit, starting_after, has_more), and filtered by Stripe's created[gte|gt|lt|lte], so
+// that a client can walk them in time windows. Errors in Stripe's form. Served by the nested API's
 // routing (styles/nested.mjs), so its token rule and --latency hold here too.
 
 import { jsonBody } from '../shared/http.mjs';
@@ -15,6 +16,9 @@ export const INVOICES_PATH = '/v1/invoices';
 export const DEFAULT_LIMIT = 10;
 
 export const MAX_LIMIT = 100;
+
+/** The bounds of created a list request may give, as `created[<bound>]` (raw or percent-encoded). */
+export const CREATED_BOUNDS = ['gte', 'gt', 'lt', 'lte'];
 
 /** Whether a path is one of the Stripe-shaped lists. */
 export function isStripePath(pathname) {
@@ -51,6 +55,30 @@ export function parseLimit(query) {
   return limit;
 }
 
+/**
+ * A request's created[gte], created[gt], created[lt] and created[lte], each at most once and an integer
+ * of Unix seconds (an optional '-', at most 15 digits): `{min, max}`, the created values kept (both
+ * inclusive, infinite where unbounded; every bound given holds), or null when none is given.
+ */
+export function parseCreated(query) {
+  let min = -Infinity;
+  let max = Infinity;
+  let given = false;
+  for (const bound of CREATED_BOUNDS) {
+    const name = `created[${bound}]`;
+    const value = single(query, name);
+    if (value === null) continue;
+    if (!/^-?\d{1,15}$/.test(value)) throw new StripeRequestError(`Invalid integer: ${JSON.stringify(value.slice(0, 100))}`, name);
+    const s = Number(value);
+    given = true;
+    if (bound === 'gte') min = Math.max(min, s);
+    else if (bound === 'gt') min = Math.max(min, s + 1);
+    else if (bound === 'lt') max = Math.min(max, s - 1);
+    else max = Math.min(max, s);
+  }
+  return given ? { min, max } : null;
+}
+
 /** The number `i` of an id `<prefix><i>` (i a plain decimal from 1, no leading zeros), or null. */
 export function idNumber(id, prefix) {
   const match = new RegExp(`^${prefix}([1-9]\\d{0,15})$`).exec(id);
@@ -73,9 +101,30 @@ export function listEnvelope(url, lo, hi, after, limit, make) {
 }
 
 /**
+ * The page of a list filtered by created: of its items at positions after+1..hi (as listEnvelope's),
+ * the first `limit` whose `created(number)` is in `range` ({min, max}, as parseCreated), made by
+ * `make(number)`; has_more when another such item follows. The scan stops at that one, so a walk by
+ * starting_after reads each item at most twice, and nothing is made but the page.
+ */
+export function filteredEnvelope(url, hi, after, limit, range, created, make) {
+  const kept = [];
+  for (let n = after + 1; n <= hi && kept.length <= limit; n++) {
+    const c = created(n);
+    if (c >= range.min && c <= range.max) kept.push(n);
+  }
+  return { object: 'list', url, has_more: kept.length > limit, data: kept.slice(0, limit).map((n) => make(n)) };
+}
+
+/** The page of a list (listEnvelope), or with a range of created, of its items in the range (filteredEnvelope). */
+function envelope(url, lo, hi, after, limit, range, created, make) {
+  return range === null ? listEnvelope(url, lo, hi, after, limit, make) : filteredEnvelope(url, hi, after, limit, range, created, make);
+}
+
+/**
  * Answers GET /v1/customers or /v1/invoices on the main listener of a --repos server (`state.nested`):
  * the bearer token first when the server has one (the auth fault's 401), then 405 for another method,
- * then 400 for a bad limit, an unknown customer or an unknown starting_after, else the list.
+ * then 400 for a bad limit or created bound, an unknown customer or an unknown starting_after, else the
+ * list (its items in the range of created, when one is given).
  */
 export function stripeResponse(req, pathname, query, state) {
   req.resume(); // a body, if any, is not read
@@ -84,6 +133,7 @@ export function stripeResponse(req, pathname, query, state) {
   const data = state.nested;
   try {
     const limit = parseLimit(query);
+    const range = parseCreated(query);
     const startingAfter = single(query, 'starting_after');
     if (pathname === CUSTOMERS_PATH) {
       let after = 0;
@@ -91,7 +141,7 @@ export function stripeResponse(req, pathname, query, state) {
         after = idNumber(startingAfter, 'cus_');
         if (!data.hasRepo(after)) throw new StripeRequestError(`No such customer: '${startingAfter.slice(0, 100)}'`, 'starting_after');
       }
-      return jsonBody(200, listEnvelope(CUSTOMERS_PATH, 0, data.repos, after, limit, (r) => data.customer(r)));
+      return jsonBody(200, envelope(CUSTOMERS_PATH, 0, data.repos, after, limit, range, (r) => data.customerCreated(r), (r) => data.customer(r)));
     }
     const customer = single(query, 'customer');
     let lo = 0;
@@ -108,7 +158,7 @@ export function stripeResponse(req, pathname, query, state) {
       after = id === null ? NaN : id - ISSUE_ID_BASE;
       if (!(after > lo && after <= hi)) throw new StripeRequestError(`No such invoice: '${startingAfter.slice(0, 100)}'`, 'starting_after');
     }
-    return jsonBody(200, listEnvelope(INVOICES_PATH, lo, hi, after, limit, (g) => data.invoice(g)));
+    return jsonBody(200, envelope(INVOICES_PATH, lo, hi, after, limit, range, (g) => data.invoiceCreated(g), (g) => data.invoice(g)));
   } catch (error) {
     if (!(error instanceof StripeRequestError)) throw error;
     return stripeError(400, error.message, error.param);
