@@ -27,6 +27,7 @@ extension FetchCommand {
     /// page, and reports on the runtime's standard error.
     /// - Returns: 0 done; 65 contract; 69 unavailable; 74 output; 77 session expired; 130 interrupted.
     func run(_ runtime: FetchRuntime, cancellation: CancellationFlag) async -> ExitStatus {
+        if let slices { return await runWindows(slices, runtime, cancellation: cancellation) }
         var environment = runtime.environment
         let quiet = quiet
         let progress = Progress(enabled: !quiet && runtime.showsProgress, report: runtime.report)

@@ -85,7 +85,7 @@ struct FetchCommand {
             schemaOption.spec, tableOption.spec, sincePath.spec, sinceParam.spec, lookback.spec, retries.spec,
             timeout.spec, pageTimeout.spec, maxWait.spec, rate.spec, cacert.spec, transportOption.spec, header.spec,
             tokenFile.spec, quietOption.spec,
-        ] + PageOptions.specs + PaginationOptions.specs
+        ] + PageOptions.specs + PaginationOptions.specs + sliceSpecs
     )
 
     var url: URL
@@ -122,6 +122,8 @@ struct FetchCommand {
     var unit: ChildUnit?
     /// The time window this walk is of, when `sync` walks a sliced resource (its URL bounds it).
     var window: SliceWindow?
+    /// `--slice-*`: the windows the endpoint is walked in, one after another.
+    var slices: TimeSlices?
     /// The unit of work a `sync --worker` holds for this walk (`--postgres` only).
     var claim: UnitClaim?
     #if canImport(CPostgres)
@@ -215,6 +217,7 @@ struct FetchCommand {
         }
         incremental = try Self.incremental(parsed, canKeep: sqlitePath != nil || postgres != nil || statePath != nil)
         if incremental != nil { options.configuration.keepsJSON = true }
+        slices = try Self.slices(parsed, hasTable: sqlitePath != nil || postgres != nil)
 
         var configuration = FetchConfiguration(page: options.configuration)
         configuration.page.duplicates = try parsed[PaginationOptions.onDuplicate]

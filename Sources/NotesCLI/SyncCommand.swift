@@ -84,6 +84,7 @@ struct SyncCommand {
     /// `fetch`'s options that `sync` sets for each resource: a resource may not.
     static let reserved: Set<String> = [
         "all", "cursor", "output", "state", "sqlite", "postgres", "schema", "table", "quiet", "token-file", "transport",
+        "slice-path", "slice-params", "slice-step", "slice-from", "slice-to", "slice-lookback", "slice-format",
     ]
 
     /// Every resource of the source, in its order, selected or not (a child's parent may be walked before).
@@ -423,6 +424,11 @@ struct SyncCommand {
         var arguments: [String] = []
         for entry in defaults.filter({ !own.contains($0.key) }) + resource.options {
             let at = "\(file):\(entry.keyMark)"
+            if entry.key.hasPrefix("slice-") {
+                throw UsageError(
+                    "\(at): a source gives time windows as 'slice: {path: …, params: […], step: …, from: …}', not '\(entry.key)'"
+                )
+            }
             if reserved.contains(entry.key) {
                 throw UsageError("\(at): '\(entry.key)' is set by sync for each resource, not by the source")
             }

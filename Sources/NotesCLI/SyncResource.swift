@@ -83,10 +83,7 @@ struct SyncResource: Sendable {
     func command(window: SliceWindow) throws(UsageError) -> FetchCommand {
         guard let slices else { throw UsageError("resource '\(name)' is not sliced") }
         var command = command
-        let bounded = PageLocator.setting(
-            [(slices.lower, slices.text(window.start)), (slices.upper, slices.text(window.end))],
-            on: command.url.absoluteString)
-        guard let url = URL(string: bounded) else {
+        guard let url = slices.url(command.url, bounded: window) else {
             throw UsageError(
                 "resource '\(name)': the window \(window.key) makes no URL of \(command.url.absoluteString)")
         }

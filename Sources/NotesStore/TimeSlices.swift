@@ -1,6 +1,12 @@
 public import NotesFetch
 public import NotesPage
 
+#if canImport(FoundationEssentials)
+    public import FoundationEssentials
+#else
+    public import Foundation
+#endif
+
 /// A resource walked in time windows: half-open `[start, end)` ranges of a field of its records (when
 /// each was created), each window its own walk of the resource with two query parameters that bound it
 /// (`created__gte`, `created__lt`), so that a cursor chain that cannot be addressed ahead is walked in
@@ -69,6 +75,14 @@ public struct TimeSlices: Sendable, Hashable {
     /// `seconds` as the query sends it.
     public func text(_ seconds: Int) -> String {
         format == .unix ? String(seconds) : SinceValue.rfc3339(Double(seconds))
+    }
+
+    /// `url` bounded to `window`: its two query parameters set to the window's start and end (replacing
+    /// any the URL has); `nil` when that makes no URL.
+    public func url(_ url: URL, bounded window: SliceWindow) -> URL? {
+        URL(
+            string: PageLocator.setting(
+                [(lower, text(window.start)), (upper, text(window.end))], on: url.absoluteString))
     }
 
     /// The windows that cover `[start, end)`: from `start` to the next point of the grid, then one a step,

@@ -63,22 +63,33 @@ extension PostgresEndToEndTests {
         return committed
     }
 
-    /// Repos, their issues and the issues' comments: `workers.yaml`.
-    static func workerTree(_ fixture: FixtureServer, in scratch: Scratch, reposPerPage: Int = 5) throws -> String {
-        try Self.source(
+    /// Repos, their issues and the issues' comments: `workers.yaml`; with `invoices`, the Stripe-shaped
+    /// invoices too, in a window a day of January 2026.
+    static func workerTree(
+        _ fixture: FixtureServer, in scratch: Scratch, reposPerPage: Int = 5, invoices: Bool = false
+    ) throws -> String {
+        let sliced = """
+              - name: invoices
+                path: v1/invoices
+                paginate: keyset
+                page-size: 3
+                items-path: data
+                slice: {path: created, params: ["created[gte]", "created[lt]"], step: 1d, from: 2026-01-01, to: 2026-02-01, format: unix}
+
             """
-              - name: repos
-                path: repos?per_page=\(reposPerPage)
-              - name: issues
-                parent: repos
-                path: repos/octo/{parent.name}/issues?per_page=2
-                include-from-parent: [full_name]
-              - name: comments
-                parent: issues
-                path: "{parent.comments_url}"
-                include-from-parent: [id]
-            """, named: "workers", fixture, in: scratch)
-        return scratch.path("workers.yaml")
+        return try Self.source(
+            (invoices ? sliced : "") + """
+                  - name: repos
+                    path: repos?per_page=\(reposPerPage)
+                  - name: issues
+                    parent: repos
+                    path: repos/octo/{parent.name}/issues?per_page=2
+                    include-from-parent: [full_name]
+                  - name: comments
+                    parent: issues
+                    path: "{parent.comments_url}"
+                    include-from-parent: [id]
+                """, named: "workers", fixture, in: scratch)
     }
 
     /// Checks the tree a run of workers left in `schema`: every repo, issue and comment once, under its
@@ -122,12 +133,13 @@ extension PostgresEndToEndTests {
     )
     func workers() async throws {
         let database = try Self.server()
-        let fixture = try FixtureServer(["--count", "1", "--repos", "120", "--seed", "11"])
+        let fixture = try FixtureServer(
+            ["--count", "1", "--repos", "120", "--seed", "11", "--created-round", "86400"])
         defer { fixture.stop() }
         _ = try database.psql("DROP SCHEMA IF EXISTS drained CASCADE")
         let scratch = try Scratch()
         defer { scratch.remove() }
-        let source = try Self.workerTree(fixture, in: scratch)
+        let source = try Self.workerTree(fixture, in: scratch, invoices: true)
         let arguments = [
             "sync", source, "--postgres", database.url(), "--schema", "drained", "--worker", "--run", "drained-1",
             "--lease", "2", "--quiet",
@@ -165,9 +177,23 @@ extension PostgresEndToEndTests {
             #expect(end.status == 0, "\(replay): \(end.stderr)")
         }
         try Self.checkTree(database, schema: "drained", repos: 120, replay)
+        // The invoices, a window a day walked by whichever worker claimed it: each once (their ids run from
+        // in_1000001 with no gap), in the window of its day; a unit per window, each done.
+        #expect(
+            try database.psql(
+                """
+                SELECT count(*) = count(DISTINCT id), count(*) = max(substr(id, 4)::int) - 1000000, count(*) > 300,
+                    count(*) FILTER (WHERE to_timestamp((json->>'created')::bigint) <> substr(slice, 1, 20)::timestamptz)
+                FROM drained.invoices
+                """) == "t|t|t|0\n", "\(replay)")
+        #expect(
+            try database.psql(
+                "SELECT count(*), count(*) FILTER (WHERE state = 'done') FROM drained.notes_page_units WHERE resource = 'invoices'"
+            ) == "31|31\n", "\(replay)")
         // Every page is asked once, and again only where a kill or the restart cut its walk: a worker
         // has a page in flight and at most one asked early.
-        let targets = MarkedLog(fixture.stop()).targets(after: 1, under: "/repos")
+        let log = MarkedLog(fixture.stop())
+        let targets = log.targets(after: 1, under: "/repos") + log.targets(after: 1, under: "/v1/invoices")
         let again = targets.count - Set(targets).count
         #expect(again <= 2 * (kills + 4), "\(replay): \(again) pages asked again")
         #expect(

@@ -156,4 +156,98 @@ struct SyncSliceEndToEndTests {
         ])
         #expect(files.status == 64 && files.stderr.contains("a sliced resource is kept in a table"), "\(files.stderr)")
     }
+
+    /// `fetch`'s arguments for the server's invoices in windows of `step` through January 2026, into the
+    /// SQLite file `database`.
+    static func fetchArguments(_ server: FixtureServer, into database: String, step: String) -> [String] {
+        [
+            "fetch", "--all", "--sqlite", database, "--table", "invoices", "--paginate", "keyset", "--page-size", "3",
+            "--items-path", "data", "--no-title", "--slice-path", "created", "--slice-params",
+            "created[gte],created[lt]", "--slice-step", step, "--slice-from", "2026-01-01", "--slice-to",
+            "2026-02-01", "--slice-format", "unix", server.url.replacingOccurrences(of: "/notes", with: "/v1/invoices"),
+        ]
+    }
+
+    @Test(
+        "fetch --slice-*: the windows one after another; killed mid-way, the same command goes on, every invoice once")
+    func fetchKilled() async throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        let server = try FixtureServer(
+            [
+                "--count", "1", "--repos", "60", "--issues", "5", "--created-round", "86400", "--seed", "7",
+                "--latency", "15",
+            ])
+        let database = scratch.path("stripe.db")
+        let arguments = Self.fetchArguments(server, into: database, step: "4d")
+        try MarkedLog.mark(server, 1)
+        let killed = try Background(arguments)
+        usleep(1_200_000)
+        killed.signal(SIGKILL)
+        let first = killed.finish()
+        #expect(first.status == 137, "\(first.stderr)")
+        let done = try SQLiteShell.query(
+            database,
+            """
+            SELECT count(*) FROM notes_page_walks
+            WHERE json_extract(checkpoint, '$.next') IS NULL AND json_extract(checkpoint, '$.pages') > 0
+            """)
+        try MarkedLog.mark(server, 2)
+        let again = try await Run(arguments)
+        #expect(again.status == 0, "\(again.stderr)")
+        #expect(again.stderr.contains("window") && again.stderr.contains("[2026-01-"), "\(again.stderr)")
+        try Self.expectWhole(database, again.stderr)
+        // The windows done before the kill were not walked again, and each committed page was asked once.
+        let log = MarkedLog(server.stop())
+        let firstTargets = log.targets(after: 1, under: "/v1/invoices")
+        let secondTargets = log.targets(after: 2, under: "/v1/invoices")
+        #expect(Int(done.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0 > 0, "\(first.stderr)")
+        let pages =
+            Int(
+                try SQLiteShell.query(
+                    database, "SELECT sum(json_extract(checkpoint, '$.pages')) FROM notes_page_walks"
+                ).trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
+        #expect(
+            firstTargets.count + secondTargets.count <= pages + 2,
+            "\(firstTargets.count) + \(secondTargets.count) requests for \(pages) pages")
+        #expect(Set(secondTargets).isDisjoint(with: Set(firstTargets.dropLast(2))))
+    }
+
+    @Test("fetch --slice-* needs a table, --all, and its four options; refuses --since-path")
+    func fetchUsage() async throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        let url = "http://127.0.0.1:9/v1/invoices"
+        for (arguments, expected) in [
+            (["--all", "--slice-path", "created", url], "needs --slice-params"),
+            (
+                [
+                    "--all", "--slice-path", "created", "--slice-params", "a,b", "--slice-step", "1d", "--slice-from",
+                    "2026-01-01", url,
+                ], "give --sqlite FILE or --postgres URL"
+            ),
+            (
+                [
+                    "--sqlite", scratch.path("x.db"), "--slice-path", "created", "--slice-params", "a,b",
+                    "--slice-step", "1d", "--slice-from", "2026-01-01", url,
+                ], "give --all"
+            ),
+            (
+                [
+                    "--all", "--sqlite", scratch.path("x.db"), "--slice-path", "created", "--slice-params", "a",
+                    "--slice-step", "1d", "--slice-from", "2026-01-01", url,
+                ], "Invalid --slice-params"
+            ),
+            (
+                [
+                    "--all", "--sqlite", scratch.path("x.db"), "--slice-path", "created", "--slice-params", "a,b",
+                    "--slice-step", "1d", "--slice-from", "2026-01-01", "--since-path", "created", "--since-param",
+                    "since", url,
+                ], "do not go together"
+            ),
+        ] {
+            let run = try await Run(["fetch"] + arguments)
+            #expect(run.status == 64 && run.stderr.contains(expected), "\(arguments): \(run.stderr)")
+        }
+    }
 }
