@@ -211,9 +211,12 @@ extension SyncCommand {
 
     /// The access token every walk of the sync takes (`auth` of an OAuth 2.0 type), asked for before the
     /// first request; `nil` for another `auth`. A failure is said, and its exit status returned.
-    func accessToken(_ first: FetchRuntime) -> (token: OAuth2Token?, failure: ExitStatus?) {
+    /// - Parameter shared: Where a sync's workers keep one token between them.
+    func accessToken(_ first: FetchRuntime, shared: (any SharedTokenStore)? = nil) -> (
+        token: OAuth2Token?, failure: ExitStatus?
+    ) {
         guard let oauth2 else { return (nil, nil) }
-        let provider = OAuth2Token(oauth2, transport: first.transport)
+        let provider = OAuth2Token(oauth2, transport: first.transport, shared: shared)
         do {
             try provider.prepare()
         } catch {

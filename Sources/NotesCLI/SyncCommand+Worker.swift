@@ -42,7 +42,18 @@ import NotesSystem
                 report("Error: \(error)\n")
                 return Self.status(of: error)
             }
-            let (token, refused) = accessToken(first)
+            // One access token for all the workers of the sync, renewed by one of them at a time.
+            var tokens: PostgresTokens?
+            if let oauth2 {
+                do {
+                    tokens = try PostgresTokens(
+                        connection: connection, schema: schema, key: oauth2.tokenURL + " " + oauth2.clientID)
+                } catch {
+                    report("Error: \(error)\n")
+                    return Self.status(of: error)
+                }
+            }
+            let (token, refused) = accessToken(first, shared: tokens)
             if let refused { return refused }
             // The claims of the units in flight, their leases renewed a third of a lease apart on a connection
             // of their own.

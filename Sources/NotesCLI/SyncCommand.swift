@@ -225,12 +225,6 @@ struct SyncCommand {
         case nil:
             break
         }
-        if workers?.showsStatus == false, case .refreshToken = oauth2?.grant {
-            // Each worker would refresh on its own, and each rotation revoke the token the others hold.
-            throw UsageError(
-                "\(source.file): auth oauth2-refresh-token cannot go with --worker: workers cannot yet share one refresh token the server rotates; use oauth2-client-credentials, or a sync without --worker"
-            )
-        }
         if authHeader != nil || oauth2 != nil || queryKey != nil || awsSigV4 != nil || source.auth == nil {
             environment["NOTES_TOKEN"] = nil
         }

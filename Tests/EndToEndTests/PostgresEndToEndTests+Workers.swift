@@ -340,23 +340,6 @@ extension PostgresEndToEndTests {
             """, to: scratch.path("s.yaml"))
         let source = scratch.path("s.yaml")
         let url = "postgresql://nobody@127.0.0.1:9/none"
-        try Files.write("r1\n", to: scratch.path("refresh"))
-        try Files.write(
-            """
-            base-url: http://127.0.0.1:9/
-            auth:
-              type: oauth2-refresh-token
-              token-url: http://127.0.0.1:9/o/token/
-              client-id: notes
-              refresh-token: "@\(scratch.path("refresh"))"
-            resources:
-              - name: notes
-                path: notes
-            """, to: scratch.path("rotating.yaml"))
-        let rotating = try await Run(["sync", scratch.path("rotating.yaml"), "--postgres", url, "--worker"])
-        #expect(
-            rotating.status == 64 && rotating.stderr.contains("auth oauth2-refresh-token cannot go with --worker"),
-            "\(rotating.stderr)")
         for (arguments, message) in [
             (["--sqlite", "x.db", "--worker"], "--worker needs --postgres: the units of work are kept there"),
             (["-o", "dir", "--status"], "--status needs --postgres"),

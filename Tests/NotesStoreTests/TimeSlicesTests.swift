@@ -138,14 +138,18 @@ struct TimeSlicesTests {
         let walks = try table.windowWalks(path: FieldPath("updated_at"))
         #expect(walks.count == 3 && walks.allSatisfy(\.isDone))
         // The table is the windows' alone: a walk of the whole endpoint is refused, and windows into another's.
-        #expect(throws: StoreError.self) {
+        let own = #expect(throws: StoreError.self) {
             try SyncAPI.walk(into: try SQLiteDestination(path: database, table: "notes"))
         }
+        #expect(own?.description.contains("holds a sliced resource's notes (one walk per time window)") == true)
         let whole = try SyncAPI.walk(into: try SQLiteDestination(path: database, table: "plain"))
         try await whole.run(fetcher: api.fetcher(whole, transport: api.transport()), from: .start)
-        await #expect(throws: StoreError.self) {
+        let window = await #expect(throws: StoreError.self) {
             try await Self.walk(api, Self.window(0, 4), into: database, table: "plain")
         }
+        #expect(
+            window?.description.contains("holds the notes of one endpoint walked whole") == true,
+            "\(String(describing: window))")
     }
 
     @Test("A server that does not keep to the window: the first record outside it stops the walk, naming it")

@@ -66,6 +66,11 @@ public final class OAuth2Token: TokenProvider, @unchecked Sendable {
         public var kind: Kind
         public var message: String
 
+        public init(kind: Kind, message: String) {
+            self.kind = kind
+            self.message = message
+        }
+
         public var description: String { message }
     }
 
@@ -80,6 +85,8 @@ public final class OAuth2Token: TokenProvider, @unchecked Sendable {
     }
 
     private let held = Locked(Held())
+    /// Where the workers of a sync keep one token between them, when they share one (``SharedTokenStore``).
+    public let shared: (any SharedTokenStore)?
 
     /// The largest token response read.
     public static let maxResponseBytes = 64 << 10
@@ -88,9 +95,14 @@ public final class OAuth2Token: TokenProvider, @unchecked Sendable {
     ///   - configuration: The token endpoint, the client and the grant.
     ///   - transport: What asks the token endpoint (a `CurlTransport`, or a test's).
     ///   - now: Seconds since 1970 (tests pass a clock of their own).
-    public init(_ configuration: Configuration, transport: any HTTPTransport, now: @escaping @Sendable () -> Double) {
+    ///   - shared: Where the token is kept for every process of the sync, when they share one.
+    public init(
+        _ configuration: Configuration, transport: any HTTPTransport, shared: (any SharedTokenStore)? = nil,
+        now: @escaping @Sendable () -> Double
+    ) {
         self.configuration = configuration
         self.transport = transport
+        self.shared = shared
         self.now = now
     }
 
@@ -98,8 +110,11 @@ public final class OAuth2Token: TokenProvider, @unchecked Sendable {
     /// - Parameters:
     ///   - configuration: The token endpoint, the client and the grant.
     ///   - transport: What asks the token endpoint.
-    public convenience init(_ configuration: Configuration, transport: any HTTPTransport) {
-        self.init(configuration, transport: transport) { Date().timeIntervalSince1970 }
+    ///   - shared: Where the token is kept for every process of the sync, when they share one.
+    public convenience init(
+        _ configuration: Configuration, transport: any HTTPTransport, shared: (any SharedTokenStore)? = nil
+    ) {
+        self.init(configuration, transport: transport, shared: shared) { Date().timeIntervalSince1970 }
     }
 
     /// The access token, asked for first when there is none or it is about to expire; `nil` when it
@@ -116,7 +131,7 @@ public final class OAuth2Token: TokenProvider, @unchecked Sendable {
     public func renew(rejected: Secret?) -> Bool {
         held.withLock { held in
             if let token = held.token, token != rejected, now() < held.renewAt { return true }
-            return (try? fetch(&held)) != nil
+            return (try? fetch(&held, rejected: rejected)) != nil
         }
     }
 
@@ -130,15 +145,31 @@ public final class OAuth2Token: TokenProvider, @unchecked Sendable {
     /// Why the last request to the token endpoint gave no token, if it did not.
     public var lastProblem: Problem? { held.withLock { $0.problem } }
 
-    /// One request to the token endpoint, the lock held.
-    private func fetch(_ held: inout Held) throws(Problem) -> Secret {
-        do {
-            let (secret, lifetime) = try exchange()
-            held.token = secret
-            // Renewed a little before it expires: a quarter of its life, at most 30 s, ahead.
-            held.renewAt = lifetime.map { now() + $0 - min(30, $0 / 4) } ?? .infinity
+    /// One request to the token endpoint, the lock held; with a ``shared`` store, the token the sync's
+    /// processes share, asked for only when it is about to expire or is `rejected`.
+    private func fetch(_ held: inout Held, rejected: Secret? = nil) throws(Problem) -> Secret {
+        do throws(Problem) {
+            if let shared {
+                let kept = try shared.exchange { kept throws(Problem) in try renewal(of: kept, rejected: rejected) }
+                held.token = kept.access
+                held.renewAt = kept.renewAt
+            } else {
+                let (secret, lifetime, rotated) = try exchange(refreshToken: try storedRefreshToken())
+                if let rotated, case .refreshToken(let store) = configuration.grant {
+                    // Kept before the access token that came with it is used: the old one is spent.
+                    do {
+                        try store.write(rotated)
+                    } catch {
+                        throw Problem(
+                            kind: .store, message: "the new refresh token could not be kept in \(store.place): \(error)"
+                        )
+                    }
+                }
+                held.token = secret
+                held.renewAt = renewal(lifetime)
+            }
             held.problem = nil
-            return secret
+            return held.token ?? Secret("")
         } catch {
             held.token = nil
             held.problem = error
@@ -146,18 +177,54 @@ public final class OAuth2Token: TokenProvider, @unchecked Sendable {
         }
     }
 
-    private func exchange() throws(Problem) -> (Secret, Double?) {
+    /// When a token living `lifetime` seconds is renewed: a quarter of its life, at most 30 s, before it
+    /// expires; never when its life is not said.
+    private func renewal(_ lifetime: Double?) -> Double {
+        lifetime.map { now() + $0 - min(30, $0 / 4) } ?? .infinity
+    }
+
+    /// The refresh token of the grant, read from its store; `nil` for the client credentials grant.
+    private func storedRefreshToken() throws(Problem) -> Secret? {
+        guard case .refreshToken(let store) = configuration.grant else { return nil }
+        guard let stored = store.read() else {
+            throw Problem(kind: .refused, message: "no refresh token: \(store.place) holds none")
+        }
+        return stored
+    }
+
+    /// What a shared store is to keep, given what it keeps: nothing new while its access token is good and
+    /// not `rejected`; else a new one, from the refresh token the store keeps (the newest any process
+    /// was given), or the store's own (`refresh-token`'s file) when it has none or the endpoint refuses it.
+    private func renewal(of kept: SharedToken?, rejected: Secret?) throws(Problem) -> SharedToken? {
+        if let kept, kept.access != rejected, now() < kept.renewAt { return nil }
+        var refresh = kept?.refresh
+        if refresh == nil { refresh = try storedRefreshToken() }
+        let answer: (Secret, Double?, rotated: Secret?)
+        do {
+            answer = try exchange(refreshToken: refresh)
+        } catch  where error.kind == .refused && kept?.refresh != nil {
+            // A refresh token given anew (the file's) after the one kept was revoked.
+            guard let fresh = try storedRefreshToken(), fresh != kept?.refresh else { throw error }
+            refresh = fresh
+            answer = try exchange(refreshToken: fresh)
+        }
+        if let rotated = answer.rotated, case .refreshToken(let store) = configuration.grant {
+            // The file follows, as a convenience for a sync without workers on this machine; the shared
+            // store, committed before any process uses the new token, is what the workers read.
+            try? store.write(rotated)
+        }
+        return SharedToken(access: answer.0, renewAt: renewal(answer.1), refresh: answer.rotated ?? refresh)
+    }
+
+    /// Asks the token endpoint, with `refreshToken` for the refresh token grant.
+    /// - Returns: The access token, its lifetime if said, and the refresh token the server rotated to, if it did.
+    private func exchange(refreshToken: Secret?) throws(Problem) -> (Secret, Double?, rotated: Secret?) {
         var form: [(String, String)] = []
-        var refreshToken: Secret?
         switch configuration.grant {
         case .clientCredentials:
             form.append(("grant_type", "client_credentials"))
-        case .refreshToken(let store):
-            guard let stored = store.read() else {
-                throw Problem(kind: .refused, message: "no refresh token: \(store.place) holds none")
-            }
-            refreshToken = stored
-            form += [("grant_type", "refresh_token"), ("refresh_token", stored.value)]
+        case .refreshToken:
+            form += [("grant_type", "refresh_token"), ("refresh_token", refreshToken?.value ?? "")]
         }
         if !configuration.scopes.isEmpty { form.append(("scope", configuration.scopes.joined(separator: " "))) }
         var headers = [
@@ -223,21 +290,16 @@ public final class OAuth2Token: TokenProvider, @unchecked Sendable {
         {
             lifetime = seconds
         }
-        if case .refreshToken(let store) = configuration.grant, let rotated = string("refresh_token"),
+        var kept: Secret?
+        if case .refreshToken = configuration.grant, let rotated = string("refresh_token"),
             rotated != refreshToken?.value
         {
             guard !rotated.isEmpty, rotated.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else {
                 throw Problem(kind: .unavailable, message: "the token endpoint gave a refresh token that cannot be one")
             }
-            // Kept before the access token that came with it is used: the old one is spent.
-            do {
-                try store.write(Secret(rotated))
-            } catch {
-                throw Problem(
-                    kind: .store, message: "the new refresh token could not be kept in \(store.place): \(error)")
-            }
+            kept = Secret(rotated)
         }
-        return (Secret(access), lifetime)
+        return (Secret(access), lifetime, kept)
     }
 
     /// `text` as `application/x-www-form-urlencoded` writes it: letters, digits and `*-._` as they are, a
@@ -259,6 +321,31 @@ public final class OAuth2Token: TokenProvider, @unchecked Sendable {
         }
         return String(decoding: bytes, as: UTF8.self)
     }
+}
+
+/// An access token the processes of one sync share, when it is to be renewed, and the refresh token it
+/// came with (the newest the server gave).
+public struct SharedToken: Sendable, Hashable {
+    public var access: Secret
+    /// Seconds since 1970.
+    public var renewAt: Double
+    public var refresh: Secret?
+
+    public init(access: Secret, renewAt: Double, refresh: Secret?) {
+        self.access = access
+        self.renewAt = renewAt
+        self.refresh = refresh
+    }
+}
+
+/// Where the processes of one sync (its workers, on any machines) keep one access token between them:
+/// one asks the token endpoint while the others wait, and a refresh token the server rotates is kept
+/// there before anyone uses the access token that came with it.
+public protocol SharedTokenStore: Sendable {
+    /// Calls `body` with the token kept (none at first), holding a lock every process of the sync shares,
+    /// and keeps what it returns (`nil`: what is kept stays) before returning the token kept then.
+    func exchange(_ body: (SharedToken?) throws(OAuth2Token.Problem) -> SharedToken?) throws(OAuth2Token.Problem)
+        -> SharedToken
 }
 
 /// Where a refresh token is read and, when the server rotates it, kept.
