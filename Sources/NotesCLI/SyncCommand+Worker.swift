@@ -80,6 +80,8 @@ import NotesSystem
             var walked = (units: 0, pages: 0, notes: 0)
             // The walks' connections, kept open from one unit to the next.
             let sessions = PostgresSessions()
+            // What an idle worker waits on: units that came to claim wake it at once.
+            let signal = UnitSignal(connection: connection, schema: schema)
             // Each origin's gate, kept with every other worker's: one --rate, and one rate limit's hold.
             let shared: PostgresGates
             do {
@@ -99,7 +101,7 @@ import NotesSystem
                             run = open
                         } else {
                             if cancellation.isCancelled { return .interrupted }
-                            try? await Task.sleep(for: .seconds(1))
+                            await signal.wait(seconds: 1)  // a run's start wakes it
                             continue
                         }
                     } else {
@@ -120,7 +122,8 @@ import NotesSystem
                 if !run.isFinished {
                     stopped = await drain(
                         run: run.number, queue: queue, options: options, held: held, token: token, gates: &gates,
-                        told: &told, walked: &walked, sessions: sessions, shared: shared, cancellation: cancellation,
+                        told: &told, walked: &walked, sessions: sessions, shared: shared, signal: signal,
+                        cancellation: cancellation,
                         runtime: runtime,
                         report: report)
                 }
@@ -152,6 +155,7 @@ import NotesSystem
             run: Int, queue: WorkUnits, options: Workers, held: Locked<Set<String>>, token: OAuth2Token?,
             gates: inout [Origin: RequestGate], told: inout Set<Int>,
             walked: inout (units: Int, pages: Int, notes: Int), sessions: PostgresSessions, shared: PostgresGates,
+            signal: UnitSignal,
             cancellation: CancellationFlag, runtime: (FetchCommand) -> FetchRuntime,
             report: @escaping @Sendable (String) -> Void
         ) async -> ExitStatus? {
@@ -237,7 +241,9 @@ import NotesSystem
                         let wait = idle
                         idle = min(idle * 2, .seconds(1))
                         group.addTask {
-                            try? await Task.sleep(for: wait)
+                            // Woken early when a commit anywhere brings units (LISTEN/NOTIFY).
+                            await signal.wait(
+                                seconds: Double(wait.components.seconds) + Double(wait.components.attoseconds) / 1e18)
                             return .tick
                         }
                     }

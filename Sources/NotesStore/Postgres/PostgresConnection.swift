@@ -1,6 +1,10 @@
 #if canImport(CPostgres)
     internal import CPostgres
 
+    #if canImport(Glibc)
+        import Glibc
+    #endif
+
     /// What libpq or the server said when a call failed: its message (with any password taken out), the
     /// SQLSTATE when the server sent one (`23505`, `53100`), and what was being done.
     package struct PostgresError: Error, Sendable, CustomStringConvertible {
@@ -76,6 +80,28 @@
 
         /// The backend's process id (for `pg_terminate_backend` in tests).
         package var backendPID: Int32 { handle.map { PQbackendPID($0) } ?? 0 }
+
+        /// Waits at most `seconds` for a notification (`NOTIFY`) on a channel the connection listens to, and
+        /// takes every one that came. Returns whether one came whose payload is `payload`.
+        package func awaitNotification(payload: String, seconds: Double) -> Bool {
+            guard let handle else { return false }
+            func drain() -> Bool {
+                var matched = false
+                while let notice = PQnotifies(handle) {
+                    if let extra = notice.pointee.extra, String(cString: extra) == payload { matched = true }
+                    PQfreemem(notice)
+                }
+                return matched
+            }
+            if PQconsumeInput(handle) == 1, drain() { return true }
+            let socket = PQsocket(handle)
+            guard socket >= 0 else { return false }
+            var waiting = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
+            guard poll(&waiting, 1, Int32(max(0, min(seconds, 3600)) * 1000)) > 0, PQconsumeInput(handle) == 1 else {
+                return false
+            }
+            return drain()
+        }
 
         /// Runs `sql` (one or more statements, no parameters).
         /// - Throws: ``PostgresError`` when a statement fails.

@@ -241,6 +241,16 @@ public struct UnitClaim: Sendable, Hashable {
                     ],
                     "adding units of work")
             }
+            if !units.isEmpty { try notify(in: database) }
+        }
+
+        /// The channel whose notifications say that units came to claim (a run's, a page's children, units
+        /// given back); the payload is the schema.
+        static let channel = "notes_page_units"
+
+        /// Tells the workers waiting (``UnitSignal``) that units came: sent when the transaction commits.
+        private func notify(in database: PostgresConnection) throws {
+            try database.query("SELECT pg_notify('\(Self.channel)', $1)", [Array(schema.utf8)], "telling the workers")
         }
 
         /// `values` as a PostgreSQL array literal of text: each element quoted, `"` and `\` escaped.
@@ -363,7 +373,10 @@ public struct UnitClaim: Sendable, Hashable {
                         Array(error.prefix(2000).utf8),
                         Array((final ? "true" : "false").utf8), Array("\(exitCode)".utf8),
                     ], "recording a unit's failure")
-                if let state = rows.first?[0] { return state == "failed" ? .failedForGood : .retried }
+                if let state = rows.first?[0] {
+                    if state != "failed" { try notify(in: database) }
+                    return state == "failed" ? .failedForGood : .retried
+                }
                 let now = try database.query(
                     "SELECT state = 'done' AND holder = $2 FROM \(units) WHERE id = $1",
                     [Array("\(id)".utf8), Array(claim.utf8)], "reading a unit")
@@ -378,9 +391,11 @@ public struct UnitClaim: Sendable, Hashable {
             try retrying("giving units back") { database in
                 try database.query(
                     """
-                    UPDATE \(units) SET state = 'pending', holder = NULL, lease_until = NULL
-                    WHERE holder = ANY($1::text[]) AND state = 'running'
-                    """, [Self.arrayLiteral(claims)], "giving units back")
+                    WITH given AS (
+                        UPDATE \(units) SET state = 'pending', holder = NULL, lease_until = NULL
+                        WHERE holder = ANY($1::text[]) AND state = 'running' RETURNING 1)
+                    SELECT pg_notify('\(Self.channel)', $2) WHERE EXISTS (SELECT 1 FROM given)
+                    """, [Self.arrayLiteral(claims), Array(schema.utf8)], "giving units back")
             }
         }
 
@@ -492,13 +507,20 @@ public struct UnitClaim: Sendable, Hashable {
                 let keys = page.notes.map { note in
                     unit.map { ChildUnit.key(parent: $0.parent, id: note.id) } ?? note.id
                 }
+                // The workers waiting are told, once the page commits.
                 try database.query(
                     """
-                    INSERT INTO \(units) (run, resource, parent)
-                    SELECT $1::integer, r, p FROM unnest($2::text[]) AS r CROSS JOIN unnest($3::text[]) AS p
-                    ON CONFLICT DO NOTHING
+                    WITH added AS (
+                        INSERT INTO \(units) (run, resource, parent)
+                        SELECT $1::integer, r, p FROM unnest($2::text[]) AS r CROSS JOIN unnest($3::text[]) AS p
+                        ON CONFLICT DO NOTHING RETURNING 1)
+                    SELECT pg_notify('\(WorkUnits.channel)', $4) WHERE EXISTS (SELECT 1 FROM added)
                     """,
-                    [Array("\(claim.run)".utf8), WorkUnits.arrayLiteral(claim.children), WorkUnits.arrayLiteral(keys)],
+                    [
+                        Array("\(claim.run)".utf8), WorkUnits.arrayLiteral(claim.children),
+                        WorkUnits.arrayLiteral(keys),
+                        Array(schema.utf8),
+                    ],
                     "adding page \(page.number)'s child units")
             }
             let held = try database.query(
@@ -525,7 +547,48 @@ public struct UnitClaim: Sendable, Hashable {
 #endif
 
 #if canImport(CPostgres)
+    import NotesSystem
     import Synchronization
+
+    /// What an idle worker waits on: a connection that listens for the notifications of units that came to
+    /// claim in its schema (``WorkUnits/channel``), so that it claims them at once instead of at its next
+    /// look. A connection that cannot listen makes the wait a plain sleep.
+    public final class UnitSignal: @unchecked Sendable {
+        // Used on its own thread alone.
+        private var database: PostgresConnection?
+        private let thread = WorkerThread(name: "notes-units")
+        private let connection: String
+        private let schema: String
+
+        public init(connection: String, schema: String) {
+            self.connection = connection
+            self.schema = schema
+            listen()
+        }
+
+        private func listen() {
+            database = try? PostgresConnection(connection, applicationName: "notes-page worker signal")
+            if (try? database?.execute("LISTEN \(WorkUnits.channel)", "listening for units")) == nil { database = nil }
+        }
+
+        /// Waits at most `seconds`, less when units come to claim (on a thread of its own); returns whether
+        /// they did.
+        @discardableResult
+        public func wait(seconds: Double) async -> Bool {
+            await withCheckedContinuation { continuation in
+                thread.submit { continuation.resume(returning: self.block(seconds: seconds)) }
+            }
+        }
+
+        private func block(seconds: Double) -> Bool {
+            if database == nil || database?.isBroken == true { listen() }
+            guard let database else {
+                usleep(UInt32(max(0, min(seconds, 60)) * 1_000_000))
+                return false
+            }
+            return database.awaitNotification(payload: schema, seconds: seconds)
+        }
+    }
 
     /// Connections to one server kept open between walks (a worker walks one unit after another): a walk
     /// takes one when it starts and gives it back when it ends, its transaction rolled back and its locks
