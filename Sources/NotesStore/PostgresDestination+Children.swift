@@ -49,10 +49,15 @@
         /// The checkpoint kept under `key`, if there is one (no table of checkpoints yet: none).
         private func walk(_ key: String) throws(StoreError) -> WalkCheckpoint? {
             do {
-                let exists = try database.query(
-                    "SELECT 1 FROM pg_tables WHERE schemaname = $1 AND tablename = 'notes_page_walks'",
-                    [Array(schema.utf8)], "reading the schema")
-                guard !exists.isEmpty else { return nil }
+                // Once there, the table of checkpoints stays: looked for once a connection.
+                let made = "\(schema).notes_page_walks"
+                if !database.ready.contains(made) {
+                    let exists = try database.query(
+                        "SELECT 1 FROM pg_tables WHERE schemaname = $1 AND tablename = 'notes_page_walks'",
+                        [Array(schema.utf8)], "reading the schema")
+                    guard !exists.isEmpty else { return nil }
+                    database.ready.insert(made)
+                }
                 let rows = try database.query(
                     "SELECT version, checkpoint FROM \(walks) WHERE \"table\" = $1", [Array(key.utf8)],
                     "reading the checkpoint")

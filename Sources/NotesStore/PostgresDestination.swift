@@ -159,21 +159,29 @@
             self.pagination = pagination
             do {
                 try lock()
+                // This connection made the tables and checked the table's kind before (a worker's walk after
+                // another): not again.
+                let readiness = "\(schema).\(table) \(WalkKind(unit: unit, window: window))"
+                let ready = database.ready.contains(readiness)
                 // Nothing here needs the disk before the first page's commit, which flushes it with its own.
                 // `CREATE … IF NOT EXISTS` is not safe against itself at once: the walks that open tables of the
                 // schema (a sync's parallel walks, workers) take turns, for the transaction.
                 try database.execute(
-                    """
-                    BEGIN; SET LOCAL synchronous_commit = off;
-                    SELECT pg_advisory_xact_lock(\(Self.lockClass), hashtext('\(schema).notes_page_ddl'));
-                    CREATE SCHEMA IF NOT EXISTS "\(schema)";
-                    CREATE TABLE IF NOT EXISTS \(walks) (
-                        "table" text PRIMARY KEY, version integer NOT NULL, checkpoint text NOT NULL);
-                    CREATE TABLE IF NOT EXISTS \(visitedTable) (
-                        "table" text NOT NULL, page text NOT NULL, PRIMARY KEY ("table", page));
-                    """, "creating the walk's tables")
+                    ready
+                        ? "BEGIN; SET LOCAL synchronous_commit = off"
+                        : """
+                        BEGIN; SET LOCAL synchronous_commit = off;
+                        SELECT pg_advisory_xact_lock(\(Self.lockClass), hashtext('\(schema).notes_page_ddl'));
+                        CREATE SCHEMA IF NOT EXISTS "\(schema)";
+                        CREATE TABLE IF NOT EXISTS \(walks) (
+                            "table" text PRIMARY KEY, version integer NOT NULL, checkpoint text NOT NULL);
+                        CREATE TABLE IF NOT EXISTS \(visitedTable) (
+                            "table" text NOT NULL, page text NOT NULL, PRIMARY KEY ("table", page));
+                        """, "creating the walk's tables")
                 var found = try readCheckpoint()
-                if found == nil {
+                if found == nil, ready {
+                    try save(WalkCheckpoint(url: url, pagination: pagination), "creating table \(table)")
+                } else if found == nil {
                     let exists = try database.query(
                         "SELECT 1 FROM pg_tables WHERE schemaname = $1 AND tablename = $2",
                         [Array(schema.utf8), Array(table.utf8)], "reading the schema")
@@ -200,7 +208,9 @@
                     try save(WalkCheckpoint(url: url, pagination: pagination), "creating table \(table)")
                 }
                 if found?.pages == 0 { found = nil }  // created, and no page committed since
-                if window != nil {
+                if ready {
+                    // Made already.
+                } else if window != nil {
                     try database.execute(
                         """
                         CREATE TABLE IF NOT EXISTS \(quotedTable) (
@@ -240,6 +250,7 @@
                     visited.commitPage()
                 }
                 try database.execute("COMMIT", "creating table \(table)")
+                database.ready.insert(readiness)
                 return found
             } catch let error as PostgresError {
                 try? database.execute("ROLLBACK", "")
@@ -258,17 +269,19 @@
         /// one of a worker exclude each other.
         private func lock() throws(StoreError) {
             do {
-                if let claim {
-                    try database.execute(
-                        "SET idle_in_transaction_session_timeout = '\(claim.lease)s'", "preparing the connection")
-                    try database.query(
-                        "SELECT set_config('application_name', $1, false)",
-                        [Array("notes-page worker \(claim.holder)".utf8)], "preparing the connection")
-                }
                 let name = Array("\(schema).".utf8) + key
+                // A worker's walk: the claim's name shown in pg_stat_activity, a transaction left idle ended.
                 let taken = try database.query(
-                    "SELECT pg_try_advisory_lock\(claim == nil ? "" : "_shared")(\(Self.lockClass), hashtext($1))",
-                    [name],
+                    claim == nil
+                        ? "SELECT pg_try_advisory_lock(\(Self.lockClass), hashtext($1))"
+                        : """
+                        SELECT pg_try_advisory_lock_shared(\(Self.lockClass), hashtext($1)),
+                            set_config('idle_in_transaction_session_timeout', $2, false),
+                            set_config('application_name', $3, false)
+                        """,
+                    [name]
+                        + (claim.map { [Array("\($0.lease)s".utf8), Array("notes-page worker \($0.holder)".utf8)] }
+                            ?? []),
                     "locking the table")
                 guard taken.first?.first == "t" else {
                     let holder = try database.query(

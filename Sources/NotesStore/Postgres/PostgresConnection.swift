@@ -37,6 +37,9 @@
         private var handle: OpaquePointer?
         /// The password the connection string or libpq's environment gave, taken out of every message.
         private var password: String?
+        /// What the connection's user has made sure of and need not check again while it is open (the
+        /// tables of a schema made, a table's kind checked): a worker opens one table walk after another.
+        package var ready: Set<String> = []
 
         /// Connects with libpq's connection string or URI (`postgresql://user@host:port/db`, `host=… dbname=…`),
         /// and libpq's environment (`PGHOST`, `PGPASSWORD`, `~/.pgpass`, `sslmode`).
@@ -118,8 +121,12 @@
         package func query(_ sql: String, _ parameters: [[UInt8]?] = [], _ operation: String) throws(PostgresError)
             -> [[String?]]
         {
+            let name = try prepared(sql, parameters: parameters.count, operation)
             let result = Self.withParameters(parameters) { values, lengths in
-                PQexecParams(handle, sql, Int32(parameters.count), nil, values, lengths, nil, 0)
+                if let name {
+                    return PQexecPrepared(handle, name, Int32(parameters.count), values, lengths, nil, 0)
+                }
+                return PQexecParams(handle, sql, Int32(parameters.count), nil, values, lengths, nil, 0)
             }
             defer { PQclear(result) }
             try check(result, operation)
@@ -178,6 +185,27 @@
             } catch {
                 return .failure(error)
             }
+        }
+
+        /// The statements prepared on the connection, by their text: a worker runs the same few hundred times
+        /// a minute, and the server then parses and plans each once.
+        private var statements: [String: String] = [:]
+        /// The most statements prepared on one connection (a text made anew each time is not prepared).
+        static let maxPrepared = 128
+
+        /// The name of `sql` prepared on the connection (preparing it on first use), or `nil` to run it
+        /// unprepared: inside a transaction that failed, or past ``maxPrepared``.
+        /// - Throws: ``PostgresError`` when the server refuses the statement (what running it would say).
+        private func prepared(_ sql: String, parameters: Int, _ operation: String) throws(PostgresError) -> String? {
+            if let name = statements[sql] { return name }
+            guard let handle, statements.count < Self.maxPrepared, PQtransactionStatus(handle) != PQTRANS_INERROR
+            else { return nil }
+            let name = "notes_page_\(statements.count)"
+            let result = PQprepare(handle, name, sql, Int32(parameters), nil)
+            defer { PQclear(result) }
+            try check(result, operation)
+            statements[sql] = name
+            return name
         }
 
         /// Throws the failure `result` holds, if it is one.
