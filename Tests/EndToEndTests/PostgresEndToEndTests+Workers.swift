@@ -535,4 +535,56 @@ extension PostgresEndToEndTests {
         let mean = Double(arrivals.last! - arrivals.first!) / Double(gaps.count)
         #expect(mean >= 45 && gaps.allSatisfy { $0 >= 20 }, "mean \(mean) ms, gaps (ms): \(gaps)")
     }
+
+    @Test(
+        "A rate limit one worker meets holds every worker of the sync: after a 429 with Retry-After: 2, no worker asks that origin until it has passed"
+    )
+    func sharedHold() async throws {
+        let database = try Self.server()
+        let fixture = try FixtureServer(
+            ["--count", "3000", "--page-size", "50", "--fault", "429:2@5x1"])
+        defer { fixture.stop() }
+        _ = try database.psql("DROP SCHEMA IF EXISTS held CASCADE")
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        // Three walks of the same origin, each a resource of its own, kept at 50 requests a second in all.
+        try Files.write(
+            """
+            base-url: \(fixture.url.replacingOccurrences(of: "/notes", with: ""))
+            defaults:
+              no-title: true
+              rate: 50
+            resources:
+              - name: a
+                path: notes?copy=a
+              - name: b
+                path: notes?copy=b
+              - name: c
+                path: notes?copy=c
+            """, to: scratch.path("held.yaml"))
+        let arguments = [
+            "sync", scratch.path("held.yaml"), "--postgres", database.url(), "--schema", "held", "--worker",
+            "--run", "held",
+        ]
+        let workers = try (0..<3).map { _ in try Background(arguments) }
+        for end in workers.map({ $0.finish() }) { #expect(end.status == 0, "\(end.stderr)") }
+        for table in ["a", "b", "c"] {
+            #expect(try database.psql("SELECT count(*) FROM held.\(table)") == "3000\n")
+        }
+        // Each request's arrival (ms since the server started) and whether it was the 429.
+        let requests = fixture.stop().split(separator: "\n").filter { $0.hasPrefix("GET /notes") }.compactMap {
+            line -> (at: Int, limited: Bool)? in
+            guard
+                let at = line.split(separator: " ").last(where: { $0.hasPrefix("t=") }).flatMap({ Int($0.dropFirst(2)) }
+                )
+            else { return nil }
+            return (at, line.contains(" 429 "))
+        }
+        let limited = try #require(requests.first { $0.limited }?.at)
+        #expect(requests.filter(\.limited).count == 1)
+        // Requests already on their way when it came may still arrive; none is sent while the hold lasts.
+        let during = requests.filter { $0.at > limited + 400 && $0.at < limited + 1_800 }.map(\.at)
+        #expect(during.isEmpty, "429 at \(limited) ms; during its hold: \(during)")
+        #expect(requests.contains { $0.at >= limited + 1_800 })
+    }
 }
