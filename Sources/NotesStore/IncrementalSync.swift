@@ -59,20 +59,7 @@ public struct IncrementalSync: Sendable, Hashable {
     public func highest(_ highest: String?, after page: FetchedPage) throws(FetchError) -> String? {
         var best = highest.flatMap { SinceValue(json: Array($0.utf8)) }
         var bestJSON = highest
-        for (index, note) in page.notes.enumerated() {
-            func refuse(_ problem: String) -> FetchError {
-                FetchError(
-                    .record("note \(index + 1) (id \(note.id.prefix(80))): \(path) \(problem)"),
-                    page: page.number, location: page.location, attempts: page.attempts)
-            }
-            guard let json = note.json else { throw refuse("cannot be read: the note's JSON was not kept") }
-            let tree: JSONTree
-            do {
-                tree = try JSONTree.parse(Array(json))
-            } catch {
-                throw refuse("cannot be read: the note is over what a field is read from (\(error))")
-            }
-            guard let field = tree.value(at: path) else { throw refuse("is missing") }
+        try page.forEachField(at: path) { field, refuse throws(FetchError) in
             guard let value = SinceValue(field) else {
                 throw refuse("is \(field.kindName), not a string or a number")
             }
@@ -90,6 +77,32 @@ public struct IncrementalSync: Sendable, Hashable {
             }
         }
         return bestJSON
+    }
+}
+
+extension FetchedPage {
+    /// Calls `body` with each note's field at `path`, and what refuses the note (a contract error naming
+    /// it, the page and the field). A note whose JSON was not kept, cannot be read or has no such field is
+    /// refused before `body`.
+    func forEachField(
+        at path: FieldPath, _ body: (JSONTree, (String) -> FetchError) throws(FetchError) -> Void
+    ) throws(FetchError) {
+        for (index, note) in notes.enumerated() {
+            let refuse = { (problem: String) -> FetchError in
+                FetchError(
+                    .record("note \(index + 1) (id \(note.id.prefix(80))): \(path) \(problem)"),
+                    page: self.number, location: self.location, attempts: self.attempts)
+            }
+            guard let json = note.json else { throw refuse("cannot be read: the note's JSON was not kept") }
+            let tree: JSONTree
+            do {
+                tree = try JSONTree.parse(Array(json))
+            } catch {
+                throw refuse("cannot be read: the note is over what a field is read from (\(error))")
+            }
+            guard let field = tree.value(at: path) else { throw refuse("is missing") }
+            try body(field, refuse)
+        }
     }
 }
 

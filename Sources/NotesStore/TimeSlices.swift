@@ -162,20 +162,7 @@ public struct SliceWindow: Sendable, Hashable {
     /// - Throws: ``FetchError`` (a contract error naming the note): the field missing, of another kind,
     ///   or outside the window (a server that does not keep to the window's parameters).
     public func check(_ page: FetchedPage) throws(FetchError) {
-        for (index, note) in page.notes.enumerated() {
-            func refuse(_ problem: String) -> FetchError {
-                FetchError(
-                    .record("note \(index + 1) (id \(note.id.prefix(80))): \(path) \(problem)"),
-                    page: page.number, location: page.location, attempts: page.attempts)
-            }
-            guard let json = note.json else { throw refuse("cannot be read: the note's JSON was not kept") }
-            let tree: JSONTree
-            do {
-                tree = try JSONTree.parse(Array(json))
-            } catch {
-                throw refuse("cannot be read: the note is over what a field is read from (\(error))")
-            }
-            guard let field = tree.value(at: path) else { throw refuse("is missing") }
+        try page.forEachField(at: path) { field, refuse throws(FetchError) in
             let seconds: Double
             switch SinceValue(field) {
             case .timestamp(_, let value)?: seconds = value
