@@ -130,6 +130,11 @@ extension SyncCommand {
                     }
                 } catch let error as UsageError {
                     fail(index, error.message, .usage)
+                } catch let error as StoreError {
+                    let statuses: [StoreError.Kind: ExitStatus] = [
+                        .unavailable: .unavailable, .credentials: .noPermission,
+                    ]
+                    fail(index, error.description, statuses[error.kind] ?? .ioError)
                 } catch {
                     fail(index, "\(error)", .ioError)
                 }

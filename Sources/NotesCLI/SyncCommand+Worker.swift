@@ -179,6 +179,7 @@ import NotesSystem
                             }
                             claimed = next
                             idle = .milliseconds(20)
+                            signal.discard()
                         } catch {
                             report("Error: \(error)\n")
                             failure = Self.status(of: error)

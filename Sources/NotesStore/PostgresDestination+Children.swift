@@ -26,7 +26,7 @@
                     [Array(schema.utf8)], "reading the schema")
                 guard !exists.isEmpty else { return [] }
                 let rows = try database.query(
-                    "SELECT \"table\", version, checkpoint FROM \(walks) WHERE \"table\" > $1 AND \"table\" < $2",
+                    "SELECT \"table\", version, checkpoint FROM \(walks) WHERE \"table\" COLLATE \"C\" > $1 AND \"table\" COLLATE \"C\" < $2",
                     [Array((table + "@").utf8), Array((table + "A").utf8)], "reading the checkpoints")
                 return try rows.compactMap { row throws(StoreError) in
                     let key = row[0] ?? ""
@@ -67,6 +67,7 @@
                 else { throw StoreError("the checkpoint of \(key.prefix(120)) is damaged or of another version") }
                 return checkpoint
             } catch let error as PostgresError {
+                database.ready.removeAll()  // the table of checkpoints looked for again
                 throw StoreError(error)
             } catch let error as StoreError {
                 throw error

@@ -95,13 +95,15 @@
                 database = open
                 return
             }
-            // A server that cannot be reached is tried again, as a page's server is: 0.2, 0.4, 0.8 s apart.
+            // A server that cannot be reached is tried again, as a page's server is: 0.2, 0.4, 0.8 s apart; a
+            // worker's walk (which keeps its connections) as its queue is, through a restart: up to 6.4 s apart.
             var attempt = 0
+            let attempts = sessions == nil ? 3 : 6
             while true {
                 do {
                     database = try Self.connect(connection)
                     break
-                } catch  where error.kind == .unavailable && attempt < 3 {
+                } catch  where error.kind == .unavailable && attempt < attempts {
                     attempt += 1
                     usleep(UInt32(100_000 << attempt))
                 }
@@ -189,8 +191,9 @@
                     // and a table's own walk's alone.
                     let walksOf = try database.query(
                         """
-                        SELECT count(*) FILTER (WHERE "table" = $1), count(*) FILTER (WHERE "table" > $2 AND "table" < $3),
-                            count(*) FILTER (WHERE "table" > $4 AND "table" < $5)
+                        SELECT count(*) FILTER (WHERE "table" = $1),
+                            count(*) FILTER (WHERE "table" COLLATE "C" > $2 AND "table" COLLATE "C" < $3),
+                            count(*) FILTER (WHERE "table" COLLATE "C" > $4 AND "table" COLLATE "C" < $5)
                         FROM \(walks)
                         """,
                         [
@@ -253,9 +256,12 @@
                 database.ready.insert(readiness)
                 return found
             } catch let error as PostgresError {
+                // What the connection made sure of may be gone (a schema dropped meanwhile): checked again.
+                database.ready.removeAll()
                 try? database.execute("ROLLBACK", "")
                 throw StoreError(error)
             } catch let error as StoreError {
+                database.ready.removeAll()
                 try? database.execute("ROLLBACK", "")
                 throw error
             } catch {
@@ -383,6 +389,7 @@
                         continue
                     }
                 } catch let error as PostgresError {
+                    database.ready.removeAll()
                     try? database.execute("ROLLBACK", "")
                     throw StoreError(error, kind: error.kind == .connection ? .unavailable : .output)
                 } catch let error as StoreError {

@@ -62,13 +62,20 @@ public struct TimeSlices: Sendable, Hashable {
 
     /// A point in time as a source writes it: an RFC 3339 date-time in whole seconds, a date (its
     /// midnight, UTC), or seconds since 1970; `nil` for anything else.
+    /// Years 1 to 9999 only, so that every window's key reads back.
     public static func seconds(_ text: String) -> Int? {
-        if let seconds = Int(text), text.utf8.count <= 12 { return seconds }
+        let valid = -62_135_596_800...253_402_300_799
+        if let seconds = Int(text), text.utf8.count <= 12 { return valid.contains(seconds) ? seconds : nil }
         let bytes = Array(text.utf8)
         if bytes.count == 10, bytes[4] == UInt8(ascii: "-"), bytes[7] == UInt8(ascii: "-") {
-            return SinceValue.parseRFC3339(text + "T00:00:00Z").map { Int($0) }
+            return SinceValue.parseRFC3339(text + "T00:00:00Z").map { Int($0) }.flatMap {
+                valid.contains($0) ? $0 : nil
+            }
         }
-        guard let seconds = SinceValue.parseRFC3339(text), seconds == seconds.rounded(.down) else { return nil }
+        guard let seconds = SinceValue.parseRFC3339(text), seconds == seconds.rounded(.down),
+            Double(valid.lowerBound) <= seconds,
+            seconds <= Double(valid.upperBound)
+        else { return nil }
         return Int(seconds)
     }
 
@@ -109,17 +116,27 @@ public struct TimeSlices: Sendable, Hashable {
         return windows
     }
 
-    /// The windows a run walks, given those the runs before it planned (each with whether its walk
-    /// reached its end): each one not walked to its end, as it was planned; then new ones from where the
-    /// last of them ended, less ``lookback`` (from ``from`` when there are none), to ``to`` or `now`.
+    /// The windows a run walks, given those the runs before it began (each with whether its walk reached
+    /// its end): each one not walked to its end, as it was planned; windows for any part of the range that
+    /// none covers (a window whose walk never began: its run stopped first, or it could not be opened);
+    /// then new ones from where the last of them ended, less ``lookback``, to ``to`` or `now`, whichever
+    /// comes first (a window never reaches past now: it would be counted walked before its records exist).
     public func plan(existing: [(window: SliceWindow, isDone: Bool)], now: Int) throws(StoreError) -> [SliceWindow] {
         let unfinished = existing.filter { !$0.isDone }.map(\.window).sorted { $0.start < $1.start }
-        let end = to ?? now
-        let start = existing.map(\.window.end).max().map { max(from, $0 - lookback) } ?? from
-        let fresh = try windows(from: start, until: end).filter { window in
-            !unfinished.contains { $0.start == window.start && $0.end == window.end }
+        let end = min(to ?? now, now)
+        let tail = existing.map(\.window.end).max().map { max(from, $0 - lookback) } ?? from
+        // The parts of [from, tail) no window began with.
+        var gaps: [SliceWindow] = []
+        var covered = from
+        for window in existing.map(\.window).sorted(by: { $0.start < $1.start }) {
+            if window.start > covered { gaps += try windows(from: covered, until: min(window.start, tail)) }
+            covered = max(covered, window.end)
         }
-        return unfinished + fresh
+        let fresh = try windows(from: tail, until: end)
+        return unfinished
+            + (gaps + fresh).filter { window in
+                !unfinished.contains { $0.start == window.start && $0.end == window.end }
+            }
     }
 }
 

@@ -52,6 +52,9 @@ struct TimeSlicesTests {
         #expect(TimeSlices.seconds("1577836800") == Self.from)
         #expect(TimeSlices.seconds("2020-01-01T00:00:00.5Z") == nil)
         #expect(TimeSlices.seconds("yesterday") == nil)
+        // Years 1 to 9999 only: every window's key reads back.
+        #expect(TimeSlices.seconds("999999999999") == nil)
+        #expect(TimeSlices.seconds("253402300799") != nil)
     }
 
     @Test(
@@ -77,6 +80,19 @@ struct TimeSlicesTests {
         #expect(resumed.first == first[4])
         #expect(resumed.count == later.count + 1)
         #expect(Set(resumed.map(\.key)).count == resumed.count)
+
+        // A window whose walk never began (it could not be opened, its run stopped first): planned again,
+        // however far behind the others.
+        var holed = done
+        holed.remove(at: 3)
+        let refilled = try Self.slices.plan(existing: holed, now: now + Self.day)
+        #expect(refilled.first == first[3], "\(refilled.map(\.key))")
+        #expect(refilled.dropFirst().map(\.start) == [now, Self.from + 11 * Self.day])
+
+        // A 'to' after now: never past now, or the windows after it would be counted walked, empty.
+        var ahead = Self.slices
+        ahead.to = now + 30 * Self.day
+        #expect(try ahead.plan(existing: [], now: now).last?.end == now)
 
         // A fixed end: nothing new once it is reached (but the lookback).
         var bounded = Self.slices

@@ -65,10 +65,13 @@ public final class OAuth2Token: TokenProvider, @unchecked Sendable {
 
         public var kind: Kind
         public var message: String
+        /// The endpoint's `error` (`invalid_grant`, …), when it said one.
+        public var code: String?
 
-        public init(kind: Kind, message: String) {
+        public init(kind: Kind, message: String, code: String? = nil) {
             self.kind = kind
             self.message = message
+            self.code = code
         }
 
         public var description: String { message }
@@ -202,8 +205,9 @@ public final class OAuth2Token: TokenProvider, @unchecked Sendable {
         let answer: (Secret, Double?, rotated: Secret?)
         do {
             answer = try exchange(refreshToken: refresh)
-        } catch  where error.kind == .refused && kept?.refresh != nil {
-            // A refresh token given anew (the file's) after the one kept was revoked.
+        } catch  where error.code == "invalid_grant" && kept?.refresh != nil {
+            // A refresh token given anew (the file's) after the one kept was revoked: only on the grant's
+            // refusal, never on a server's failure, which the kept one may outlive.
             guard let fresh = try storedRefreshToken(), fresh != kept?.refresh else { throw error }
             refresh = fresh
             answer = try exchange(refreshToken: fresh)
@@ -269,7 +273,8 @@ public final class OAuth2Token: TokenProvider, @unchecked Sendable {
                 let detail = string("error_description").map { ": \(String($0.prefix(200)))" } ?? ""
                 throw Problem(
                     kind: .refused,
-                    message: "the token endpoint refused (HTTP \(status)): \(String(error.prefix(80)))\(detail)")
+                    message: "the token endpoint refused (HTTP \(status)): \(String(error.prefix(80)))\(detail)",
+                    code: String(error.prefix(80)))
             }
             let kind: Problem.Kind = status == 401 || status == 403 ? .refused : .unavailable
             throw Problem(kind: kind, message: "the token endpoint answered HTTP \(status)")

@@ -129,7 +129,14 @@
                 return PQexecParams(handle, sql, Int32(parameters.count), nil, values, lengths, nil, 0)
             }
             defer { PQclear(result) }
-            try check(result, operation)
+            do {
+                try check(result, operation)
+            } catch {
+                // A statement the server no longer has, or whose plan it cannot keep (a table made again):
+                // prepared again when next used.
+                if error.sqlState == "26000" || error.sqlState == "0A000" { statements[sql] = nil }
+                throw error
+            }
             var rows: [[String?]] = []
             for row in 0..<PQntuples(result) {
                 rows.append(
@@ -198,15 +205,19 @@
         /// - Throws: ``PostgresError`` when the server refuses the statement (what running it would say).
         private func prepared(_ sql: String, parameters: Int, _ operation: String) throws(PostgresError) -> String? {
             if let name = statements[sql] { return name }
-            guard let handle, statements.count < Self.maxPrepared, PQtransactionStatus(handle) != PQTRANS_INERROR
+            guard let handle, preparedCount < Self.maxPrepared, PQtransactionStatus(handle) != PQTRANS_INERROR
             else { return nil }
-            let name = "notes_page_\(statements.count)"
+            preparedCount += 1
+            let name = "notes_page_\(preparedCount)"
             let result = PQprepare(handle, name, sql, Int32(parameters), nil)
             defer { PQclear(result) }
             try check(result, operation)
             statements[sql] = name
             return name
         }
+
+        /// Statements prepared so far, which names the next.
+        private var preparedCount = 0
 
         /// Throws the failure `result` holds, if it is one.
         private func check(_ result: OpaquePointer?, _ operation: String) throws(PostgresError) {

@@ -42,6 +42,9 @@
         public func exchange(_ body: (SharedToken?) throws(OAuth2Token.Problem) -> SharedToken?)
             throws(OAuth2Token.Problem) -> SharedToken
         {
+            // What `body` answered, once it has: a connection lost before the commit is not a reason to ask the
+            // token endpoint again (a refresh token spent twice revokes them all, with some servers).
+            var answered: SharedToken??
             let outcome = database.withLock { held -> Result<SharedToken, OAuth2Token.Problem> in
                 for attempt in 0..<2 {
                     if held == nil || held?.value.isBroken == true {
@@ -50,7 +53,7 @@
                     }
                     guard let database = held?.value else { continue }
                     do {
-                        return .success(try exchange(on: database, body))
+                        return .success(try exchange(on: database, answered: &answered, body))
                     } catch let error as OAuth2Token.Problem {
                         try? database.execute("ROLLBACK", "")
                         return .failure(error)
@@ -71,7 +74,8 @@
         /// One exchange in a transaction on `database`: the row locked, `body` given what it holds, what
         /// it returns written and committed (waiting for the disk) before it is returned.
         private func exchange(
-            on database: PostgresConnection, _ body: (SharedToken?) throws(OAuth2Token.Problem) -> SharedToken?
+            on database: PostgresConnection, answered: inout SharedToken??,
+            _ body: (SharedToken?) throws(OAuth2Token.Problem) -> SharedToken?
         ) throws -> SharedToken {
             // The lock is held while one worker asks the token endpoint (60 s at most): the others wait for it.
             try database.execute(
@@ -88,7 +92,14 @@
             } else if let refresh = rows.first?[2] ?? nil {
                 kept = SharedToken(access: Secret(""), renewAt: 0, refresh: Secret(refresh))
             }
-            guard let fresh = try body(kept) else {
+            let given: SharedToken?
+            if let earlier = answered {
+                given = earlier
+            } else {
+                given = try body(kept)
+                answered = .some(given)
+            }
+            guard let fresh = given else {
                 try database.execute("COMMIT", "locking the token")
                 guard let kept else { throw OAuth2Token.Problem(kind: .unavailable, message: "no token kept") }
                 return kept

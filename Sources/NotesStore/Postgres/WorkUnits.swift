@@ -580,6 +580,12 @@ public struct UnitClaim: Sendable, Hashable {
             }
         }
 
+        /// Takes the notifications that came while the worker was busy, without waiting: a connection that
+        /// listens and is never read would fill, and hold up the server's queue of notifications.
+        public func discard() {
+            thread.submit { _ = self.block(seconds: 0) }
+        }
+
         private func block(seconds: Double) -> Bool {
             if database == nil || database?.isBroken == true { listen() }
             guard let database else {
