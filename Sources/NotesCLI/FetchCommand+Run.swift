@@ -48,8 +48,7 @@ extension FetchCommand {
             session = try FetchSession(command: self, afterStep: runtime.afterCommitStep)
         } catch {
             runtime.report("Error: \(error)\n")
-            // A database server that cannot be reached is 69, one that refuses the credentials 77.
-            return error.kind == .output ? .ioError : error.kind == .unavailable ? .unavailable : .noPermission
+            return ExitStatus(error)
         }
         // What the run's copy holds when it ends, however it ends: for a sync's summary.
         defer {
@@ -147,6 +146,17 @@ struct FetchTally: Sendable {
 /// What a run of `fetch` talks to besides its files: the network, time, standard error. The program
 /// uses ``live``; tests pass a ``MemoryTransport``, a clock that never sleeps and a string to write to.
 struct FetchRuntime: Sendable {
+    /// Prefixes each line the walk says with `[label]`, and draws no progress line: one walk of several.
+    mutating func label(_ label: String) {
+        let write = report
+        report = { text in
+            write(
+                text.split(separator: "\n", omittingEmptySubsequences: false).dropLast()
+                    .map { "[\(label)] \($0)\n" }.joined())
+        }
+        showsProgress = false
+    }
+
     var transport: any HTTPTransport
     /// Makes the transport of each further page in flight (`--parallel`); `nil` shares ``transport``.
     var moreTransports: (@Sendable () -> any HTTPTransport)?

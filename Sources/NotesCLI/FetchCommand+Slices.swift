@@ -62,12 +62,6 @@ extension FetchCommand {
         for option in [sincePath.spec.name, cursor.spec.name] where parsed.has(option) {
             throw UsageError("--slice-path and \(option) do not go together")
         }
-        let path: FieldPath
-        do {
-            path = try FieldPath.parse(try parsed[slicePath] ?? "")
-        } catch {
-            throw UsageError("Invalid --slice-path: \(error)")
-        }
         let params = (try parsed[sliceParams] ?? "").split(separator: ",", omittingEmptySubsequences: false)
             .map { String($0).trimmingWhitespace() }
         guard params.count == 2, params.allSatisfy({ !$0.isEmpty && $0.utf8.count <= 256 }), params[0] != params[1]
@@ -76,43 +70,11 @@ extension FetchCommand {
                 "Invalid --slice-params: two parameters' names, a window's start's and its end's (created__gte,created__lt)"
             )
         }
-        func duration(_ option: Declared<String?>, least: Int) throws(UsageError) -> Int? {
-            guard let text = try parsed[option] else { return nil }
-            guard let seconds = Self.duration(text), Int(seconds) >= least else {
-                throw UsageError(
-                    "Invalid \(option.spec.name) '\(ParsedArguments.clip(text))': a duration such as 30s, 5m, 2h or 1d")
-            }
-            return Int(seconds)
-        }
-        func time(_ option: Declared<String?>) throws(UsageError) -> Int? {
-            guard let text = try parsed[option] else { return nil }
-            guard let seconds = TimeSlices.seconds(text) else {
-                throw UsageError(
-                    "Invalid \(option.spec.name) '\(ParsedArguments.clip(text))': a date (2020-01-01), an RFC 3339 date-time in whole seconds or seconds since 1970"
-                )
-            }
-            return seconds
-        }
-        var format = TimeSlices.Format.rfc3339
-        if let text = try parsed[sliceFormat] {
-            guard let chosen = TimeSlices.Format(rawValue: text) else {
-                throw UsageError("Invalid --slice-format '\(ParsedArguments.clip(text))': rfc3339 or unix")
-            }
-            format = chosen
-        }
-        let from = try time(sliceFrom)!
-        let to = try time(sliceTo)
-        if let to, to <= from { throw UsageError("--slice-to must come after --slice-from") }
-        let step = try duration(sliceStep, least: 1)!
-        let windows = ((to ?? Int(Date().timeIntervalSince1970)) - from) / step
-        guard windows < TimeSlices.maxWindows else {
-            throw UsageError(
-                "--slice-step makes \(windows) windows, over the \(TimeSlices.maxWindows) a run may plan: take a larger step"
-            )
-        }
-        return TimeSlices(
-            path: path, lower: params[0], upper: params[1], step: step, from: from, to: to,
-            lookback: try duration(sliceLookback, least: 0) ?? 0, format: format)
+        return try TimeSlices.written(
+            path: try parsed[slicePath] ?? "", params: (params[0], params[1]), step: try parsed[sliceStep] ?? "",
+            from: try parsed[sliceFrom] ?? "", to: try parsed[sliceTo], lookback: try parsed[sliceLookback],
+            format: try parsed[sliceFormat]
+        ) { key in ("--slice-" + key, "--slice-" + key) }
     }
 
     /// Walks the windows of ``slices`` one after another (those a run before left unfinished first, then
@@ -137,7 +99,7 @@ extension FetchCommand {
                 existing: try table.windowWalks(path: slices.path), now: Int(Date().timeIntervalSince1970))
         } catch {
             runtime.report("Error: \(error)\n")
-            return error.kind == .output ? .ioError : error.kind == .unavailable ? .unavailable : .noPermission
+            return ExitStatus(error)
         }
         if !quiet {
             runtime.report(
@@ -152,16 +114,68 @@ extension FetchCommand {
             guard let url = slices.url(url, bounded: window) else { return .usage }
             command.url = url
             var made = runtime
-            let write = runtime.report
-            made.report = { text in
-                write(
-                    text.split(separator: "\n", omittingEmptySubsequences: false).dropLast()
-                        .map { "[\(window.key)] \($0)\n" }.joined())
-            }
-            made.showsProgress = false
+            made.label(window.key)
             let status = await command.run(made, cancellation: cancellation)
             guard status == .success else { return status }
         }
         return .success
+    }
+}
+
+extension TimeSlices {
+    /// A slice as written, `fetch`'s `--slice-*` options or a source's `slice:`, each value checked:
+    /// `place(key)` says where the key (`path`, `step`, `from`, `to`, `lookback`, `format`) is written and
+    /// what it is called, for errors.
+    static func written(
+        path: String, params: (String, String), step: String, from: String, to: String?, lookback: String?,
+        format: String?, place: (String) -> (at: String, name: String)
+    ) throws(UsageError) -> TimeSlices {
+        let fieldPath: FieldPath
+        do {
+            fieldPath = try FieldPath.parse(path)
+        } catch {
+            throw UsageError("\(place("path").at): \(error)")
+        }
+        func duration(_ key: String, _ text: String?, least: Int) throws(UsageError) -> Int? {
+            guard let text else { return nil }
+            guard let seconds = FetchCommand.duration(text), Int(seconds) >= least else {
+                throw UsageError(
+                    "\(place(key).at) is '\(ParsedArguments.clip(text))': a duration such as 30s, 5m, 2h or 1d (at most 366d\(least > 0 ? ", at least 1s" : ""))"
+                )
+            }
+            return Int(seconds)
+        }
+        func time(_ key: String, _ text: String?) throws(UsageError) -> Int? {
+            guard let text else { return nil }
+            guard let seconds = TimeSlices.seconds(text) else {
+                throw UsageError(
+                    "\(place(key).at) is '\(ParsedArguments.clip(text))': a date (2020-01-01), an RFC 3339 date-time in whole seconds (2020-01-01T00:00:00Z) or seconds since 1970"
+                )
+            }
+            return seconds
+        }
+        var chosen = Format.rfc3339
+        if let format {
+            guard let named = Format(rawValue: format) else {
+                throw UsageError("\(place("format").at) is '\(ParsedArguments.clip(format))': rfc3339 or unix")
+            }
+            chosen = named
+        }
+        let first = try time("from", from)!
+        let last = try time("to", to)
+        if let last, last <= first {
+            let (at, name) = place("to")
+            throw UsageError("\(at == name ? "" : at + ": ")\(name) must come after \(place("from").name)")
+        }
+        let span = try duration("step", step, least: 1)!
+        let end = last ?? Int(Date().timeIntervalSince1970)
+        guard (end - first) / span < maxWindows else {
+            throw UsageError(
+                "\(place("step").at): \((end - first) / span) windows of \(step) from \(place("from").name) to \(last == nil ? "now" : place("to").name), over the \(maxWindows) a run may plan: take a larger step"
+            )
+        }
+        return TimeSlices(
+            path: fieldPath, lower: params.0, upper: params.1, step: span, from: first, to: last,
+            lookback: try duration("lookback", lookback, least: 0) ?? 0, format: chosen)
     }
 }

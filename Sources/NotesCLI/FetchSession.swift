@@ -1,3 +1,4 @@
+import ArgumentParsing
 import NotesFetch
 import NotesPage
 import NotesStore
@@ -125,4 +126,16 @@ func shellQuote(_ word: String) -> String {
     let plain = word.allSatisfy { $0.isLetter || $0.isNumber || "-_./:=@%+,".contains($0) }
     return plain && !word.isEmpty
         ? word : "'" + word.split(separator: "'", omittingEmptySubsequences: false).joined(separator: "'\\''") + "'"
+}
+
+extension ExitStatus {
+    /// The exit status of a destination's failure: 74 for the output, 69 for a database server that cannot be
+    /// reached, 77 for one that refuses the credentials.
+    init(_ error: StoreError) {
+        switch error.kind {
+        case .output: self = .ioError
+        case .unavailable: self = .unavailable
+        case .credentials: self = .noPermission
+        }
+    }
 }

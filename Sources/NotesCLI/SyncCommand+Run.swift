@@ -131,10 +131,7 @@ extension SyncCommand {
                 } catch let error as UsageError {
                     fail(index, error.message, .usage)
                 } catch let error as StoreError {
-                    let statuses: [StoreError.Kind: ExitStatus] = [
-                        .unavailable: .unavailable, .credentials: .noPermission,
-                    ]
-                    fail(index, error.description, statuses[error.kind] ?? .ioError)
+                    fail(index, error.description, ExitStatus(error))
                 } catch {
                     fail(index, "\(error)", .ioError)
                 }
@@ -258,16 +255,9 @@ extension SyncCommand {
             made.gate = gate
         }
         if width > 1 || walk.parent != nil || walk.window != nil {
-            let write = made.report
-            let label =
+            made.label(
                 walk.parent.map { "\(resource.name) \(SourceError.clip($0))" }
-                ?? walk.window.map { "\(resource.name) \($0)" } ?? resource.name
-            made.report = { text in
-                write(
-                    text.split(separator: "\n", omittingEmptySubsequences: false).dropLast()
-                        .map { "[\(label)] \($0)\n" }.joined())
-            }
-            made.showsProgress = false
+                    ?? walk.window.map { "\(resource.name) \($0)" } ?? resource.name)
         }
         if !quiet, walk.parent == nil, walk.window == nil {
             made.report("Resource '\(resource.name)': \(walk.command.url.absoluteString)\n")

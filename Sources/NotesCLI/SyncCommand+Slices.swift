@@ -65,50 +65,11 @@ extension SyncCommand {
                 "\(place) has no '\(key)': it needs path, params, step and from (\(#"{path: created, params: [created__gte, created__lt], step: 1d, from: 2020-01-01}"#))"
             )
         }
-        let path: FieldPath
-        do {
-            path = try FieldPath.parse(values["path"]!.text)
-        } catch {
-            throw UsageError("\(values["path"]!.at): \(error)")
-        }
-        func duration(_ key: String, least: Int) throws(UsageError) -> Int? {
-            guard let (text, at) = values[key] else { return nil }
-            guard let seconds = FetchCommand.duration(text), Int(seconds) >= least else {
-                throw UsageError(
-                    "\(at) is '\(SourceError.clip(text))': a duration such as 30s, 5m, 2h or 1d (at most 366d\(least > 0 ? ", at least 1s" : ""))"
-                )
-            }
-            return Int(seconds)
-        }
-        func time(_ key: String) throws(UsageError) -> Int? {
-            guard let (text, at) = values[key] else { return nil }
-            guard let seconds = TimeSlices.seconds(text) else {
-                throw UsageError(
-                    "\(at) is '\(SourceError.clip(text))': a date (2020-01-01), an RFC 3339 date-time in whole seconds (2020-01-01T00:00:00Z) or seconds since 1970"
-                )
-            }
-            return seconds
-        }
-        var format = TimeSlices.Format.rfc3339
-        if let (text, at) = values["format"] {
-            guard let chosen = TimeSlices.Format(rawValue: text) else {
-                throw UsageError("\(at) is '\(SourceError.clip(text))': rfc3339 or unix")
-            }
-            format = chosen
-        }
-        let from = try time("from")!
-        let to = try time("to")
-        if let to, to <= from { throw UsageError("\(values["to"]!.at): 'to' must come after 'from'") }
-        let step = try duration("step", least: 1)!
-        let end = to ?? Int(Date().timeIntervalSince1970)
-        guard (end - from) / step < TimeSlices.maxWindows else {
-            throw UsageError(
-                "\(values["step"]!.at): \((end - from) / step) windows of \(values["step"]!.text) from 'from' to \(to == nil ? "now" : "'to'"), over the \(TimeSlices.maxWindows) a run may plan: take a larger step"
-            )
-        }
-        return TimeSlices(
-            path: path, lower: params[0], upper: params[1], step: step, from: from, to: to,
-            lookback: try duration("lookback", least: 0) ?? 0, format: format)
+        return try TimeSlices.written(
+            path: values["path"]!.text, params: (params[0], params[1]), step: values["step"]!.text,
+            from: values["from"]!.text, to: values["to"]?.text, lookback: values["lookback"]?.text,
+            format: values["format"]?.text
+        ) { key in (values[key]?.at ?? place, "'\(key)'") }
     }
 
     /// The windows sliced resource `index` walks in this run (``TimeSlices/plan(existing:now:)``): each one

@@ -40,7 +40,7 @@ import NotesSystem
                     connection: connection, schema: schema, lease: options.lease, holder: queue.holder)
             } catch {
                 report("Error: \(error)\n")
-                return Self.status(of: error)
+                return ExitStatus(error)
             }
             // One access token for all the workers of the sync, renewed by one of them at a time.
             var tokens: PostgresTokens?
@@ -50,7 +50,7 @@ import NotesSystem
                         connection: connection, schema: schema, key: oauth2.tokenURL + " " + oauth2.clientID)
                 } catch {
                     report("Error: \(error)\n")
-                    return Self.status(of: error)
+                    return ExitStatus(error)
                 }
             }
             let (token, refused) = accessToken(first, shared: tokens)
@@ -88,7 +88,7 @@ import NotesSystem
                 shared = try PostgresGates(connection: connection, schema: schema)
             } catch {
                 report("Error: \(error)\n")
-                return Self.status(of: error)
+                return ExitStatus(error)
             }
             while true {
                 let run: WorkUnits.Run
@@ -111,7 +111,7 @@ import NotesSystem
                     }
                 } catch {
                     report("Error: \(error)\n")
-                    return Self.status(of: error)
+                    return ExitStatus(error)
                 }
                 if !quiet {
                     let what = run.isFinished ? "is over" : run.isNew ? "started" : "joined"
@@ -133,7 +133,7 @@ import NotesSystem
                     failure = try queue.progress(run: run.number).firstFailure
                 } catch {
                     report("Error: \(error)\n")
-                    return Self.status(of: error)
+                    return ExitStatus(error)
                 }
                 if !quiet || failure != nil {
                     let failed = failure.map { "; a unit failed (exit \($0)): see --status" } ?? ""
@@ -182,7 +182,7 @@ import NotesSystem
                             signal.discard()
                         } catch {
                             report("Error: \(error)\n")
-                            failure = Self.status(of: error)
+                            failure = ExitStatus(error)
                             break
                         }
                         held.withLock { _ = $0.insert(claimed.holder) }
@@ -233,7 +233,7 @@ import NotesSystem
                             if try !queue.progress(run: run).isOpen { break }
                         } catch {
                             report("Error: \(error)\n")
-                            failure = Self.status(of: error)
+                            failure = ExitStatus(error)
                             break
                         }
                     }
@@ -283,7 +283,7 @@ import NotesSystem
                         }
                     } catch {
                         report("Error: \(error)\n")
-                        failure = Self.status(of: error)
+                        failure = ExitStatus(error)
                     }
                 }
             }
@@ -416,7 +416,7 @@ import NotesSystem
                 try? queue.release([claimed.holder])
                 return .givenBack
             } catch let error as StoreError {
-                return failForGood(error.description, Self.status(of: error), retries: options.retries)
+                return failForGood(error.description, ExitStatus(error), retries: options.retries)
             } catch {
                 let message = (error as? UsageError)?.message ?? "\(error)"
                 return failForGood(
@@ -526,7 +526,7 @@ import NotesSystem
                     .status(label: options.label)
             } catch {
                 report("Error: \(error)\n")
-                return Self.status(of: error)
+                return ExitStatus(error)
             }
             guard let status else {
                 report("No run yet\(options.label.map { " labelled \($0)" } ?? ""): start one with --worker\n")
@@ -570,15 +570,6 @@ import NotesSystem
             for worker in status.workers { lines += "  \(worker)\n" }
             report(lines)
             return status.failures.first.map { ExitStatus(rawValue: $0.exitCode) ?? .failure } ?? .success
-        }
-
-        /// The exit status of a failure of the units' database.
-        static func status(of error: StoreError) -> ExitStatus {
-            switch error.kind {
-            case .output: return .ioError
-            case .unavailable: return .unavailable
-            case .credentials: return .noPermission
-            }
         }
     }
 #endif

@@ -30,9 +30,7 @@
                     [Array((table + "@").utf8), Array((table + "A").utf8)], "reading the checkpoints")
                 return try rows.compactMap { row throws(StoreError) in
                     let key = row[0] ?? ""
-                    guard row[1] == "\(Self.version)", let text = row[2],
-                        let checkpoint = try? JSONDecoder().decode(WalkCheckpoint.self, from: Data(text.utf8))
-                    else { throw StoreError("the checkpoint of \(key.prefix(120)) is damaged or of another version") }
+                    let checkpoint = try Self.checkpoint(version: row[1], json: row[2], key: key)
                     return SliceWindow(path: path, key: String(key.dropFirst(table.count + 1))).map {
                         ($0, checkpoint.isDone)
                     }
@@ -44,6 +42,16 @@
             } catch {
                 throw StoreError("\(error)")
             }
+        }
+
+        /// A row of `notes_page_walks` read back: its format's version and its checkpoint's JSON.
+        private static func checkpoint(version: String?, json: String?, key: String) throws(StoreError)
+            -> WalkCheckpoint
+        {
+            guard version == "\(Self.version)", let json,
+                let checkpoint = try? JSONDecoder().decode(WalkCheckpoint.self, from: Data(json.utf8))
+            else { throw StoreError("the checkpoint of \(key.prefix(120)) is damaged or of another version") }
+            return checkpoint
         }
 
         /// The checkpoint kept under `key`, if there is one (no table of checkpoints yet: none).
@@ -62,10 +70,7 @@
                     "SELECT version, checkpoint FROM \(walks) WHERE \"table\" = $1", [Array(key.utf8)],
                     "reading the checkpoint")
                 guard let row = rows.first else { return nil }
-                guard row[0] == "\(Self.version)", let text = row[1],
-                    let checkpoint = try? JSONDecoder().decode(WalkCheckpoint.self, from: Data(text.utf8))
-                else { throw StoreError("the checkpoint of \(key.prefix(120)) is damaged or of another version") }
-                return checkpoint
+                return try Self.checkpoint(version: row[0], json: row[1], key: key)
             } catch let error as PostgresError {
                 database.ready.removeAll()  // the table of checkpoints looked for again
                 throw StoreError(error)

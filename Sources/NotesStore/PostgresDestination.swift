@@ -316,6 +316,23 @@
         /// The first key of the project's advisory locks: "np" in ASCII.
         static let lockClass = 0x6E70
 
+        /// Makes schema `schema` and the tables `tables` (`CREATE TABLE IF NOT EXISTS …;` statements) on
+        /// `database` in a transaction of their own, taking turns with every other process making tables of
+        /// the schema: `CREATE … IF NOT EXISTS` is not safe against itself at once.
+        static func makeTables(_ tables: String, schema: String, on database: PostgresConnection, _ operation: String)
+            throws(PostgresError)
+        {
+            try database.execute(
+                """
+                BEGIN;
+                SELECT pg_advisory_xact_lock(\(lockClass), hashtext('\(schema).notes_page_ddl'));
+                SET LOCAL client_min_messages = error;
+                CREATE SCHEMA IF NOT EXISTS "\(schema)";
+                \(tables)
+                COMMIT
+                """, operation)
+        }
+
         /// The table's checkpoint, if there is one.
         private func readCheckpoint() throws -> WalkCheckpoint? {
             let rows = try database.query(

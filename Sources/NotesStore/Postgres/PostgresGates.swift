@@ -20,17 +20,12 @@
             table = "\"\(schema)\".notes_page_gates"
             do {
                 let opened = try PostgresConnection(connection, applicationName: "notes-page worker gates")
-                try opened.execute(
+                try opened.execute(Self.settings, "preparing the connection")
+                try PostgresDestination.makeTables(
                     """
-                    \(Self.settings)
-                    BEGIN;
-                    SELECT pg_advisory_xact_lock(\(PostgresDestination.lockClass), hashtext('\(schema).notes_page_ddl'));
-                    SET LOCAL client_min_messages = error;
-                    CREATE SCHEMA IF NOT EXISTS "\(schema)";
                     CREATE TABLE IF NOT EXISTS \(table) (
                         origin text PRIMARY KEY, last_at timestamptz NOT NULL, held_until timestamptz NOT NULL);
-                    COMMIT
-                    """, "making the table of gates")
+                    """, schema: schema, on: opened, "making the table of gates")
                 database = Mutex(UnsafeTransfer(opened))
             } catch {
                 throw StoreError(error)

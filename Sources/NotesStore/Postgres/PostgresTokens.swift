@@ -23,16 +23,11 @@
             table = "\"\(schema)\".notes_page_tokens"
             do {
                 let opened = try PostgresConnection(connection, applicationName: "notes-page worker tokens")
-                try opened.execute(
+                try PostgresDestination.makeTables(
                     """
-                    BEGIN;
-                    SELECT pg_advisory_xact_lock(\(PostgresDestination.lockClass), hashtext('\(schema).notes_page_ddl'));
-                    SET LOCAL client_min_messages = error;
-                    CREATE SCHEMA IF NOT EXISTS "\(schema)";
                     CREATE TABLE IF NOT EXISTS \(table) (
                         endpoint text PRIMARY KEY, access_token text, renew_at float8, refresh_token text);
-                    COMMIT
-                    """, "making the table of tokens")
+                    """, schema: schema, on: opened, "making the table of tokens")
                 database = Mutex(UnsafeTransfer(opened))
             } catch {
                 throw StoreError(error)

@@ -79,12 +79,8 @@ public struct UnitClaim: Sendable, Hashable {
                 ?? "\(String(decoding: host.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self).prefix(64)):\(getpid()):\(random)"
             database = try Self.connect(connection, holder: self.holder)
             try retrying("making the tables of units") { database in
-                try database.execute(
+                try PostgresDestination.makeTables(
                     """
-                    BEGIN;
-                    SELECT pg_advisory_xact_lock(\(Self.lockClass), hashtext('\(schema).notes_page_ddl'));
-                    SET LOCAL client_min_messages = error;
-                    CREATE SCHEMA IF NOT EXISTS "\(schema)";
                     CREATE TABLE IF NOT EXISTS \(runs) (
                         run serial PRIMARY KEY, label text UNIQUE, plan text NOT NULL,
                         started_at timestamptz NOT NULL DEFAULT now(), finished_at timestamptz);
@@ -97,8 +93,7 @@ public struct UnitClaim: Sendable, Hashable {
                         UNIQUE (run, resource, parent));
                     CREATE INDEX IF NOT EXISTS notes_page_units_open ON \(units) (run, id)
                         WHERE state IN ('pending', 'running');
-                    COMMIT
-                    """, "making the tables of units")
+                    """, schema: schema, on: database, "making the tables of units")
             }
         }
 
