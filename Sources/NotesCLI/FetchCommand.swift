@@ -126,6 +126,9 @@ struct FetchCommand {
     var slices: TimeSlices?
     /// The unit of work a `sync --worker` holds for this walk (`--postgres` only).
     var claim: UnitClaim?
+    /// The range of pages this walk is of, when a `sync --worker` walks a resource split into ranges
+    /// (`pages-per-unit`); its checkpoint is of the claim's run.
+    var pages: PageRange?
     #if canImport(CPostgres)
         /// The connections a `sync --worker` keeps open between its walks.
         var sessions: PostgresSessions?

@@ -27,7 +27,7 @@ final class FetchSession: @unchecked Sendable {
                 let database = try PostgresDestination(
                     connection: postgres, schema: command.schema, table: command.table,
                     titles: command.options.configuration.titlePath != nil, unit: command.unit,
-                    window: command.window, sessions: command.sessions)
+                    window: command.window, pages: command.pages, sessions: command.sessions)
                 database.afterStep = afterStep
                 database.claim = command.claim
                 destination = database
@@ -50,7 +50,8 @@ final class FetchSession: @unchecked Sendable {
         }
         walk = try CommittedWalk(
             url: command.url, pagination: command.pagination, destination: destination,
-            incremental: command.incremental, window: command.window)
+            incremental: command.incremental, window: command.window,
+            pages: command.pages.map { ($0, command.claim?.run ?? 1) })
     }
 
     var state: WalkCheckpoint { walk.checkpoint }
@@ -75,7 +76,7 @@ final class FetchSession: @unchecked Sendable {
         }
         var text =
             "\(since)\(notes), \(pages)\(skipped), \(bytes), \(Clock.format(seconds)) s, \(Clock.format(rate, places: 1)) MB/s\n"
-        if complete, let total = state.total, total < state.notes + state.skipped {
+        if complete, command.pages == nil, let total = state.total, total < state.notes + state.skipped {
             text += "The server announced \(total) notes; \(state.notes + state.skipped) arrived.\n"
         }
         return text
@@ -83,7 +84,8 @@ final class FetchSession: @unchecked Sendable {
 
     /// The error for a walk that reached its last page with fewer notes than the server announced.
     var missingNotes: String? {
-        guard let total = state.total, total > state.notes + state.skipped else { return nil }
+        // A range of pages holds part of the total.
+        guard command.pages == nil, let total = state.total, total > state.notes + state.skipped else { return nil }
         let arrived = state.notes + state.skipped
         return
             "Error: the server announced \(total) notes, but its last page came after \(arrived): \(total - arrived) are missing\n"
@@ -130,12 +132,13 @@ func shellQuote(_ word: String) -> String {
 
 extension ExitStatus {
     /// The exit status of a destination's failure: 74 for the output, 69 for a database server that cannot be
-    /// reached, 77 for one that refuses the credentials.
+    /// reached, 77 for one that refuses the credentials, 65 for a record another unit committed.
     init(_ error: StoreError) {
         switch error.kind {
         case .output: self = .ioError
         case .unavailable: self = .unavailable
         case .credentials: self = .noPermission
+        case .record: self = .dataError
         }
     }
 }

@@ -17,7 +17,7 @@ extension SyncCommand {
         var command: FetchCommand
         /// The parent's key, for a child's walk.
         var parent: String?
-        /// The window's key, for a sliced resource's walk.
+        /// The key of the part it walks: a sliced resource's window, or a range of pages (a worker's).
         var window: String?
     }
 

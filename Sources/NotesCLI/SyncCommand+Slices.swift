@@ -10,7 +10,8 @@ import NotesSync
     import Foundation
 #endif
 
-// A sliced resource (`slice:`): read from the source, and its windows planned for a run.
+// A sliced resource (`slice:`): read from the source, and its windows planned for a run; a resource split
+// into ranges of pages for workers (`pages-per-unit:`), read from the source.
 
 extension SyncCommand {
     /// The keys of `slice`.
@@ -70,6 +71,34 @@ extension SyncCommand {
             from: values["from"]!.text, to: values["to"]?.text, lookback: values["lookback"]?.text,
             format: values["format"]?.text
         ) { key in (values[key]?.at ?? place, "'\(key)'") }
+    }
+
+    /// A resource's `pages-per-unit`: 1 to 1,000,000 pages, for workers (`--worker`, `--status`), of a
+    /// top-level resource whose pages can be addressed ahead (offsets, page numbers) and that is walked whole
+    /// each run (no `since-path`).
+    static func pagesPerUnit(
+        _ node: SourceNode, of resource: SourceResource, command: FetchCommand, workers: Bool, file: String
+    ) throws(UsageError) -> Int {
+        let place = "\(file):\(node.mark): resource '\(resource.name)': pages-per-unit"
+        guard case .scalar(let text, _) = node.value, let count = Int(text), (1...1_000_000).contains(count) else {
+            throw UsageError("\(place) is not a number of pages from 1 to 1000000")
+        }
+        guard workers else {
+            throw UsageError(
+                "\(place) splits the resource's walk into units for workers: give --worker (or --status), with --postgres"
+            )
+        }
+        let pagination = command.pagination
+        guard pagination.location(1, after: pagination.start(endpoint: command.url)) != nil else {
+            throw UsageError(
+                "\(place) needs pages that can be addressed ahead: paginate: offset or page (with page-size), not \(pagination.description)"
+            )
+        }
+        guard command.incremental == nil else {
+            throw UsageError(
+                "\(place) and since-path do not go together: a resource split into ranges is walked whole each run")
+        }
+        return count
     }
 
     /// The windows sliced resource `index` walks in this run (``TimeSlices/plan(existing:now:)``): each one

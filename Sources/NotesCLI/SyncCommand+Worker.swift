@@ -322,6 +322,7 @@ import NotesSystem
                 [
                     resources[index].name, resources[index].path, resources[index].parent.map { "\($0)" } ?? "",
                     selected[index] ? "walked" : "", resources[index].slices.map { "\($0)" } ?? "",
+                    resources[index].pagesPerUnit.map { "\($0) pages a unit" } ?? "",
                 ].joined(separator: "\u{1F}")
             }
             return ChildUnit.digest(Array((described + [full ? "full" : ""]).joined(separator: "\u{1E}").utf8))
@@ -355,7 +356,7 @@ import NotesSystem
             let children = resources.indices.filter { selected[$0] && resources[$0].parent == index }
             let claim = UnitClaim(
                 unit: claimed.id, run: run, holder: claimed.holder, lease: options.lease,
-                children: children.map { resources[$0].name })
+                children: children.map { resources[$0].name }, resource: claimed.resource)
             guard let parentIndex = resources[index].parent, !claimed.parent.isEmpty else {
                 var command = resources[index].command
                 var window: String?
@@ -368,6 +369,14 @@ import NotesSystem
                     }
                     command = bounded
                     window = bounds.key
+                } else if let count = resources[index].pagesPerUnit {
+                    // A resource split into ranges of pages: the unit is one of them.
+                    guard let range = PageRange(key: claimed.parent), range.count == count else {
+                        return failForGood(
+                            "'\(SourceError.clip(claimed.parent))' is not a range of \(count) pages", .usage)
+                    }
+                    command = resources[index].command(pages: range)
+                    window = range.key
                 }
                 command.claim = claim
                 command.resumeAdvice = Self.workerAdvice
@@ -465,6 +474,11 @@ import NotesSystem
                 }
                 if resources[index].slices != nil {
                     units += try windows(of: index).map { (resources[index].name, $0.key) }
+                    continue
+                }
+                if let count = resources[index].pagesPerUnit {
+                    // Its first range; that range's first page brings the others.
+                    units.append((resources[index].name, PageRange(first: 1, count: count).key))
                     continue
                 }
                 let before = units.count

@@ -288,6 +288,10 @@ struct SyncCommand {
                     }
                     made.slices = try Self.slices(slice, of: resource, file: source.file)
                 }
+                if let pages = resource.pagesPerUnit {
+                    made.pagesPerUnit = try Self.pagesPerUnit(
+                        pages, of: resource, command: command, workers: workers != nil, file: source.file)
+                }
                 if parent != nil {
                     // Checked with a record that has every field the placeholders read: a mistake is found
                     // before any request.
@@ -310,9 +314,11 @@ struct SyncCommand {
         }
         self.environment = environment
         for child in resources {
-            guard let parent = child.parent, resources[parent].slices != nil else { continue }
+            guard let parent = child.parent, resources[parent].slices != nil || resources[parent].pagesPerUnit != nil
+            else { continue }
+            let what = resources[parent].slices != nil ? "sliced resource" : "resource split into ranges of pages"
             throw UsageError(
-                "\(source.file): resource '\(child.name)' has the sliced resource '\(resources[parent].name)' as its parent: a sliced resource's records cannot be parents yet"
+                "\(source.file): resource '\(child.name)' has the \(what) '\(resources[parent].name)' as its parent: a \(what)'s records cannot be parents yet"
             )
         }
         if directory != nil {

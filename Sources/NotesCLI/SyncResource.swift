@@ -29,6 +29,9 @@ struct SyncResource: Sendable {
     var includeFromParent: [FieldPath]
     /// The time windows a top-level resource is walked in (`slice`), one walk each.
     var slices: TimeSlices?
+    /// The pages a worker's unit of a top-level resource walks (`pages-per-unit`): its walk split into
+    /// ranges of pages (``PageRange``).
+    var pagesPerUnit: Int?
     /// The resume hint every `fetch` of the resource gives.
     var resumeAdvice: String
     /// Secrets in the arguments and how the source writes them, to take out of any message.
@@ -89,6 +92,13 @@ struct SyncResource: Sendable {
         }
         command.url = url
         command.window = window
+        return command
+    }
+
+    /// The `fetch` of a worker's unit of a resource split into ranges: range `range` of its pages.
+    func command(pages range: PageRange) -> FetchCommand {
+        var command = command
+        command.pages = range
         return command
     }
 

@@ -141,6 +141,7 @@ public struct FetchError: Error, Sendable, Hashable, CustomStringConvertible {
             case .output: return .output
             case .unavailable: return .unavailable
             case .credentials: return .credentials
+            case .record: return .contract
             }
         case .insecureCredentials: return .usage
         }

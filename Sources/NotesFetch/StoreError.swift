@@ -10,6 +10,8 @@ public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
         case unavailable
         /// A database server that refused the credentials (exit 77).
         case credentials
+        /// A record the copy cannot take: one another unit of the same run committed (exit 65).
+        case record
     }
 
     public var description: String

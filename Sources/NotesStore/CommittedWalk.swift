@@ -46,6 +46,10 @@ public final class CommittedWalk {
     public let incremental: IncrementalSync?
     /// The time window this walk is of, whose bounds each note is checked against (a sliced resource's).
     public let window: SliceWindow?
+    /// The range of pages this walk is of (a worker's unit of a resource split into ranges): it starts at
+    /// the range's first page and ends after its last, and its commits bring the ranges after it
+    /// (``PageRange/following(lastPage:followed:)``).
+    public let pages: PageRange?
     /// The ids committed in this run: the id set the walk's pages go through.
     public let ids: IDSet
     /// The ids a destination that cannot replace a record already holds (an NDJSON file's, from the runs
@@ -62,12 +66,16 @@ public final class CommittedWalk {
     ///   incremental sync cannot go on from what it holds.
     /// - Parameter startsOver: Walk again from the first page even over a run cut short (the notes screen,
     ///   which always shows the first page first); otherwise such a run is resumed.
+    /// - Parameter pages: The range of pages this walk is of, and the worker run it is walked in: its
+    ///   checkpoint's run. A checkpoint of another run is started over; one of this run goes on, or is
+    ///   complete.
     public init(
         url: URL, pagination: any Pagination, destination: any PageDestination, incremental: IncrementalSync? = nil,
-        window: SliceWindow? = nil, startsOver: Bool = false
+        window: SliceWindow? = nil, pages: (range: PageRange, run: Int)? = nil, startsOver: Bool = false
     ) throws(StoreError) {
         self.url = url
         self.window = window
+        self.pages = pages?.range
         self.pagination = pagination
         self.destination = destination
         self.incremental = incremental
@@ -76,6 +84,13 @@ public final class CommittedWalk {
         let found = try destination.open(
             url: url.absoluteString, pagination: pagination.description, ids: ids, visited: visited)
         var checkpoint = found ?? WalkCheckpoint(url: url.absoluteString, pagination: pagination.description)
+        if let run = pages?.run, found?.runNumber != run {
+            // A range of another worker run (or none): this run's walk of it starts at its first page.
+            checkpoint = WalkCheckpoint(url: url.absoluteString, pagination: pagination.description)
+            checkpoint.run = run
+            ids = IDSet()
+            visited = IDSet()
+        }
         if let incremental, let since = checkpoint.since,
             since.path != incremental.path.description || since.parameter != incremental.parameter
         {
@@ -86,7 +101,9 @@ public final class CommittedWalk {
         let opening: Opening
         switch found {
         case nil: opening = .new
+        case let found? where pages != nil && found.runNumber != pages?.run: opening = .new
         case let found? where !found.isDone && !startsOver: opening = .resumed
+        case _ where pages != nil: opening = .complete
         case _ where destination.refreshesWhenComplete || incremental != nil || startsOver: opening = .again
         default: opening = .complete
         }
@@ -153,7 +170,20 @@ public final class CommittedWalk {
         onPage: (FetchedPage, WalkCheckpoint) -> Void = { _, _ in }
     ) async throws(FetchError) -> PageLocation? {
         guard opening != .complete else { return nil }
-        let from = opening == .resumed ? (checkpoint.next ?? start) : start
+        var from = opening == .resumed ? (checkpoint.next ?? start) : start
+        var maxPages = maxPages
+        if let pages {
+            // The range's pages alone, from its first: the scheme addresses them (checked where made).
+            if opening != .resumed {
+                guard let first = fetcher.locator.pagination.location(pages.first - 1, after: start) else {
+                    throw FetchError(
+                        .pagination("\(pages.key): these pages cannot be addressed ahead"), page: pages.first,
+                        location: start)
+                }
+                from = first
+            }
+            maxPages = min(maxPages ?? .max, pages.count - checkpoint.pages)
+        }
         let locator = fetcher.locator
         let ahead = destination.commitsWhileFetching ? CommitThread() : nil
         var pending: PendingCommit?
@@ -170,7 +200,8 @@ public final class CommittedWalk {
                 from: from,
                 ids: ids,
                 visited: visited,
-                span: WalkSpan(firstNumber: checkpoint.pages + 1, maxPages: maxPages, maxNotes: maxNotes),
+                span: WalkSpan(
+                    firstNumber: (pages?.first ?? 1) + checkpoint.pages, maxPages: maxPages, maxNotes: maxNotes),
                 cancellation: cancellation
             ) { page throws(FetchError) in
                 if ahead != nil { destination.prepare(page) }
@@ -191,7 +222,8 @@ public final class CommittedWalk {
             throw error
         }
         try settle()
-        return stop
+        // A range that reached its last page is walked to its end, whatever follows it.
+        return pages != nil && checkpoint.isDone ? nil : stop
     }
 
     /// Commits one page fetched outside ``run(fetcher:from:maxPages:maxNotes:cancellation:onPage:)``
@@ -205,13 +237,43 @@ public final class CommittedWalk {
         }
         var next = checkpoint
         next.add(kept)
+        var nextIdentity = page.next.map { locator.identity(for: $0) }
+        if let pages {
+            // Offsets counted in pages of the size asked: a server that sends another size would leave holes
+            // between the ranges, or walk records twice.
+            if let offsets = pagination as? OffsetPagination, page.next != nil,
+                page.notes.count + page.skippedCount != offsets.limit
+            {
+                throw FetchError(
+                    .pagination(
+                        "\(page.notes.count + page.skippedCount) notes on a page that is not the last, not the \(offsets.limit) asked: a range of pages starts at an offset counted in pages of the size asked; give the page size the server sends (page-size)"
+                    ), page: page.number, location: page.location)
+            }
+            // Its first page says where the last page is, if it says; its last page ends it, and brings the
+            // next range when a page follows.
+            let lastPage =
+                next.pages == 1
+                ? page.facts.flatMap { pagination.lastIndex(after: $0, start: page.location) }.map { pages.first + $0 }
+                : nil
+            let ends = next.pages >= pages.count
+            if ends {
+                next.next = nil
+                nextIdentity = nil
+            }
+            #if canImport(CPostgres)
+                (destination as? PostgresDestination)?.bringing = pages.following(
+                    lastPage: lastPage, followed: ends && page.next != nil)
+            #endif
+        }
         if let incremental {
             // Every note of the page counts, those already kept too: an edit raises the highest value.
             let highest = try incremental.highest(next.since?.highest, after: page)
             next.since?.highest = highest
         }
         do {
-            try destination.commit(kept, checkpoint: next, nextIdentity: page.next.map { locator.identity(for: $0) })
+            try destination.commit(kept, checkpoint: next, nextIdentity: nextIdentity)
+        } catch  where error.kind == .record {
+            throw FetchError(.record(error.description), page: page.number, location: page.location)
         } catch {
             throw FetchError(.output(error), page: page.number, location: page.location)
         }

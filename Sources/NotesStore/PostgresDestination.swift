@@ -44,6 +44,12 @@
         /// are kept by id with the window's key in `slice`, its checkpoint under `TABLE@KEY`, its pages always
         /// staged and upserted.
         public let window: SliceWindow?
+        /// The range of pages this walk is of, when the table is that of a resource split into ranges for
+        /// workers (``PageRange``): kept as a window's is, the range's key in `slice`. A row of the same
+        /// run that another range committed is a duplicate (a record that moved between pages).
+        public let pages: PageRange?
+        /// The ranges the next commit brings as units of the claim's run (``CommittedWalk`` sets them).
+        public var bringing: [PageRange] = []
         var database: PostgresConnection
         /// Where the connection came from and goes back to, for a process that walks one table after another.
         private let sessions: PostgresSessions?
@@ -71,11 +77,13 @@
         ///   - titles: Whether notes have titles (a `title` column).
         ///   - unit: The parent this walk is for, in a child resource's table.
         ///   - window: The time window this walk is of, in a sliced resource's table.
+        ///   - pages: The range of pages this walk is of, in the table of a resource split into ranges.
         /// - Throws: ``StoreError``: ``StoreError/Kind/unavailable`` when the server cannot be reached (after
         ///   three more tries over 1.4 s), ``StoreError/Kind/credentials`` when it refuses the credentials.
         public init(
             connection: String, schema: String = "public", table: String = "notes", titles: Bool = true,
-            unit: ChildUnit? = nil, window: SliceWindow? = nil, sessions: PostgresSessions? = nil
+            unit: ChildUnit? = nil, window: SliceWindow? = nil, pages: PageRange? = nil,
+            sessions: PostgresSessions? = nil
         ) throws(StoreError) {
             for (what, name) in [("table", table), ("schema", schema)] where !SQLiteDestination.isValidTableName(name) {
                 throw StoreError(
@@ -89,6 +97,7 @@
             self.table = table
             self.unit = unit
             self.window = window
+            self.pages = pages
             self.sessions = sessions
             hasTitles = titles
             if let open = sessions?.take() {
@@ -151,8 +160,11 @@
         private var key: [UInt8] {
             Array(
                 (unit.map { ChildUnit.walkKey(table: table, parent: $0.parent) }
-                    ?? window.map { SliceWindow.walkKey(table: table, key: $0.key) } ?? table).utf8)
+                    ?? part.map { SliceWindow.walkKey(table: table, key: $0) } ?? table).utf8)
         }
+
+        /// The key of the part of the resource this walk is: its time window's or its range of pages'.
+        private var part: String? { window?.key ?? pages?.key }
 
         public func open(url: String, pagination: String, ids: IDSet, visited: IDSet) throws(StoreError)
             -> WalkCheckpoint?
@@ -163,7 +175,7 @@
                 try lock()
                 // This connection made the tables and checked the table's kind before (a worker's walk after
                 // another): not again.
-                let readiness = "\(schema).\(table) \(WalkKind(unit: unit, window: window))"
+                let readiness = "\(schema).\(table) \(WalkKind(unit: unit, parted: part != nil))"
                 let ready = database.ready.contains(readiness)
                 // Nothing here needs the disk before the first page's commit, which flushes it with its own.
                 // `CREATE … IF NOT EXISTS` is not safe against itself at once: the walks that open tables of the
@@ -201,7 +213,7 @@
                             Array((table + "@").utf8), Array((table + "A").utf8),
                         ], "reading")
                     let counts = (0..<3).map { Int(walksOf.first?[$0] ?? "0") ?? 0 }
-                    let kind = WalkKind(unit: unit, window: window)
+                    let kind = WalkKind(unit: unit, parted: part != nil)
                     if let problem = kind.refusal(own: counts[0], children: counts[1], windows: counts[2]) {
                         throw StoreError("table \(schema).\(table) \(problem)")
                     }
@@ -213,7 +225,7 @@
                 if found?.pages == 0 { found = nil }  // created, and no page committed since
                 if ready {
                     // Made already.
-                } else if window != nil {
+                } else if part != nil {
                     try database.execute(
                         """
                         CREATE TABLE IF NOT EXISTS \(quotedTable) (
@@ -241,9 +253,9 @@
                 if let found, !found.isDone {
                     // A run cut short: its ids, and the pages promised, as it left them.
                     let rows = try database.query(
-                        "SELECT id FROM \(quotedTable) WHERE run = $1\(unit != nil ? " AND parent = $2" : window != nil ? " AND slice = $2" : "")",
+                        "SELECT id FROM \(quotedTable) WHERE run = $1\(unit != nil ? " AND parent = $2" : part != nil ? " AND slice = $2" : "")",
                         [Array("\(found.runNumber)".utf8)]
-                            + (unit.map { [Array($0.parent.utf8)] } ?? window.map { [Array($0.key.utf8)] } ?? []),
+                            + (unit.map { [Array($0.parent.utf8)] } ?? part.map { [Array($0.utf8)] } ?? []),
                         "reading the run's ids")
                     for row in rows { _ = Array((row[0] ?? "").utf8).withUnsafeBytes { ids.insert($0) } }
                     ids.commitPage()
@@ -432,7 +444,7 @@
 
         public func prepare(_ page: FetchedPage) {
             // A first run copies straight in unless a commit has found otherwise; a child walk never does.
-            let direct = unit == nil && window == nil && shared.withLock { $0.copiesDirectly?.direct ?? true }
+            let direct = unit == nil && part == nil && shared.withLock { $0.copiesDirectly?.direct ?? true }
             let rows = try? PostgresRows.encode(page, titles: hasTitles, direct: direct)
             shared.withLock { $0.prepared[page.number] = rows.map { Prepared(direct: direct, rows: $0) } }
         }
@@ -462,7 +474,7 @@
             let run = checkpoint.runNumber
             if shared.withLock({ $0.copiesDirectly?.run }) != run {
                 let others =
-                    unit != nil || window != nil
+                    unit != nil || part != nil
                     ? [[nil]]
                     : try database.query(
                         "SELECT 1 FROM \(quotedTable) WHERE run <> $1 LIMIT 1", [Array("\(run)".utf8)], operation)
@@ -492,13 +504,13 @@
                 // A window's rows: its key ($3).
                 let parentColumns =
                     unit.map { [", parent"] + $0.columns.map { ", \"\($0.name)\"" } }?.joined()
-                    ?? (window == nil ? "" : ", slice")
+                    ?? (part == nil ? "" : ", slice")
                 let parentValues =
                     unit.map { [", $3"] + $0.columns.map { ", $4::jsonb->>'\($0.name)'" } }?.joined()
-                    ?? (window == nil ? "" : ", $3")
+                    ?? (part == nil ? "" : ", $3")
                 let parentUpdates =
                     unit.map { $0.columns.map { ", \"\($0.name)\" = excluded.\"\($0.name)\"" } }?.joined()
-                    ?? (window == nil ? "" : ", slice = excluded.slice")
+                    ?? (part == nil ? "" : ", slice = excluded.slice")
                 var parameters: [[UInt8]?] = [Array("\(run)".utf8), fetchedAt]
                 if let unit {
                     parameters.append(Array(unit.parent.utf8))
@@ -509,16 +521,26 @@
                         parameters.append(Array((try? JSONEncoder().encode(object)) ?? Data("{}".utf8)))
                     }
                 }
-                if let window { parameters.append(Array(window.key.utf8)) }
-                try database.query(
+                if let part { parameters.append(Array(part.utf8)) }
+                // A range's row is not taken over from another range of the same run: a duplicate.
+                let kept =
+                    pages == nil
+                    ? "" : " WHERE \(quotedTable).run <> excluded.run OR \(quotedTable).slice = excluded.slice"
+                let written = try database.query(
                     """
-                    INSERT INTO \(quotedTable) (id\(parentColumns), json, json_text\(titleColumn), fetched_at, run)
-                    SELECT id\(parentValues), CASE WHEN exact_only THEN NULL ELSE json_text::jsonb END,
-                        json_text\(titleColumn), $2::timestamptz, $1::integer FROM notes_page_stage
-                    ON CONFLICT (\(unit == nil ? "id" : "parent, id")) DO UPDATE SET json = excluded.json,
-                        json_text = excluded.json_text\(titleUpdate)\(parentUpdates), fetched_at = excluded.fetched_at,
-                        run = excluded.run
+                    WITH written AS (
+                        INSERT INTO \(quotedTable) (id\(parentColumns), json, json_text\(titleColumn), fetched_at, run)
+                        SELECT id\(parentValues), CASE WHEN exact_only THEN NULL ELSE json_text::jsonb END,
+                            json_text\(titleColumn), $2::timestamptz, $1::integer FROM notes_page_stage
+                        ON CONFLICT (\(unit == nil ? "id" : "parent, id")) DO UPDATE SET json = excluded.json,
+                            json_text = excluded.json_text\(titleUpdate)\(parentUpdates), fetched_at = excluded.fetched_at,
+                            run = excluded.run\(kept)
+                        RETURNING 1)
+                    SELECT count(*) FROM written
                     """, parameters, operation)
+                if let pages, Int(written.first?[0] ?? "") != page.notes.count {
+                    try duplicate(in: page, range: pages, run: run, operation)
+                }
             }
             try afterStep(.rows)
             if let nextIdentity {
@@ -527,10 +549,27 @@
                     [key, Array(nextIdentity.utf8)], operation)
             }
             try save(checkpoint, "writing page \(page.number)'s checkpoint")
-            if let claim { try fence(claim, page: page, checkpoint: checkpoint) }
+            if let claim { try fence(claim, page: page, checkpoint: checkpoint, bringing: bringing) }
             try afterStep(.checkpoint)
             try database.execute("COMMIT", "committing page \(page.number)")
             try afterStep(.committed)
+        }
+
+        /// Throws the duplicate a range's page brought: a record of `page` that another range of the same run
+        /// committed (offsets or page numbers that moved while the ranges were walked).
+        private func duplicate(in page: FetchedPage, range: PageRange, run: Int, _ operation: String) throws {
+            let found = try database.query(
+                """
+                SELECT t.id, t.slice FROM notes_page_stage s JOIN \(quotedTable) t ON t.id = s.id
+                WHERE t.run = $1 AND t.slice <> $2 ORDER BY t.id LIMIT 1
+                """, [Array("\(run)".utf8), Array(range.key.utf8)], operation)
+            guard let row = found.first else {
+                throw StoreError("page \(page.number): the table kept fewer rows than the page has notes")
+            }
+            let id = page.notes.first { $0.id == row[0] }?.quotedID ?? (row[0] ?? "")
+            throw StoreError(
+                "duplicate id \(id) on page \(page.number), committed by \(row[1] ?? "another range") of the same run: the server's pages moved while they were walked",
+                kind: .record)
         }
 
         // MARK: - Reading

@@ -158,7 +158,7 @@ public final class SQLiteDestination: PageDestination {
                 try walks.bind(4, text: table + "@")
                 try walks.bind(5, text: table + "A")
                 try walks.step()
-                let kind = WalkKind(unit: unit, window: window)
+                let kind = WalkKind(unit: unit, parted: window != nil)
                 if let problem = kind.refusal(
                     own: walks.integer(0), children: walks.integer(1), windows: walks.integer(2))
                 {

@@ -199,13 +199,14 @@ public struct SliceWindow: Sendable, Hashable {
     }
 }
 
-/// Whose walks a table holds: one endpoint's own walk, a child resource's (one per parent), or a sliced
-/// resource's (one per window). A table is only ever one kind's.
+/// Whose walks a table holds: one endpoint's own walk, a child resource's (one per parent), or a resource
+/// walked in parts: a sliced resource's (one per time window) or one split into ranges of pages (one per
+/// range, ``PageRange``). A table is only ever one kind's.
 enum WalkKind: Sendable, Hashable {
     case own, child, window
 
-    init(unit: ChildUnit?, window: SliceWindow?) {
-        self = unit != nil ? .child : window != nil ? .window : .own
+    init(unit: ChildUnit?, parted: Bool) {
+        self = unit != nil ? .child : parted ? .window : .own
     }
 
     /// Why a walk of this kind cannot go into a table that holds `own` walks of its own, `children` child
@@ -213,10 +214,13 @@ enum WalkKind: Sendable, Hashable {
     func refusal(own: Int, children: Int, windows: Int) -> String? {
         switch self {
         case .own where children > 0: return "holds a child resource's notes (one walk per parent)"
-        case .own where windows > 0: return "holds a sliced resource's notes (one walk per time window)"
+        case .own where windows > 0:
+            return "holds the notes of a resource walked in parts (one walk per time window or range of pages)"
         case .child where own > 0: return "holds the notes of one endpoint, not a child resource's"
         case .child where windows > 0: return "holds a sliced resource's notes, not a child resource's"
-        case .window where own > 0: return "holds the notes of one endpoint walked whole, not in time windows (slice)"
+        case .window where own > 0:
+            return
+                "holds the notes of one endpoint walked whole, not in time windows (slice) or ranges of pages (pages-per-unit)"
         case .window where children > 0: return "holds a child resource's notes, not a sliced resource's"
         default: return nil
         }

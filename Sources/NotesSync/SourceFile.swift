@@ -37,7 +37,7 @@ public struct SourceFile: Sendable {
     /// The keys at the top of a source.
     public static let keys = ["base-url", "auth", "defaults", "resources"]
     /// The keys of a resource that are not options.
-    public static let resourceKeys = ["name", "path", "parent", "include-from-parent", "slice"]
+    public static let resourceKeys = ["name", "path", "parent", "include-from-parent", "slice", "pages-per-unit"]
 
     /// Reads the source file at `path`.
     public init(path: String) throws(SourceError) {
@@ -176,6 +176,8 @@ public struct SourceResource: Sendable {
     public var includeFromParent: [FieldPath] = []
     /// `slice`: the time windows the resource is walked in, as written (the command reads it).
     public var slice: SourceNode?
+    /// `pages-per-unit`: the pages a worker's unit of the resource walks, as written (the command reads it).
+    public var pagesPerUnit: SourceNode?
 
     init(_ node: SourceNode, file: String) throws(SourceError) {
         guard case .mapping(let entries) = node.value else {
@@ -197,6 +199,8 @@ public struct SourceResource: Sendable {
                 includeFromParent = try Self.fields(entry, file: file)
             case "slice":
                 slice = entry.value
+            case "pages-per-unit":
+                pagesPerUnit = entry.value
             default: options.append(entry)
             }
         }
@@ -215,6 +219,16 @@ public struct SourceResource: Sendable {
             throw SourceError(
                 "resource '\(name)' has a 'parent' and a 'slice': a child resource's walks are one per parent, never in time windows",
                 file: file, at: slice.mark)
+        }
+        if parent != nil, let pagesPerUnit {
+            throw SourceError(
+                "resource '\(name)' has a 'parent' and 'pages-per-unit': a child resource's walks are one per parent, never split into ranges of pages",
+                file: file, at: pagesPerUnit.mark)
+        }
+        if let slice, let pagesPerUnit {
+            throw SourceError(
+                "resource '\(name)' has a 'slice' and 'pages-per-unit': its walks are one per time window, never split into ranges of pages",
+                file: file, at: pagesPerUnit.mark)
         }
         if parent == nil {
             if !includeFromParent.isEmpty {

@@ -157,7 +157,9 @@ struct TimeSlicesTests {
         let own = #expect(throws: StoreError.self) {
             try SyncAPI.walk(into: try SQLiteDestination(path: database, table: "notes"))
         }
-        #expect(own?.description.contains("holds a sliced resource's notes (one walk per time window)") == true)
+        #expect(
+            own?.description.contains(
+                "holds the notes of a resource walked in parts (one walk per time window or range of pages)") == true)
         let whole = try SyncAPI.walk(into: try SQLiteDestination(path: database, table: "plain"))
         try await whole.run(fetcher: api.fetcher(whole, transport: api.transport()), from: .start)
         let window = await #expect(throws: StoreError.self) {

@@ -12,9 +12,12 @@ public struct UnitClaim: Sendable, Hashable {
     public var lease: Int
     /// The child resources whose units each record of a committed page brings, in the same transaction.
     public var children: [String]
+    /// The unit's resource: the ranges of pages a page brings are its units (``PageRange``).
+    public var resource: String
 
-    public init(unit: Int64, run: Int, holder: String, lease: Int, children: [String]) {
+    public init(unit: Int64, run: Int, holder: String, lease: Int, children: [String], resource: String = "") {
         self.unit = unit
+        self.resource = resource
         self.run = run
         self.holder = holder
         self.lease = lease
@@ -496,8 +499,24 @@ public struct UnitClaim: Sendable, Hashable {
         /// records bring, then checks that the unit is still the worker's, extends its lease and counts the
         /// walk's pages, marking the unit done with the walk's last page. The check comes last, so that the
         /// unit's row is locked only while the transaction commits.
-        func fence(_ claim: UnitClaim, page: FetchedPage, checkpoint: WalkCheckpoint) throws {
+        func fence(_ claim: UnitClaim, page: FetchedPage, checkpoint: WalkCheckpoint, bringing: [PageRange]) throws {
             let units = "\"\(schema)\".notes_page_units"
+            if !bringing.isEmpty {
+                // The ranges of pages after this one, units of the claim's resource.
+                try database.query(
+                    """
+                    WITH added AS (
+                        INSERT INTO \(units) (run, resource, parent)
+                        SELECT $1::integer, $2, p FROM unnest($3::text[]) AS p
+                        ON CONFLICT DO NOTHING RETURNING 1)
+                    SELECT pg_notify('\(WorkUnits.channel)', $4) WHERE EXISTS (SELECT 1 FROM added)
+                    """,
+                    [
+                        Array("\(claim.run)".utf8), Array(claim.resource.utf8),
+                        WorkUnits.arrayLiteral(bringing.map(\.key)), Array(schema.utf8),
+                    ],
+                    "adding the ranges of pages after page \(page.number)")
+            }
             if !claim.children.isEmpty, !page.notes.isEmpty {
                 let keys = page.notes.map { note in
                     unit.map { ChildUnit.key(parent: $0.parent, id: note.id) } ?? note.id
