@@ -30,7 +30,8 @@ public struct PageRange: Sendable, Hashable {
     public init?(key: String) {
         guard key.hasPrefix("pages ") else { return nil }
         let bounds = key.dropFirst("pages ".count).split(separator: "-", omittingEmptySubsequences: false)
-        guard bounds.count == 2, bounds.allSatisfy({ $0.count <= 12 && $0.allSatisfy(\.isASCII) }),
+        guard bounds.count == 2,
+            bounds.allSatisfy({ !$0.isEmpty && $0.count <= 12 && $0.utf8.allSatisfy { (48...57).contains($0) } }),
             let first = Int(bounds[0]), let last = Int(bounds[1]), first >= 1, last >= first
         else { return nil }
         self.init(first: first, count: last - first + 1)

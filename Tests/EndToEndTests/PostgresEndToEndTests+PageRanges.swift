@@ -82,6 +82,15 @@ extension PostgresEndToEndTests {
                 SELECT count(*), count(*) FILTER (WHERE state = 'done'), sum(pages), min(parent), max(parent)
                 FROM ranges.notes_page_units WHERE resource = 'notes'
                 """) == "20|20|200|pages 1-10|pages 91-100\n", "\(replay)")
+        // The ranges came with the first range's first page, not one after another: others were claimed
+        // while the first was walked.
+        #expect(
+            try database.psql(
+                """
+                SELECT count(*) >= 3 FROM ranges.notes_page_units WHERE started_at <
+                    (SELECT ended_at FROM ranges.notes_page_units WHERE parent = 'pages 1-10')
+                    AND parent <> 'pages 1-10'
+                """) == "t\n", "\(replay)")
         // A second run walks every range again, from its first page: its ranges are its own.
         try MarkedLog.mark(fixture, 2)
         let again = try await Run(
@@ -99,6 +108,29 @@ extension PostgresEndToEndTests {
         #expect(Set(targets).count == 200, "\(replay)")
         #expect(targets.count - Set(targets).count <= 3 * (kills + 4), "\(replay)")
         #expect(Set(log.targets(after: 2)).count == 200)
+    }
+
+    @Test("A server that announces no total: each range's last page brings the next, to the last page")
+    func pageRangesWithoutTotal() async throws {
+        let database = try Self.server()
+        let fixture = try FixtureServer(["--count", "400", "--page-size", "20", "--totals", "none"])
+        defer { fixture.stop() }
+        _ = try database.psql("DROP SCHEMA IF EXISTS chained CASCADE")
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        let source = try Self.rangesSource(fixture, pages: 3, in: scratch)
+        let arguments = ["sync", source, "--postgres", database.url(), "--schema", "chained", "--worker", "--quiet"]
+        let runs = try (0..<2).map { _ in try Background(arguments) }
+        for run in runs {
+            let end = run.finish()
+            #expect(end.status == 0, "\(end.stderr)")
+        }
+        #expect(try database.psql("SELECT count(*), count(DISTINCT id) FROM chained.notes") == "400|400\n")
+        // 20 pages: ranges of 3 to pages 19-21, whose second page is the last.
+        #expect(
+            try database.psql(
+                "SELECT count(*), count(*) FILTER (WHERE state = 'done'), sum(pages) FROM chained.notes_page_units"
+            ) == "7|7|20\n")
     }
 
     @Test("A server that sends fewer notes a page than asked: a range of offsets is refused, never a walk with holes")

@@ -63,12 +63,14 @@ public final class PostgresCluster: @unchecked Sendable {
         try start()
         // Whatever ends this process (a kill -9 included), the cluster ends with it. The watcher holds none of
         // this process's descriptors: one it held (another child's pipe, or the socket by which Foundation
-        // learns that a child ended) would hide that child's end for as long as the tests run.
+        // learns that a child ended) would hide that child's end for as long as the tests run. It runs in a
+        // session of its own: a runner that stops the tests' session (the mutation runner does) stops the
+        // tests alone.
         let pgCtl = binaries.appendingPathComponent("pg_ctl").path
         let watcher =
             "while kill -0 \(getpid()) 2>/dev/null; do sleep 1; done; /usr/sbin/runuser -u postgres -- \(pgCtl) "
             + "-D \(data) -m immediate stop; rm -rf \(directory.path)"
-        _ = system("\(Self.closingDescriptors) /bin/sh -c '\(watcher)' </dev/null >/dev/null 2>&1 &")
+        _ = system("/usr/bin/setsid \(Self.closingDescriptors) /bin/sh -c '\(watcher)' </dev/null >/dev/null 2>&1 &")
     }
 
     private var data: String { directory.appendingPathComponent("data").path }
