@@ -98,6 +98,14 @@ extension SyncCommand {
             throw UsageError(
                 "\(place) and since-path do not go together: a resource split into ranges is walked whole each run")
         }
+        guard command.maxPages == nil, command.maxNotes == nil else {
+            throw UsageError("\(place) and max-pages or max-notes do not go together: every range would stop there")
+        }
+        if pagination is OffsetPagination, count < 2 {
+            throw UsageError(
+                "\(place) is at least 2 with paginate: offset: a page shorter than asked is told from the last one by the page after it"
+            )
+        }
         return count
     }
 

@@ -322,7 +322,8 @@ import NotesSystem
                 [
                     resources[index].name, resources[index].path, resources[index].parent.map { "\($0)" } ?? "",
                     selected[index] ? "walked" : "", resources[index].slices.map { "\($0)" } ?? "",
-                    resources[index].pagesPerUnit.map { "\($0) pages a unit" } ?? "",
+                    resources[index].pagesPerUnit.map { "\($0) pages a unit of \(resources[index].command.pagination)" }
+                        ?? "",
                 ].joined(separator: "\u{1F}")
             }
             return ChildUnit.digest(Array((described + [full ? "full" : ""]).joined(separator: "\u{1E}").utf8))

@@ -60,6 +60,9 @@ public final class CommittedWalk {
     public let visited: IDSet
     /// Where the walk stands: updated with each committed page.
     public private(set) var checkpoint: WalkCheckpoint
+    /// A range's last page committed, when it held fewer notes than asked and was not the last: the page
+    /// after it must be empty (``checkGrid(_:range:)``).
+    private var shortPage: (number: Int, count: Int)?
 
     /// Opens `destination` for the walk of `url` with `pagination`.
     /// - Throws: ``StoreError`` when the destination cannot be read, belongs to another walk, or the
@@ -194,7 +197,7 @@ public final class CommittedWalk {
             if let failure = committing.wait() { throw failure }
             onPage(committing.page, checkpoint)
         }
-        let stop: PageLocation?
+        var stop: PageLocation?
         do throws(FetchError) {
             stop = try await fetcher.walk(
                 from: from,
@@ -202,19 +205,19 @@ public final class CommittedWalk {
                 visited: visited,
                 span: WalkSpan(
                     firstNumber: (pages?.first ?? 1) + checkpoint.pages, maxPages: maxPages, maxNotes: maxNotes),
-                cancellation: cancellation
-            ) { page throws(FetchError) in
-                if ahead != nil { destination.prepare(page) }
+                cancellation: cancellation,
+                body: commitPage)
+            // A range whose first page put the last page before the range's end, and whose pages went on past
+            // it (the total grew meanwhile): walked on from its next page, to the range's end.
+            while let pages, stop == nil {
                 try settle()
-                if let ahead {
-                    let walk = UnsafeTransfer(self)
-                    pending = ahead.commit(page) { () throws(FetchError) in
-                        try walk.value.commit(page, locator: locator)
-                    }
-                } else {
-                    try commit(page, locator: locator)
-                    onPage(page, checkpoint)
-                }
+                guard let next = checkpoint.next, checkpoint.pages < pages.count else { break }
+                stop = try await fetcher.walk(
+                    from: next, ids: ids, visited: visited,
+                    span: WalkSpan(
+                        firstNumber: pages.first + checkpoint.pages, maxPages: pages.count - checkpoint.pages,
+                        maxNotes: nil),
+                    cancellation: cancellation, body: commitPage)
             }
         } catch {
             // The page before the failure is committed (or its own failure, the earlier one, is said).
@@ -224,6 +227,56 @@ public final class CommittedWalk {
         try settle()
         // A range that reached its last page is walked to its end, whatever follows it.
         return pages != nil && checkpoint.isDone ? nil : stop
+
+        func commitPage(_ page: FetchedPage) async throws(FetchError) {
+            if ahead != nil { destination.prepare(page) }
+            try settle()
+            if let ahead {
+                let walk = UnsafeTransfer(self)
+                pending = ahead.commit(page) { () throws(FetchError) in
+                    try walk.value.commit(page, locator: locator)
+                }
+            } else {
+                try commit(page, locator: locator)
+                onPage(page, checkpoint)
+            }
+        }
+    }
+
+    /// Checks that a page of a range keeps to the grid the ranges are laid on: the page after it is the one
+    /// the scheme addresses next, and, with offsets, the page holds as many notes as asked unless it is the
+    /// last (a server that sends fewer, its own page size, would leave holes between the ranges). A short page
+    /// is the last when the server's total says so, or when the page after it is empty.
+    private func checkGrid(_ page: FetchedPage, range: PageRange) throws(FetchError) {
+        func refuse(_ reason: String) -> FetchError {
+            FetchError(
+                .pagination(
+                    reason
+                        + ": ranges of pages are laid on the pages of the size asked; give the size the server sends (page-size)"
+                ), page: page.number, location: page.location)
+        }
+        if let offsets = pagination as? OffsetPagination, case .offset(let offset) = page.location {
+            let count = page.notes.count + page.skippedCount
+            if let short = shortPage, count > 0 {
+                throw refuse(
+                    "page \(short.number) held \(short.count) notes, not the \(offsets.limit) asked, and the page after it has more"
+                )
+            }
+            shortPage = nil
+            if count < offsets.limit, page.next != nil {
+                if let total = page.total, offset + count < total {
+                    throw refuse(
+                        "\(count) notes at offset \(offset), not the \(offsets.limit) asked, where the server announces \(total)"
+                    )
+                }
+                // The last page, or the server's own page size: the page after it says which.
+                shortPage = (page.number, count)
+                return
+            }
+        }
+        if let next = page.next, let expected = pagination.location(1, after: page.location), next != expected {
+            throw refuse("the page is followed by \(next), not \(expected)")
+        }
     }
 
     /// Commits one page fetched outside ``run(fetcher:from:maxPages:maxNotes:cancellation:onPage:)``
@@ -239,21 +292,17 @@ public final class CommittedWalk {
         next.add(kept)
         var nextIdentity = page.next.map { locator.identity(for: $0) }
         if let pages {
-            // Offsets counted in pages of the size asked: a server that sends another size would leave holes
-            // between the ranges, or walk records twice.
-            if let offsets = pagination as? OffsetPagination, page.next != nil,
-                page.notes.count + page.skippedCount != offsets.limit
-            {
-                throw FetchError(
-                    .pagination(
-                        "\(page.notes.count + page.skippedCount) notes on a page that is not the last, not the \(offsets.limit) asked: a range of pages starts at an offset counted in pages of the size asked; give the page size the server sends (page-size)"
-                    ), page: page.number, location: page.location)
-            }
-            // Its first page says where the last page is, if it says; its last page ends it, and brings the
-            // next range when a page follows.
+            try checkGrid(page, range: pages)
+            // Its first page says where the last page is, if it says (the first range's, and every
+            // maxBrought-th's: each brings the next maxBrought ranges at most); its last page ends it, and
+            // brings the next range when a page follows.
+            let bringsAll = (pages.first - 1) / pages.count % PageRange.maxBrought == 0
             let lastPage =
-                next.pages == 1
-                ? page.facts.flatMap { pagination.lastIndex(after: $0, start: page.location) }.map { pages.first + $0 }
+                next.pages == 1 && bringsAll
+                ? page.facts.flatMap { pagination.lastIndex(after: $0, start: page.location) }.flatMap {
+                    let (last, overflow) = pages.first.addingReportingOverflow($0)
+                    return overflow ? nil : last
+                }
                 : nil
             let ends = next.pages >= pages.count
             if ends {

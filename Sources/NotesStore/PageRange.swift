@@ -12,7 +12,8 @@ public struct PageRange: Sendable, Hashable {
     /// Pages in the range.
     public var count: Int
 
-    /// The most ranges one page brings: past it, the last range brought brings the next when it ends.
+    /// The most ranges one page brings: the first range's first page brings the next `maxBrought`, and the
+    /// first page of every `maxBrought`-th range after it the next `maxBrought` again.
     public static let maxBrought = 10_000
 
     public init(first: Int, count: Int) {

@@ -7,10 +7,10 @@ import Testing
 
 extension PostgresEndToEndTests {
     /// `ranges.yaml`: the fixture's notes in offset style, `limit` notes a page, `pages` pages a unit, two
-    /// pages of a unit in flight.
-    static func rangesSource(_ fixture: FixtureServer, pages: Int, limit: Int = 20, in scratch: Scratch) throws
-        -> String
-    {
+    /// pages of a unit in flight, and `more` (keys of the resource, each line indented).
+    static func rangesSource(
+        _ fixture: FixtureServer, pages: Int, limit: Int = 20, more: String = "", in scratch: Scratch
+    ) throws -> String {
         try Files.write(
             """
             base-url: \(fixture.url.replacingOccurrences(of: "/notes", with: ""))
@@ -22,7 +22,7 @@ extension PostgresEndToEndTests {
                 items-path: results
                 pages-per-unit: \(pages)
                 parallel: 2
-            """, to: scratch.path("ranges.yaml"))
+            """ + more, to: scratch.path("ranges.yaml"))
         return scratch.path("ranges.yaml")
     }
 
@@ -113,7 +113,8 @@ extension PostgresEndToEndTests {
     @Test("A server that announces no total: each range's last page brings the next, to the last page")
     func pageRangesWithoutTotal() async throws {
         let database = try Self.server()
-        let fixture = try FixtureServer(["--count", "400", "--page-size", "20", "--totals", "none"])
+        // 390 notes: 19 pages of 20, then one of 10.
+        let fixture = try FixtureServer(["--count", "390", "--page-size", "20", "--totals", "none"])
         defer { fixture.stop() }
         _ = try database.psql("DROP SCHEMA IF EXISTS chained CASCADE")
         let scratch = try Scratch()
@@ -125,7 +126,7 @@ extension PostgresEndToEndTests {
             let end = run.finish()
             #expect(end.status == 0, "\(end.stderr)")
         }
-        #expect(try database.psql("SELECT count(*), count(DISTINCT id) FROM chained.notes") == "400|400\n")
+        #expect(try database.psql("SELECT count(*), count(DISTINCT id) FROM chained.notes") == "390|390\n")
         // 20 pages: ranges of 3 to pages 19-21, whose second page is the last.
         #expect(
             try database.psql(
@@ -133,25 +134,62 @@ extension PostgresEndToEndTests {
             ) == "7|7|20\n")
     }
 
-    @Test("A server that sends fewer notes a page than asked: a range of offsets is refused, never a walk with holes")
+    @Test(
+        "A server that sends fewer notes a page than asked, with a total or without: a range of offsets is refused, never a walk with holes"
+    )
     func pageRangesCapped() async throws {
         let database = try Self.server()
-        // At most 10 notes a page, 20 asked.
-        let fixture = try FixtureServer(["--count", "400", "--page-size", "20", "--max-limit", "10"])
+        // Without a total, the first page is kept: the second shows it was not the last.
+        for (totals, reason, kept) in [
+            ("count,header", "10 notes at offset 0, not the 20 asked, where the server announces 400", 0),
+            ("none", "page 1 held 10 notes, not the 20 asked, and the page after it has more", 10),
+        ] {
+            // At most 10 notes a page, 20 asked.
+            let fixture = try FixtureServer([
+                "--count", "400", "--page-size", "20", "--max-limit", "10", "--totals", totals,
+            ])
+            defer { fixture.stop() }
+            _ = try database.psql("DROP SCHEMA IF EXISTS capped CASCADE")
+            let scratch = try Scratch()
+            defer { scratch.remove() }
+            let source = try Self.rangesSource(fixture, pages: 5, in: scratch)
+            let run = try await Run([
+                "sync", source, "--postgres", database.url(), "--schema", "capped", "--worker", "--unit-retries", "1",
+            ])
+            #expect(run.status == 65, "\(totals): \(run.stderr)")
+            #expect(
+                run.stderr.contains(
+                    "\(reason): ranges of pages are laid on the pages of the size asked; give the size the server sends (page-size)"
+                ), "\(totals): \(run.stderr)")
+            #expect(try database.psql("SELECT count(*) FROM capped.notes") == "\(kept)\n")
+        }
+    }
+
+    @Test(
+        "A range whose first page puts the last page inside it, and whose pages go on past it (rows added meanwhile): walked on to the range's end"
+    )
+    func pageRangesGrown() async throws {
+        let database = try Self.server()
+        // 160 notes, 8 pages of 20; when page 3 is first asked, 40 more go in front: 10 pages.
+        let fixture = try FixtureServer([
+            "--count", "160", "--page-size", "20", "--style", "offset", "--fault", "shift:40@3",
+        ])
         defer { fixture.stop() }
-        _ = try database.psql("DROP SCHEMA IF EXISTS capped CASCADE")
+        _ = try database.psql("DROP SCHEMA IF EXISTS grown CASCADE")
         let scratch = try Scratch()
         defer { scratch.remove() }
-        let source = try Self.rangesSource(fixture, pages: 5, in: scratch)
-        let run = try await Run([
-            "sync", source, "--postgres", database.url(), "--schema", "capped", "--worker", "--unit-retries", "1",
-        ])
-        #expect(run.status == 65, "\(run.stderr)")
+        // The notes pushed onto later pages come again: skipped.
+        let source = try Self.rangesSource(fixture, pages: 10, more: "\n    on-duplicate: skip", in: scratch)
+        let run = try await Run(["sync", source, "--postgres", database.url(), "--schema", "grown", "--worker"])
+        #expect(run.status == 0, "\(run.stderr)")
+        // Every note there was at the start, n0 to n159, to the 10th page.
         #expect(
-            run.stderr.contains(
-                "10 notes on a page that is not the last, not the 20 asked: a range of pages starts at an offset counted in pages of the size asked"
-            ), "\(run.stderr)")
-        #expect(try database.psql("SELECT count(*) FROM capped.notes") == "0\n")
+            try database.psql(
+                """
+                SELECT count(*), count(*) FILTER (WHERE id ~ '^n[0-9]+$'),
+                    (SELECT max(pages) FROM grown.notes_page_units) FROM grown.notes
+                """
+            ) == "160|160|10\n")
     }
 
     @Test(
@@ -200,6 +238,14 @@ extension PostgresEndToEndTests {
                 "path: notes\n    paginate: offset\n    page-size: 20\n    pages-per-unit: 0",
                 ["--postgres", url, "--worker"],
                 "7:21: resource 'notes': pages-per-unit is not a number of pages from 1 to 1000000"
+            ),
+            (
+                "path: notes\n    paginate: offset\n    page-size: 20\n    pages-per-unit: 1",
+                ["--postgres", url, "--worker"], "pages-per-unit is at least 2 with paginate: offset"
+            ),
+            (
+                "path: notes\n    paginate: offset\n    page-size: 20\n    max-pages: 4\n    pages-per-unit: 10",
+                ["--postgres", url, "--worker"], "pages-per-unit and max-pages or max-notes do not go together"
             ),
             (
                 "path: notes\n    pages-per-unit: 10", ["--postgres", url, "--worker"],
