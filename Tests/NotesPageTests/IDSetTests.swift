@@ -1,5 +1,6 @@
-import NotesPage
 import Testing
+
+@testable import NotesPage
 
 @Suite("The compact id set")
 struct IDSetTests {
@@ -72,5 +73,21 @@ struct IDSetTests {
         }
         #expect(ids.count == 1_000_000)
         #expect(ids.memoryFootprint < 40 << 20, "\(ids.memoryFootprint) bytes")
+    }
+
+    @Test("The hash is SipHash: the published SipHash-2-4 vectors, from the empty message to two words")
+    func sipHashVectors() {
+        // Key 00 01 … 0f; message 00 01 … of each length.
+        let key = SipHash13(k0: 0x0706_0504_0302_0100, k1: 0x0f0e_0d0c_0b0a_0908)
+        let message = (0..<16).map { UInt8($0) }
+        for (length, expected) in [
+            (0, 0x726f_db47_dd0e_0e31), (1, 0x74f8_39c5_93dc_67fd), (7, 0xab02_00f5_8b01_d137),
+            (8, 0x93f5_f579_9a93_2462), (15, 0xa129_ca61_49be_45e5), (16, 0x3f2a_cc7f_57c2_9bdb),
+        ] as [(Int, UInt64)] {
+            let hash = message.prefix(length).withUnsafeBytes {
+                key.hash($0, compressionRounds: 2, finalizationRounds: 4)
+            }
+            #expect(hash == expected, "\(length) bytes")
+        }
     }
 }
