@@ -224,6 +224,57 @@ extension PostgresEndToEndTests {
                 == "pages 11-20|failed|65\n")
     }
 
+    @Test(
+        "Ranges of pages against Django REST framework's own paginations, offsets and page numbers: three workers, every record once",
+        .enabled(if: DjangoServer.isAvailable, "python3 does not import django and rest_framework")
+    )
+    func pageRangesDRF() async throws {
+        let database = try Self.server()
+        let app = try DjangoServer(count: 3000, ["--quiet"])
+        defer { app.stop() }
+        _ = try database.psql("DROP SCHEMA IF EXISTS drf_ranges CASCADE")
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        // 30 pages of 100 each way: 6 ranges of 5 pages.
+        try Files.write(
+            """
+            base-url: \(app.url)
+            defaults:
+              page-size: 100
+            resources:
+              - name: by_offset
+                path: limitoffset/
+                paginate: offset
+                pages-per-unit: 5
+              - name: by_page
+                path: pagenumber/
+                paginate: page
+                page-size-param: page_size
+                pages-per-unit: 5
+            """, to: scratch.path("drf.yaml"))
+        let arguments = [
+            "sync", scratch.path("drf.yaml"), "--postgres", database.url(), "--schema", "drf_ranges", "--worker",
+            "--quiet",
+        ]
+        let workers = try (0..<3).map { _ in try Background(arguments) }
+        for worker in workers {
+            let end = worker.finish()
+            #expect(end.status == 0, "\(end.stderr)")
+        }
+        for table in ["by_offset", "by_page"] {
+            let ids = try database.psql("SELECT id FROM drf_ranges.\(table) ORDER BY id::int").split(
+                separator: "\n"
+            ).compactMap { Int($0) }
+            #expect(ids == PythonAppServer.ids(count: 3000), "\(table)")
+        }
+        #expect(
+            try database.psql(
+                """
+                SELECT resource, count(*), count(*) FILTER (WHERE state = 'done'), sum(pages)
+                FROM drf_ranges.notes_page_units GROUP BY 1 ORDER BY 1
+                """) == "by_offset|6|6|30\nby_page|6|6|30\n")
+    }
+
     @Test("pages-per-unit: refused where it cannot work, at its line, before any request")
     func pageRangesUsage() async throws {
         let scratch = try Scratch()
