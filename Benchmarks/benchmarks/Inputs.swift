@@ -56,6 +56,10 @@ final class Inputs: @unchecked Sendable {
     /// A GitHub-shaped API of `workerParents` repositories of 100 issues each (one page), 20 ms a response,
     /// and a source over it: the units of a sync drained by workers (`sync/workers-N`).
     var workersSource = ""
+    /// The same server's repositories as one resource of a page each (`paginate: page`, one page in flight),
+    /// whole and split into ranges of 10 pages (`pages-per-unit`): `sync/ranges-N`.
+    var rangesSource = ""
+    var wholeSource = ""
     private var workersServer: Process?
     /// Its repositories: 399 for a million notes (with the repositories' walk, 400 units), fewer for a quick run.
     var workerParents: Int { max(39, min(399, count / 2_500)) }
@@ -151,6 +155,20 @@ final class Inputs: @unchecked Sendable {
             parent: repos
             path: repos/octo/{parent.name}/issues?per_page=100
         """.write(toFile: workersSource, atomically: true, encoding: .utf8)
+        (rangesSource, wholeSource) = (scratch + "/ranges.yaml", scratch + "/whole.yaml")
+        for (path, split) in [(rangesSource, "\n    pages-per-unit: 10"), (wholeSource, "")] {
+            try """
+            base-url: \(workersURL.replacingOccurrences(of: "/notes", with: ""))/
+            defaults:
+              no-title: true
+            resources:
+              - name: repos
+                path: repos
+                paginate: page
+                page-size: 1
+                parallel: 1\(split)
+            """.write(toFile: path, atomically: true, encoding: .utf8)
+        }
         fanoutCurlConfig = scratch + "/fanout-curl.cfg"
         let repoPages = (1...((fanoutParents + 99) / 100)).map { "\(fanoutBase)/repos?per_page=100&page=\($0)" }
         let issuePages = (1...fanoutParents).flatMap { repo in

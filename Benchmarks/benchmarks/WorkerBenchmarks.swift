@@ -14,6 +14,10 @@ extension Benchmark {
         "sync/workers-2": "two worker processes draining the same sync together",
         "sync/workers-4": "four worker processes draining the same sync together",
         "sync/parallel-4": "one notes-page sync --parallel 4 of the same sync, without workers",
+        "sync/ranges-whole":
+            "one notes-page sync --worker walking one resource of a page each (20 ms a page, one in flight) whole",
+        "sync/ranges-1": "the same resource split into ranges of 10 pages (pages-per-unit), one worker",
+        "sync/ranges-4": "four worker processes draining the same ranges together",
         "queue/claims":
             "4 threads, each with its own connection, claiming and finishing units of work (the whole process: a run of them made, then all claimed)",
     ]
@@ -23,8 +27,9 @@ extension Benchmark {
 
     static func workers(_ inputs: Inputs) -> [Benchmark] {
         let size: (Inputs) -> (Int, Int) = { ($0.workerPages * 100 * 150, $0.workerParents * 100) }
-        let unavailable: (Inputs) -> String? = { _ in PostgresBench.shared.problem }
-        let fresh: (Inputs) -> Void = { _ in PostgresBench.shared.sql("DROP SCHEMA IF EXISTS workers CASCADE") }
+        let unavailable: @Sendable (Inputs) -> String? = { _ in PostgresBench.shared.problem }
+        let fresh: @Sendable (Inputs) -> Void = { _ in PostgresBench.shared.sql("DROP SCHEMA IF EXISTS workers CASCADE")
+        }
         let sync: @Sendable (Inputs) -> [String] = { inputs in
             [
                 inputs.notesPage, "sync", inputs.workersSource, "--postgres", PostgresBench.shared.url, "--schema",
@@ -32,9 +37,13 @@ extension Benchmark {
             ]
         }
         /// `count` workers started at once, each to its end: a shell waits for them all, and fails if one does.
-        func workers(_ count: Int) -> @Sendable (Inputs) -> [String] {
+        func workers(_ count: Int, source: @escaping @Sendable (Inputs) -> String = { $0.workersSource })
+            -> @Sendable (Inputs) -> [String]
+        {
             { inputs in
-                let one = (sync(inputs) + ["--worker", "--run", "bench", "--quiet"]).map { "'\($0)'" }.joined(
+                var command = sync(inputs)
+                command[2] = source(inputs)
+                let one = (command + ["--worker", "--run", "bench", "--quiet"]).map { "'\($0)'" }.joined(
                     separator: " ")
                 let script =
                     "pids=''; for i in $(seq \(count)); do \(one) & pids=\"$pids $!\"; done; "
@@ -61,14 +70,39 @@ extension Benchmark {
                 Benchmark(
                     name: "sync/parallel-4", run: .command { sync($0) + ["--parallel", "4", "--quiet"] },
                     ceiling: ["sync/workers-1"], size: size, unavailable: unavailable, beforeEachRun: fresh)
-            ]
+            ] + ranges(unavailable: unavailable, fresh: fresh, workers: workers)
+    }
+
+    /// One resource of the workers' server, a repository a page (`workerParents` pages, 20 ms each, one
+    /// in flight), walked whole by one worker, then split into ranges of 10 pages for 1 and 4 workers.
+    private static func ranges(
+        unavailable: @escaping @Sendable (Inputs) -> String?, fresh: @escaping @Sendable (Inputs) -> Void,
+        workers: (Int, @escaping @Sendable (Inputs) -> String) -> @Sendable (Inputs) -> [String]
+    ) -> [Benchmark] {
+        let size: (Inputs) -> (Int, Int) = { ($0.workerParents * 150, $0.workerParents) }
+        return [
+            Benchmark(
+                name: "sync/ranges-whole", run: .command(workers(1, { $0.wholeSource })), ceiling: [], size: size,
+                unavailable: unavailable, beforeEachRun: fresh),
+            Benchmark(
+                name: "sync/ranges-1", run: .command(workers(1, { $0.rangesSource })), ceiling: ["sync/ranges-whole"],
+                size: size, unavailable: unavailable, beforeEachRun: fresh),
+            Benchmark(
+                name: "sync/ranges-4", run: .command(workers(4, { $0.rangesSource })), ceiling: ["sync/ranges-1"],
+                size: size, unavailable: unavailable, beforeEachRun: fresh),
+        ]
     }
 
     /// The workers' target: four worker processes at least 3.5× as fast as one, on a sync the latency
     /// bounds (the server is not the bottleneck); two workers and `--parallel 4` are shown beside it.
     static func workerTargets(_ results: [String: Figures]) -> [String] {
-        guard let one = results["sync/workers-1"]?.wallP50 else { return [] }
         var lines: [String] = []
+        if let whole = results["sync/ranges-whole"]?.wallP50, let four = results["sync/ranges-4"]?.wallP50 {
+            lines.append(
+                "shown   one resource in ranges of pages, 4 worker processes: "
+                    + String(format: "%.2f× as fast as 1 worker walking it whole", whole / four))
+        }
+        guard let one = results["sync/workers-1"]?.wallP50 else { return lines }
         if let four = results["sync/workers-4"]?.wallP50 {
             let speedup = one / four
             lines.append(
