@@ -42,27 +42,10 @@ extension PostgresEndToEndTests {
             "sync", source, "--postgres", database.url(), "--schema", "ranges", "--worker", "--run", "r1",
             "--lease", "2", "--quiet",
         ]
-        let seed =
-            ProcessInfo.processInfo.environment["NOTES_TEST_SEED"].flatMap(UInt64.init)
-            ?? UInt64.random(in: 0...UInt64.max)
-        var random = SeededRandom(seed: seed)
         try MarkedLog.mark(fixture, 1)
-        var workers = try (0..<4).map { _ in try Background(arguments) }
-        var finished: [(status: Int32, stdout: String, stderr: String)] = []
-        var kills = 0
-        while kills < 8 {
-            usleep(UInt32.random(in: 100_000...400_000, using: &random))
-            for (index, worker) in workers.enumerated() where !worker.process.isRunning {
-                finished.append(worker.finish())
-                workers[index] = try Background(arguments)
-            }
-            let victim = Int.random(in: 0..<workers.count, using: &random)
-            workers[victim].signal(SIGKILL)
-            _ = workers[victim].finish()
-            workers[victim] = try Background(arguments)
-            kills += 1
-        }
-        let ends = workers.map { $0.finish(within: 120) }
+        let kills = 8
+        let (seed, finished, ends) = try Self.killWorkers(
+            arguments, kills: kills, apart: 100_000...400_000, within: 120)
         let replay = "NOTES_TEST_SEED=\(seed)"
         for end in ends + finished {
             #expect(end.status == 0, "\(replay): \(end.stderr)")
