@@ -53,6 +53,9 @@
         var database: PostgresConnection
         /// Where the connection came from and goes back to, for a process that walks one table after another.
         private let sessions: PostgresSessions?
+        /// Whether the connection was kept from an earlier walk (``sessions``): one the server has cut since
+        /// (a restart) is replaced when the walk opens, never counted as the walk's failure.
+        private var kept = false
         private var url = ""
         private var pagination = ""
         /// Called after each step of a commit; throwing stops the commit there, as a `kill -9` would (the
@@ -102,16 +105,20 @@
             hasTitles = titles
             if let open = sessions?.take() {
                 database = open
+                kept = true
                 return
             }
-            // A server that cannot be reached is tried again, as a page's server is: 0.2, 0.4, 0.8 s apart; a
-            // worker's walk (which keeps its connections) as its queue is, through a restart: up to 6.4 s apart.
+            database = try Self.connect(connection, attempts: sessions == nil ? 3 : 6)
+        }
+
+        /// Connects, trying again while the server cannot be reached, as a page's server is: 0.2, 0.4, 0.8 s
+        /// apart (`attempts` 3); a worker's walk (which keeps its connections) as its queue is, through a
+        /// restart: up to 6.4 s apart (6).
+        private static func connect(_ connection: String, attempts: Int) throws(StoreError) -> PostgresConnection {
             var attempt = 0
-            let attempts = sessions == nil ? 3 : 6
             while true {
                 do {
-                    database = try Self.connect(connection)
-                    break
+                    return try Self.connect(connection)
                 } catch  where error.kind == .unavailable && attempt < attempts {
                     attempt += 1
                     usleep(UInt32(100_000 << attempt))
@@ -167,6 +174,19 @@
         private var part: String? { window?.key ?? pages?.key }
 
         public func open(url: String, pagination: String, ids: IDSet, visited: IDSet) throws(StoreError)
+            -> WalkCheckpoint?
+        {
+            do {
+                return try openOnce(url: url, pagination: pagination, ids: ids, visited: visited)
+            } catch  where kept && error.kind == .unavailable {
+                // A connection kept from an earlier walk, cut since: a new one, through a restart.
+                kept = false
+                database = try Self.connect(connection, attempts: 6)
+                return try openOnce(url: url, pagination: pagination, ids: ids, visited: visited)
+            }
+        }
+
+        private func openOnce(url: String, pagination: String, ids: IDSet, visited: IDSet) throws(StoreError)
             -> WalkCheckpoint?
         {
             self.url = url

@@ -8,9 +8,9 @@ import Testing
 
 @testable import NotesStore
 
-/// The claims of `WorkUnits` against the walks that commit under them, in process, against the cluster of
-/// the Postgres destination's suite: what a worker stopped mid-commit, or one whose lease ran out under
-/// it, leaves to the others.
+/// The claims of `WorkUnits` against the walks that commit under them, in process, against a PostgreSQL
+/// server of the suite's own (it restarts it): what a worker stopped mid-commit, or one whose lease ran out
+/// under it, leaves to the others, and a worker's kept connection after a restart.
 @Suite(
     "Units of work and their claims",
     .enabled(
@@ -20,10 +20,17 @@ import Testing
     .timeLimit(.minutes(2))
 )
 struct WorkUnitsTests {
+    static let cluster: PostgresCluster? = try? PostgresCluster()
+
+    static func server() throws -> PostgresCluster {
+        guard let cluster else { throw PostgresCluster.Failure("the cluster did not start") }
+        return cluster
+    }
+
     /// A run of one unit (the walk of `notes`) in schema `schema`, and the queue that made it.
     static func run(_ schema: String, lease: Int = 2) throws -> (queue: WorkUnits, run: Int, url: String) {
-        let url = try PostgresDestinationTests.server().url()
-        _ = try PostgresDestinationTests.server().psql("DROP SCHEMA IF EXISTS \(schema) CASCADE")
+        let url = try server().url()
+        _ = try server().psql("DROP SCHEMA IF EXISTS \(schema) CASCADE")
         let queue = try WorkUnits(connection: url, schema: schema, lease: lease)
         let run = try queue.join(label: nil, plan: "one") { () throws(StoreError) in [("notes", "")] }
         return (queue, run.number, url)
@@ -84,7 +91,7 @@ struct WorkUnitsTests {
         #expect(Date().timeIntervalSince(started) > 1.5)
         let failure = await walking.value
         #expect(failure?.contains("is no longer this worker's") == true, "\(failure ?? "no failure")")
-        #expect(try PostgresDestinationTests.server().psql("SELECT count(*) FROM stuck.notes") == "0\n")
+        #expect(try Self.server().psql("SELECT count(*) FROM stuck.notes") == "0\n")
     }
 
     @Test(
@@ -103,6 +110,25 @@ struct WorkUnitsTests {
         } throws: { error in
             "\(error)".contains("is no longer this worker's")
         }
-        #expect(try PostgresDestinationTests.server().psql("SELECT count(*) FROM again.notes") == "0\n")
+        #expect(try Self.server().psql("SELECT count(*) FROM again.notes") == "0\n")
+    }
+
+    @Test(
+        "A worker's connection kept from one walk to the next, cut by a server restart in between: the next walk opens on a new one, with no failure"
+    )
+    func keptConnectionRestarted() async throws {
+        let url = try Self.server().url()
+        _ = try Self.server().psql("DROP SCHEMA IF EXISTS kept CASCADE")
+        let sessions = PostgresSessions()
+        for (index, table) in ["first", "second"].enumerated() {
+            if index == 1 { try Self.server().restart() }
+            let destination = try PostgresDestination(
+                connection: url, schema: "kept", table: table, sessions: sessions)
+            let walk = try SyncAPI.walk(into: destination)
+            let api = SyncAPI(count: 10, size: 4)
+            try await walk.run(fetcher: api.fetcher(walk, transport: api.transport()), from: .start)
+            #expect(walk.checkpoint.isDone, "\(table)")
+        }
+        #expect(try Self.server().psql("SELECT count(*) FROM kept.second") == "10\n")
     }
 }
