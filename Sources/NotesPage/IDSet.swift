@@ -11,7 +11,7 @@
 /// 8 bytes per slot: the id's 32-bit hash and its arena position. An insert touches one slot's cache line
 /// (and the arena only where the whole hash matches); growing moves slots by the hashes they hold and never
 /// reads the arena. The hash is SipHash-1-3 (the standard library's `Hasher`'s) under a key drawn at random
-/// once a process (``SipHash13``), so a hostile server cannot choose ids that collide; computed here over the
+/// once a process (`SipHash13`), so a hostile server cannot choose ids that collide; computed here over the
 /// id's bytes, at half `Hasher`'s cost.
 ///
 /// Cost per id: `1 + length` bytes in the arena (2 for ids of 128 bytes or more) plus 8 bytes per slot at
