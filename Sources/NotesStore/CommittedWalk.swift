@@ -87,8 +87,9 @@ public final class CommittedWalk {
         let found = try destination.open(
             url: url.absoluteString, pagination: pagination.description, ids: ids, visited: visited)
         var checkpoint = found ?? WalkCheckpoint(url: url.absoluteString, pagination: pagination.description)
-        if let run = pages?.run, found?.runNumber != run {
-            // A range of another worker run (or none): this run's walk of it starts at its first page.
+        // A range of another worker run (or none): this run's walk of it starts at its first page.
+        let ofAnotherRun = pages.map { found?.runNumber != $0.run } ?? false
+        if let run = pages?.run, ofAnotherRun {
             checkpoint = WalkCheckpoint(url: url.absoluteString, pagination: pagination.description)
             checkpoint.run = run
             ids = IDSet()
@@ -103,8 +104,7 @@ public final class CommittedWalk {
         }
         let opening: Opening
         switch found {
-        case nil: opening = .new
-        case let found? where pages != nil && found.runNumber != pages?.run: opening = .new
+        case _ where found == nil || ofAnotherRun: opening = .new
         case let found? where !found.isDone && !startsOver: opening = .resumed
         case _ where pages != nil: opening = .complete
         case _ where destination.refreshesWhenComplete || incremental != nil || startsOver: opening = .again
@@ -174,18 +174,14 @@ public final class CommittedWalk {
     ) async throws(FetchError) -> PageLocation? {
         guard opening != .complete else { return nil }
         var from = opening == .resumed ? (checkpoint.next ?? start) : start
-        var maxPages = maxPages
-        if let pages {
+        if let pages, opening != .resumed {
             // The range's pages alone, from its first: the scheme addresses them (checked where made).
-            if opening != .resumed {
-                guard let first = fetcher.locator.pagination.location(pages.first - 1, after: start) else {
-                    throw FetchError(
-                        .pagination("\(pages.key): these pages cannot be addressed ahead"), page: pages.first,
-                        location: start)
-                }
-                from = first
+            guard let first = fetcher.locator.pagination.location(pages.first - 1, after: start) else {
+                throw FetchError(
+                    .pagination("\(pages.key): these pages cannot be addressed ahead"), page: pages.first,
+                    location: start)
             }
-            maxPages = min(maxPages ?? .max, pages.count - checkpoint.pages)
+            from = first
         }
         let locator = fetcher.locator
         let ahead = destination.commitsWhileFetching ? CommitThread() : nil
@@ -199,25 +195,23 @@ public final class CommittedWalk {
         }
         var stop: PageLocation?
         do throws(FetchError) {
-            stop = try await fetcher.walk(
-                from: from,
-                ids: ids,
-                visited: visited,
-                span: WalkSpan(
-                    firstNumber: (pages?.first ?? 1) + checkpoint.pages, maxPages: maxPages, maxNotes: maxNotes),
-                cancellation: cancellation,
-                body: commitPage)
-            // A range whose first page put the last page before the range's end, and whose pages went on past
-            // it (the total grew meanwhile): walked on from its next page, to the range's end.
-            while let pages, stop == nil {
+            while true {
+                stop = try await fetcher.walk(
+                    from: from,
+                    ids: ids,
+                    visited: visited,
+                    span: WalkSpan(
+                        firstNumber: (pages?.first ?? 1) + checkpoint.pages,
+                        maxPages: pages.map { min(maxPages ?? .max, $0.count - checkpoint.pages) } ?? maxPages,
+                        maxNotes: maxNotes),
+                    cancellation: cancellation,
+                    body: commitPage)
+                // A range whose first page put the last page before the range's end, and whose pages went on
+                // past it (the total grew meanwhile): walked on from its next page, to the range's end.
+                guard let pages, stop == nil else { break }
                 try settle()
                 guard let next = checkpoint.next, checkpoint.pages < pages.count else { break }
-                stop = try await fetcher.walk(
-                    from: next, ids: ids, visited: visited,
-                    span: WalkSpan(
-                        firstNumber: pages.first + checkpoint.pages, maxPages: pages.count - checkpoint.pages,
-                        maxNotes: nil),
-                    cancellation: cancellation, body: commitPage)
+                from = next
             }
         } catch {
             // The page before the failure is committed (or its own failure, the earlier one, is said).

@@ -501,27 +501,9 @@ public struct UnitClaim: Sendable, Hashable {
         /// unit's row is locked only while the transaction commits.
         func fence(_ claim: UnitClaim, page: FetchedPage, checkpoint: WalkCheckpoint, bringing: [PageRange]) throws {
             let units = "\"\(schema)\".notes_page_units"
-            if !bringing.isEmpty {
-                // The ranges of pages after this one, units of the claim's resource.
-                try database.query(
-                    """
-                    WITH added AS (
-                        INSERT INTO \(units) (run, resource, parent)
-                        SELECT $1::integer, $2, p FROM unnest($3::text[]) AS p
-                        ON CONFLICT DO NOTHING RETURNING 1)
-                    SELECT pg_notify('\(WorkUnits.channel)', $4) WHERE EXISTS (SELECT 1 FROM added)
-                    """,
-                    [
-                        Array("\(claim.run)".utf8), Array(claim.resource.utf8),
-                        WorkUnits.arrayLiteral(bringing.map(\.key)), Array(schema.utf8),
-                    ],
-                    "adding the ranges of pages after page \(page.number)")
-            }
-            if !claim.children.isEmpty, !page.notes.isEmpty {
-                let keys = page.notes.map { note in
-                    unit.map { ChildUnit.key(parent: $0.parent, id: note.id) } ?? note.id
-                }
-                // The workers waiting are told, once the page commits.
+            /// Makes a unit of each resource for each parent key, in the page's transaction; the workers
+            /// waiting are told, once the page commits.
+            func add(_ resources: [String], _ parents: [String], _ operation: String) throws {
                 try database.query(
                     """
                     WITH added AS (
@@ -531,11 +513,19 @@ public struct UnitClaim: Sendable, Hashable {
                     SELECT pg_notify('\(WorkUnits.channel)', $4) WHERE EXISTS (SELECT 1 FROM added)
                     """,
                     [
-                        Array("\(claim.run)".utf8), WorkUnits.arrayLiteral(claim.children),
-                        WorkUnits.arrayLiteral(keys),
+                        Array("\(claim.run)".utf8), WorkUnits.arrayLiteral(resources), WorkUnits.arrayLiteral(parents),
                         Array(schema.utf8),
-                    ],
-                    "adding page \(page.number)'s child units")
+                    ], operation)
+            }
+            if !bringing.isEmpty {
+                // The ranges of pages after this one, units of the claim's resource.
+                try add([claim.resource], bringing.map(\.key), "adding the ranges of pages after page \(page.number)")
+            }
+            if !claim.children.isEmpty, !page.notes.isEmpty {
+                let keys = page.notes.map { note in
+                    unit.map { ChildUnit.key(parent: $0.parent, id: note.id) } ?? note.id
+                }
+                try add(claim.children, keys, "adding page \(page.number)'s child units")
             }
             let held = try database.query(
                 """
