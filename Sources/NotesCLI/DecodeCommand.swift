@@ -73,12 +73,12 @@ struct DecodeCommand: Equatable {
         case .ndjson:
             for note in notes {
                 try output.write(note.json!)
-                try output.write(CollectionOfOne(UInt8(ascii: "\n")))
+                try output.write(byte: UInt8(ascii: "\n"))
             }
         case .ids:
             for note in notes {
                 try output.write(note.idBytes)
-                try output.write(CollectionOfOne(UInt8(ascii: "\n")))
+                try output.write(byte: UInt8(ascii: "\n"))
             }
         case .none:
             break

@@ -51,13 +51,26 @@ package struct OutputWriter: ~Copyable {
         buffer.reserveCapacity(capacity)
     }
 
-    package mutating func write(_ bytes: some Collection<UInt8>) throws(SystemError) {
+    // Concrete types only: a generic `write` is not specialized across the module boundary, and paid for
+    // the type's metadata on every call (a record and its line feed: two calls a record).
+    package mutating func write(_ bytes: UnsafeRawBufferPointer) throws(SystemError) {
         buffer.append(contentsOf: bytes)
         if buffer.count >= capacity { try flush() }
     }
 
+    package mutating func write(_ bytes: ArraySlice<UInt8>) throws(SystemError) {
+        buffer.append(contentsOf: bytes)
+        if buffer.count >= capacity { try flush() }
+    }
+
+    package mutating func write(byte: UInt8) throws(SystemError) {
+        buffer.append(byte)
+        if buffer.count >= capacity { try flush() }
+    }
+
     package mutating func write(_ text: String) throws(SystemError) {
-        try write(text.utf8)
+        buffer.append(contentsOf: text.utf8)
+        if buffer.count >= capacity { try flush() }
     }
 
     package mutating func flush() throws(SystemError) {

@@ -33,6 +33,30 @@ struct BlockScanTests {
         }
     }
 
+    @Test("A plain run ends at the first byte a string cannot hold as it is, in its last few bytes too")
+    func plainRun() {
+        var random = SeededRandom(seed: 11)
+        let interesting: [UInt8] = [0x00, 0x1F, 0x20, 0x21, 0x22, 0x5B, 0x5C, 0x5D, 0x7F, 0x80, 0xC3, 0xFF, 0x41]
+        for _ in 0..<20_000 {
+            let length = Int(random.next() % 24)
+            let text: [UInt8] = (0..<length).map { _ in
+                // Mostly plain bytes, so that runs are long enough to end anywhere.
+                random.next() % 6 == 0
+                    ? interesting[Int(random.next() % UInt64(interesting.count))]
+                    : UInt8(0x23 + random.next() % 0x30)
+            }
+            let start = length == 0 ? 0 : Int(random.next() % UInt64(length + 1))
+            for nonASCII in [false, true] {
+                let expected =
+                    text[start...].firstIndex {
+                        $0 < 0x20 || $0 == 0x22 || $0 == 0x5C || (nonASCII && $0 >= 0x80)
+                    } ?? length
+                let found = text.withUnsafeBytes { ASCII.plainRun($0, from: start, nonASCII: nonASCII) }
+                #expect(found == expected, "\(text) from \(start), nonASCII \(nonASCII)")
+            }
+        }
+    }
+
     private func check(_ masks: notes_json_block, _ expected: notes_json_block, _ block: [UInt8]) {
         #expect(masks.quote == expected.quote, "quote \(block)")
         #expect(masks.backslash == expected.backslash, "backslash \(block)")

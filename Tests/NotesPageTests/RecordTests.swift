@@ -44,6 +44,34 @@ struct RecordTests {
         #expect(notes.map { String(decoding: $0.json ?? [], as: UTF8.self) }.first == #"{"id":42,"title":"a"}"#)
     }
 
+    @Test("Each note keeps its own id, title and JSON, of any length, with and without its JSON")
+    func idTitleAndJSON() throws {
+        // Lengths 0 to 40 each way, so that no part sits at the same place in every note.
+        let records = (0..<300).map { index in
+            (
+                id: "n\(index)" + String(repeating: "i", count: index % 17),
+                title: String(repeating: "t\(index % 10)", count: index % 41)
+            )
+        }
+        let body =
+            "{\"notes\":[" + records.map { #"{"id":"\#($0.id)","title":"\#($0.title)"}"# }.joined(separator: ",") + "]}"
+        for keepsJSON in [false, true] {
+            var configuration = PageConfiguration()
+            configuration.keepsJSON = keepsJSON
+            var decoder = PageDecoder(configuration: configuration)
+            var notes: [Note] = []
+            try decoder.feed(Array(body.utf8)[...], into: &notes)
+            _ = try decoder.finish(into: &notes)
+            #expect(notes.map(\.id) == records.map(\.id))
+            #expect(notes.map(\.title) == records.map(\.title))
+            #expect(
+                notes.map { $0.json.map { String(decoding: $0, as: UTF8.self) } }
+                    == records.map { keepsJSON ? #"{"id":"\#($0.id)","title":"\#($0.title)"}"# : nil })
+        }
+        let made = Note(id: "é", title: "", json: "{}")
+        #expect(made.id == "é" && made.title == "" && made.json.map { Array($0) } == Array("{}".utf8))
+    }
+
     @Test(
         "An id of any other type is a contract error naming it",
         arguments: [
