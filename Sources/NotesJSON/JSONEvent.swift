@@ -21,4 +21,14 @@ public protocol JSONEventHandler: AnyObject {
     /// - Returns: `false` to stop parsing; the parser then throws ``JSONError/Kind/stopped`` with the
     ///   offset just past this token, and the handler keeps its own reason.
     func handle(_ event: JSONEvent) -> Bool
+
+    /// Handles a key or string whose text had no escape in the document (yajl handed over the document's
+    /// own bytes): it holds none of the bytes a JSON string must escape (`"`, `\\`, a control byte), so
+    /// it can be written back as it is. A parser that cannot tell calls ``handle(_:)`` instead; the
+    /// default does the same.
+    func handle(plainText event: JSONEvent) -> Bool
+}
+
+extension JSONEventHandler {
+    public func handle(plainText event: JSONEvent) -> Bool { handle(event) }
 }

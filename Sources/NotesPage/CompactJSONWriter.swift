@@ -71,17 +71,19 @@ struct CompactJSONWriter: ~Copyable {
         current = hasMember.removeLast()
     }
 
-    mutating func key(_ key: UnsafeRawBufferPointer) {
+    /// - Parameter plain: The key holds no byte a JSON string must escape: it is copied as it is.
+    mutating func key(_ key: UnsafeRawBufferPointer, plain: Bool = false) {
         if current { append(UInt8(ascii: ",")) }
         current = true
-        string(key)
+        string(key, plain: plain)
         append(UInt8(ascii: ":"))
         afterKey = true
     }
 
-    mutating func value(string: UnsafeRawBufferPointer) {
+    /// - Parameter plain: The string holds no byte a JSON string must escape: it is copied as it is.
+    mutating func value(string: UnsafeRawBufferPointer, plain: Bool = false) {
         separate()
-        self.string(string)
+        self.string(string, plain: plain)
     }
 
     mutating func value(raw: UnsafeRawBufferPointer) {
@@ -105,8 +107,13 @@ struct CompactJSONWriter: ~Copyable {
     }
 
     /// Appends `text` as a JSON string: `"` and `\\` escaped, control characters as `\\n`, `\\t`, … or `\\u00XX`.
-    private mutating func string(_ text: UnsafeRawBufferPointer) {
+    private mutating func string(_ text: UnsafeRawBufferPointer, plain: Bool) {
         append(UInt8(ascii: "\""))
+        if plain {
+            append(text)
+            append(UInt8(ascii: "\""))
+            return
+        }
         var start = 0
         while start < text.count {
             let end = ASCII.plainRun(text, from: start, nonASCII: false)

@@ -20,20 +20,12 @@ public struct Note: Sendable, Hashable {
     }
 
     init(id: [UInt8], title: [UInt8], json: UnsafeRawBufferPointer?) {
-        // Copied into the storage it is made with: appending each part paid a retain, a release and a
-        // capacity check per part on every note.
-        let total = id.count + title.count + (json?.count ?? 0)
-        self.storage = [UInt8](unsafeUninitializedCapacity: total) { storage, initialized in
-            guard let base = UnsafeMutableRawPointer(storage.baseAddress) else { return }
-            func copy(_ part: UnsafeRawBufferPointer?, to offset: Int) {
-                guard let part, let start = part.baseAddress else { return }
-                (base + offset).copyMemory(from: start, byteCount: part.count)
-            }
-            id.withUnsafeBytes { copy($0, to: 0) }
-            title.withUnsafeBytes { copy($0, to: id.count) }
-            copy(json, to: id.count + title.count)
-            initialized = total
-        }
+        var storage: [UInt8] = []
+        storage.reserveCapacity(id.count + title.count + (json?.count ?? 0))
+        storage.append(contentsOf: id)
+        storage.append(contentsOf: title)
+        if let json { storage.append(contentsOf: json.assumingMemoryBound(to: UInt8.self)) }
+        self.storage = storage
         self.idCount = id.count
         self.titleCount = title.count
         self.hasJSON = json != nil

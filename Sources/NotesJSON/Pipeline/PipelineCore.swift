@@ -225,7 +225,10 @@ final class PipelineCore: @unchecked Sendable {
                 replayedOffset = recorded.end
                 continue
             }
-            if !handler.handle(event) {
+            // A key or string in the block's own input is the document's bytes: yajl unescapes into a
+            // buffer of its own, so it had no escape.
+            let plain = recorded.location >= 0 && (recorded.kind == .key || recorded.kind == .string)
+            if !(plain ? handler.handle(plainText: event) : handler.handle(event)) {
                 // The parser's offset is the end of the piece holding this event, as on one thread.
                 var after = index + 1
                 while after < block.pointee.eventCount && events[after].kind != .pieceEnd { after += 1 }

@@ -22,6 +22,12 @@ final class PageAssembler: JSONEventHandler {
     func handle(_ event: JSONEvent) -> Bool {
         state.pointee.handle(event)
     }
+
+    func handle(plainText event: JSONEvent) -> Bool {
+        state.pointee.plainText = true
+        defer { state.pointee.plainText = false }
+        return state.pointee.handle(event)
+    }
 }
 
 /// The state machine that turns JSON events into notes: it follows the items and next paths, checks each
@@ -129,6 +135,9 @@ struct PageState: ~Copyable {
     /// Whether the note being read repeats an id and is to be left out.
     var isDuplicate = false
     var writer = CompactJSONWriter()
+    /// Whether the key or string being handled had no escape in the document
+    /// (``NotesJSON/JSONEventHandler/handle(plainText:)``): the writer copies it as it is.
+    var plainText = false
 
     /// The record key's bytes (``PageConfiguration/recordKey``), and for the item being read whether the
     /// next value is the record and whether it had one.

@@ -82,7 +82,7 @@ extension PageState {
         let keeps = configuration.keepsJSON
         switch event {
         case .key(let key):
-            if keeps { writer.key(key) }
+            if keeps { writer.key(key, plain: plainText) }
             guard paths != 0 else { return true }
             switch notePaths.match(key, level: level, paths: paths) {
             case NotePaths.idEnd:
@@ -183,7 +183,7 @@ extension PageState {
     }
 
     mutating func write(string text: UnsafeRawBufferPointer) -> Bool {
-        if configuration.keepsJSON { writer.value(string: text) }
+        if configuration.keepsJSON { writer.value(string: text, plain: plainText) }
         return true
     }
 
