@@ -17,12 +17,19 @@ struct ProcessesTests {
         // and the read ends of their pipes closed at once: each child costs this process a descriptor or
         // three while it lives, and Foundation's Process.run() can crash reading /proc/self/fd once this
         // process holds over a thousand or so (see Spawning).
-        // Room first: the suites running beside this one hold descriptors of their own for a while (their
-        // children's pipes, database connections), and 160 children at once need some 500 more.
-        for _ in 0..<600
-        where ((try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count) ?? 0) > 450 {
+        // Room first: the suites running beside this one hold descriptors of their own for a while (each
+        // end-to-end test's server and its pipes, from its start until its end: some 850 at once when every
+        // test starts together), and 160 children at once need some 500 more. Going ahead without the room
+        // pushed the process past the limit and failed other suites' starts, so this waits until those
+        // tests end (never more than the whole run takes), and fails by name if the room never comes.
+        let room = 450
+        var holding = Int.max
+        for _ in 0..<9_000 {
+            holding = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count) ?? 0
+            if holding <= room { break }
             try await Task.sleep(for: .milliseconds(100))
         }
+        try #require(holding <= room, "this process still held \(holding) descriptors after 15 minutes, over \(room)")
         try await withThrowingTaskGroup(of: Void.self) { group in
             for _ in 0..<8 {
                 group.addTask {
