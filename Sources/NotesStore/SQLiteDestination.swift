@@ -273,13 +273,13 @@ public final class SQLiteDestination: PageDestination {
                 }
             }
             if let window { try upsert.bind(column + 2, text: window.key) }
+            // The page's number alone in the error's words: a closure that named `page` copied the whole page
+            // (a retain of each of its parts) for every row.
+            let number = page.number
             for note in page.notes {
                 guard let json = note.json else { throw StoreError("note \(note.id.prefix(80)) has no JSON kept") }
-                if hasTitles {
-                    try upsert.run(texts: note.idBytes, json, note.titleBytes, from: 1, "writing page \(page.number)")
-                } else {
-                    try upsert.run(texts: note.idBytes, json, from: 1, "writing page \(page.number)")
-                }
+                try upsert.run(
+                    texts: note.idBytes, json, hasTitles ? note.titleBytes : nil, from: 1, "writing page \(number)")
             }
             try afterStep(.rows)
             if let nextIdentity {

@@ -154,46 +154,47 @@ package final class SQLiteStatement {
         }
     }
 
-    /// Runs the statement once with `texts` bound, then resets it, keeping every other parameter's binding
-    /// (a value the same for many runs is bound once, with `bind`).
+    /// Runs the statement once with two or three texts bound, then resets it, keeping every other
+    /// parameter's binding (a value the same for many runs is bound once, with `bind`).
     ///
     /// The texts are copied into a buffer the statement owns and bound in place (`SQLITE_STATIC`): one copy
     /// and, once the buffer has grown to the largest row, no allocation, where `bind(_:text:)` has SQLite
     /// allocate a copy of each. The buffer keeps the largest row's size until the statement is finalized.
+    /// The texts are parameters of their own, not variadic: an array of them was an allocation a row.
     /// - Parameters:
-    ///   - texts: UTF-8 texts for the parameters `first`, `first + 1`, …
+    ///   - texts: UTF-8 texts for the parameters `first` and `first + 1`, and `three` for `first + 2`.
     ///   - first: The 1-based index of the first parameter they bind.
     ///   - operation: What the run is for, in the error.
     /// - Throws: ``SQLiteError`` when a value cannot be bound or the statement fails.
     package func run(
-        texts: ArraySlice<UInt8>..., from first: Int32, _ operation: @autoclosure () -> String = "running a statement"
+        texts one: ArraySlice<UInt8>, _ two: ArraySlice<UInt8>, _ three: ArraySlice<UInt8>? = nil, from first: Int32,
+        _ operation: @autoclosure () -> String = "running a statement"
     ) throws(SQLiteError) {
-        let needed = texts.reduce(0) { $0 + $1.count }
+        let needed = one.count + two.count + (three?.count ?? 0)
         if needed > scratch.count {
             scratch.deallocate()
             scratch = .allocate(byteCount: max(needed, 2 * scratch.count), alignment: 1)
         }
+        let base = scratch.baseAddress!
         var offset = 0
-        for text in texts {
+        var index = first
+        func bind(_ text: ArraySlice<UInt8>) throws(SQLiteError) {
             let count = text.count
             if count > 0 {
-                text.withUnsafeBytes {
-                    scratch.baseAddress!.advanced(by: offset).copyMemory(from: $0.baseAddress!, byteCount: count)
-                }
+                text.withUnsafeBytes { (base + offset).copyMemory(from: $0.baseAddress!, byteCount: count) }
             }
-            offset += count
-        }
-        offset = 0
-        var index = first
-        let base = scratch.baseAddress!.assumingMemoryBound(to: CChar.self)
-        for text in texts {
             // SQLITE_STATIC (a null destructor): SQLite reads the bytes in place, which the buffer keeps
             // until the next run rebinds them.
             try check(
-                sqlite3_bind_text(statement, index, base + offset, Int32(clamping: text.count), nil), "binding a value")
-            offset += text.count
+                sqlite3_bind_text(
+                    statement, index, (base + offset).assumingMemoryBound(to: CChar.self), Int32(clamping: count), nil),
+                "binding a value")
+            offset += count
             index += 1
         }
+        try bind(one)
+        try bind(two)
+        if let three { try bind(three) }
         defer { sqlite3_reset(statement) }
         if sqlite3_step(statement) != SQLITE_DONE { throw database.error(operation()) }
     }
