@@ -41,12 +41,33 @@ struct CompactJSONWriter: ~Copyable {
         count += 1
     }
 
+    /// Copies `text` into room ``reserve(_:)`` made.
+    @inline(__always)
+    private mutating func copy(_ text: UnsafeRawBufferPointer) {
+        guard let base = text.baseAddress else { return }
+        (storage + count).copyMemory(from: base, byteCount: text.count)
+        count += text.count
+    }
+
     @inline(__always)
     private mutating func append(_ text: UnsafeRawBufferPointer) {
         guard let base = text.baseAddress, !text.isEmpty else { return }
         if count + text.count > capacity { grow(to: count + text.count) }
         (storage + count).copyMemory(from: base, byteCount: text.count)
         count += text.count
+    }
+
+    /// Room for `extra` more bytes, so that the stores after it need no check of their own.
+    @inline(__always)
+    private mutating func reserve(_ extra: Int) {
+        if count + extra > capacity { grow(to: count + extra) }
+    }
+
+    /// Stores `byte` in room ``reserve(_:)`` made.
+    @inline(__always)
+    private mutating func put(_ byte: UInt8) {
+        storage.storeBytes(of: byte, toByteOffset: count, as: UInt8.self)
+        count += 1
     }
 
     private mutating func grow(to needed: Int) {
@@ -73,10 +94,20 @@ struct CompactJSONWriter: ~Copyable {
 
     /// - Parameter plain: The key holds no byte a JSON string must escape: it is copied as it is.
     mutating func key(_ key: UnsafeRawBufferPointer, plain: Bool = false) {
-        if current { append(UInt8(ascii: ",")) }
+        if plain {
+            // `,"key":` with one check for room.
+            reserve(key.count + 4)
+            if current { put(UInt8(ascii: ",")) }
+            put(UInt8(ascii: "\""))
+            copy(key)
+            put(UInt8(ascii: "\""))
+            put(UInt8(ascii: ":"))
+        } else {
+            if current { append(UInt8(ascii: ",")) }
+            string(key, plain: false)
+            append(UInt8(ascii: ":"))
+        }
         current = true
-        string(key, plain: plain)
-        append(UInt8(ascii: ":"))
         afterKey = true
     }
 
@@ -108,12 +139,14 @@ struct CompactJSONWriter: ~Copyable {
 
     /// Appends `text` as a JSON string: `"` and `\\` escaped, control characters as `\\n`, `\\t`, … or `\\u00XX`.
     private mutating func string(_ text: UnsafeRawBufferPointer, plain: Bool) {
-        append(UInt8(ascii: "\""))
         if plain {
-            append(text)
-            append(UInt8(ascii: "\""))
+            reserve(text.count + 2)
+            put(UInt8(ascii: "\""))
+            copy(text)
+            put(UInt8(ascii: "\""))
             return
         }
+        append(UInt8(ascii: "\""))
         var start = 0
         while start < text.count {
             let end = ASCII.plainRun(text, from: start, nonASCII: false)
