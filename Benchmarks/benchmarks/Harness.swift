@@ -43,6 +43,7 @@ struct Benchmark {
         "gen/notes-gen": "notes-gen writing the fixture directory",
         "fetch/curl-floor": "curl downloading every page: the transfer floor",
         "fetch/notes-page": "notes-page fetch --all from the fixture server",
+        "fetch/notes-page-none": "the same walk keeping no note's JSON (--format none): the decode and the id set",
         "fetch/curl-floor-100": "curl downloading the same notes in 10,000 pages of 100 (a page's cost)",
         "fetch/notes-page-100": "notes-page fetch --all of those 10,000 pages",
         "fetch/notes-page-urlsession": "the same walk through URLSession (--transport urlsession), beside libcurl's",
@@ -150,6 +151,12 @@ struct Benchmark {
             Benchmark(
                 name: "fetch/notes-page",
                 run: .command { [$0.notesPage, "fetch", "--all", "--quiet", $0.serverURL, "-o", "/dev/null"] },
+                ceiling: fetch,
+                size: { ($0.directoryBytes, $0.count) }
+            ),
+            Benchmark(
+                name: "fetch/notes-page-none",
+                run: .command { [$0.notesPage, "fetch", "--all", "--quiet", $0.serverURL, "--format", "none"] },
                 ceiling: fetch,
                 size: { ($0.directoryBytes, $0.count) }
             ),

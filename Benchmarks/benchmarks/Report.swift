@@ -114,6 +114,10 @@ func targets(_ results: [String: Figures]) -> String {
     let cpu = typed.flatMap { typed in ceiling.map { typed.cpuP50 / $0.cpuP50 } }
     check("typed notes + id set within 1.6× of the yajl no-op ceiling's CPU time", cpu, atMost: 1.6, "×")
     check("pass-through JSON within 1.5× of the ceiling", results["decode/passthrough-64k"]?.ratio, atMost: 1.5, "×")
+    // What a user runs: the decode command streaming the file, no note's JSON kept.
+    check("decode --format none within 1.25× of the ceiling", streamed?.ratio, atMost: 1.25, "×")
+    let streamedCPU = streamed.flatMap { streamed in ceiling.map { streamed.cpuP50 / $0.cpuP50 } }
+    check("decode --format none within 1.6× of the ceiling's CPU time", streamedCPU, atMost: 1.6, "×")
     if let ids = results["idset/insert"] {
         // The goal is at 1,000,000 ids; a quick run's table is smaller, and its inserts cheaper.
         let count = Int((ids.notesPerSecond * ids.wallP50).rounded())
@@ -129,6 +133,9 @@ func targets(_ results: [String: Figures]) -> String {
     check(
         "fetch --all within 1.25× of the slower of the ceiling and curl", results["fetch/notes-page"]?.ratio,
         atMost: 1.25, "×")
+    check(
+        "fetch --all --format none within 1.5× of the slower of the ceiling and curl",
+        results["fetch/notes-page-none"]?.ratio, atMost: 1.5, "×")
     check(
         "fetch --all of pages of 100 notes within 1.5× of curl on the same pages",
         results["fetch/notes-page-100"]?.ratio, atMost: 1.5, "×")
