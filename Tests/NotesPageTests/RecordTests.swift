@@ -68,6 +68,19 @@ struct RecordTests {
                 notes.map { $0.json.map { String(decoding: $0, as: UTF8.self) } }
                     == records.map { keepsJSON ? #"{"id":"\#($0.id)","title":"\#($0.title)"}"# : nil })
         }
+        // Where titles are optional, a note without one has none, whatever the note before it had.
+        let mixed =
+            #"{"data": [{"id": 1, "title": "one"}, {"id": 2}, {"id": 3, "title": null}, {"id": 4, "title": "four"}]}"#
+        for keepsJSON in [false, true] {
+            var optional = PageConfiguration(itemsPath: FieldPath("data"))
+            optional.titleRule = .whenItemsAreNotes
+            optional.keepsJSON = keepsJSON
+            var decoder = PageDecoder(configuration: optional)
+            var notes: [Note] = []
+            try decoder.feed(Array(mixed.utf8)[...], into: &notes)
+            _ = try decoder.finish(into: &notes)
+            #expect(notes.map(\.title) == ["one", "", "", "four"], "keeping the JSON: \(keepsJSON)")
+        }
         let made = Note(id: "é", title: "", json: "{}")
         #expect(made.id == "é" && made.title == "" && made.json.map { Array($0) } == Array("{}".utf8))
     }

@@ -28,8 +28,7 @@ extension PageState {
             return fail(.limitExceeded(.pageNotes(limit)), "more than \(limit) notes on the page")
         }
         frames.append(.note)
-        noteID.removeAll(keepingCapacity: true)
-        noteTitle.removeAll(keepingCapacity: true)
+        // `noteID` and `noteTitle` are replaced when their member is read, never cleared here.
         hasID = false
         hasTitle = false
         isDuplicate = false
@@ -112,7 +111,7 @@ extension PageState {
                 return acceptID(text) && write(string: text)
             case .noteTitle:
                 hasTitle = true
-                noteTitle.append(contentsOf: text.assumingMemoryBound(to: UInt8.self))
+                Self.set(&noteTitle, to: text)
                 return write(string: text)
             case .noteIDCandidate:
                 idCandidates.append((idCandidateKey, Array(text.assumingMemoryBound(to: UInt8.self))))
@@ -187,6 +186,12 @@ extension PageState {
         return true
     }
 
+    /// Makes `buffer` hold `text`'s bytes and nothing else: one replacement, where clearing it for each note
+    /// and appending cost two calls.
+    static func set(_ buffer: inout [UInt8], to text: UnsafeRawBufferPointer) {
+        buffer.replaceSubrange(buffer.indices, with: text.assumingMemoryBound(to: UInt8.self))
+    }
+
     mutating func acceptID(_ text: UnsafeRawBufferPointer) -> Bool {
         if text.isEmpty { return fail(.invalidID, "id is an empty string", note: noteCount) }
         if text.count > IDSet.maxIDBytes {
@@ -196,7 +201,7 @@ extension PageState {
             if configuration.duplicates == .skip {
                 isDuplicate = true
                 hasID = true
-                noteID.append(contentsOf: text.assumingMemoryBound(to: UInt8.self))
+                Self.set(&noteID, to: text)
                 return true
             }
             let onPage = page == ids.committedPages ? "earlier on this page" : "on page \(page + 1)"
@@ -204,7 +209,7 @@ extension PageState {
                 .duplicateID(firstPage: page), "duplicate id \(Self.quote(text)), seen \(onPage)", note: noteCount)
         }
         hasID = true
-        noteID.append(contentsOf: text.assumingMemoryBound(to: UInt8.self))
+        Self.set(&noteID, to: text)
         return true
     }
 
@@ -222,9 +227,9 @@ extension PageState {
             skippedCount += 1
         } else if configuration.keepsJSON {
             writer.close(UInt8(ascii: "}"))
-            notes.append(Note(id: noteID, title: noteTitle, json: writer.bytes))
+            notes.append(Note(id: noteID, title: hasTitle ? noteTitle : [], json: writer.bytes))
         } else {
-            notes.append(Note(id: noteID, title: noteTitle, json: nil))
+            notes.append(Note(id: noteID, title: hasTitle ? noteTitle : [], json: nil))
         }
         // The buffers trade places, so keeping the last id costs no copy: the next note clears `noteID`.
         swap(&noteID, &lastIDBytes)
