@@ -257,7 +257,7 @@ public final class SQLiteDestination: PageDestination {
                 try forget.step("starting the run")
             }
             // The page's time and run are the same for every row: bound once, then each row's id, JSON and
-            // title (``SQLiteStatement/run(texts:from:_:)`` keeps the other parameters' bindings).
+            // title (``SQLiteStatement/run(texts:_:_:from:_:)`` keeps the other parameters' bindings).
             upsert.reset()
             let column: Int32 = hasTitles ? 4 : 3
             try upsert.bind(column, text: fetchedAt)

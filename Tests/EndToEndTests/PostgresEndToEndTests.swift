@@ -178,9 +178,11 @@ struct PostgresEndToEndTests {
         #expect(wrong.status == 77, "\(wrong.stderr)")
         #expect(wrong.stderr.contains("password authentication failed"), "\(wrong.stderr)")
         #expect(!wrong.stderr.contains("wrong-password-4242"), "\(wrong.stderr)")
-        let port = try LoopbackListener.freePort()
+        // A port held and refusing for the whole run (a port merely freed can go to another test's server).
+        let refusing = try RefusingPort()
+        defer { refusing.close() }
         let nothing = try await Run([
-            "fetch", "--all", "--postgres", "postgresql://postgres:pw@127.0.0.1:\(port)/postgres", fixture.url,
+            "fetch", "--all", "--postgres", "postgresql://postgres:pw@127.0.0.1:\(refusing.port)/postgres", fixture.url,
         ])
         #expect(nothing.status == 69, "\(nothing.stderr)")
         let both = try await Run(["fetch", "--all", "--postgres", database.url(), "-o", "/dev/null", fixture.url])

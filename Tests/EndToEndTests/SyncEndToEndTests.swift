@@ -236,8 +236,14 @@ struct SyncEndToEndTests {
         let scratch = try Scratch()
         defer { scratch.remove() }
         let (projects, notes) = try Self.servers()
-        let source = Self.source(projects: projects, notes: notes)
-        _ = projects.stop()  // its port now refuses connections
+        // The projects at a port that refuses connections for the whole test: the server's own port, once
+        // stopped, could go to another test's server before the second run.
+        let refusing = try RefusingPort()
+        defer { refusing.close() }
+        let base = projects.url.replacingOccurrences(of: "/notes", with: "/")
+        let source = Self.source(projects: projects, notes: notes).replacingOccurrences(
+            of: "base-url: \(base)", with: "base-url: \(refusing.baseURL)")
+        _ = projects.stop()
         defer { notes.stop() }
         try Files.write(source, to: scratch.path("api.yaml"))
         let database = scratch.path("api.db")

@@ -63,9 +63,10 @@ extension PostgresDestinationTests {
         } throws: { error in
             "\(error)".contains("SQLSTATE 42501") && !"\(error)".contains("reader-pw-5678")
         }
+        let refusing = try RefusingPort()
+        defer { refusing.close() }
         #expect {
-            try PostgresDestination(
-                connection: "postgresql://postgres:pw@127.0.0.1:\(try LoopbackListener.freePort())/x")
+            try PostgresDestination(connection: "postgresql://postgres:pw@127.0.0.1:\(refusing.port)/x")
         } throws: { error in
             (error as? StoreError)?.kind == .unavailable
         }

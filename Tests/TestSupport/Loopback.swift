@@ -46,3 +46,37 @@ private let acceptClosedOnExec = unsafeBitCast(
     dlsym(nil, "accept4"),  // RTLD_DEFAULT: the process's own libc
     to: (@convention(c) (Int32, UnsafeMutablePointer<sockaddr>?, UnsafeMutablePointer<socklen_t>?, Int32) -> Int32)
         .self)
+
+/// A loopback port that refuses every connection, for as long as this holds it: a TCP socket bound to it
+/// and not listening. A port merely closed does not stay so: the system hands it to the next socket that
+/// asks for a free one (another test's server), and a walk meant to fail walks that server instead.
+public struct RefusingPort: Sendable {
+    public let socket: Int32
+    public let port: Int
+
+    public init() throws {
+        let held = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard held >= 0 else { throw POSIXError(.EMFILE) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { generic in
+                bind(held, generic, length) == 0 && getsockname(held, generic, &length) == 0
+            }
+        }
+        guard bound else {
+            Glibc.close(held)
+            throw POSIXError(.EADDRINUSE)
+        }
+        socket = held
+        port = Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    /// `http://127.0.0.1:PORT/`.
+    public var baseURL: String { "http://127.0.0.1:\(port)/" }
+
+    public func close() { Glibc.close(socket) }
+}

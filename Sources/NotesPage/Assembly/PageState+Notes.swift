@@ -231,7 +231,8 @@ extension PageState {
         } else {
             notes.append(Note(id: noteID, title: hasTitle ? noteTitle : [], json: nil))
         }
-        // The buffers trade places, so keeping the last id costs no copy: the next note clears `noteID`.
+        // The buffers trade places, so keeping the last id costs no copy: the next note's id replaces what
+        // `noteID` then holds.
         swap(&noteID, &lastIDBytes)
         return true
     }

@@ -103,7 +103,7 @@ package final class SQLiteDatabase {
 package final class SQLiteStatement {
     private let statement: OpaquePointer
     private let database: SQLiteDatabase
-    /// What ``run(texts:from:_:)`` binds in place: never empty, so its base address is never null.
+    /// What ``run(texts:_:_:from:_:)`` binds in place: never empty, so its base address is never null.
     private var scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: 1024, alignment: 1)
 
     fileprivate init(_ statement: OpaquePointer, database: SQLiteDatabase) {
