@@ -8,25 +8,7 @@ public struct LoopbackListener: Sendable {
 
     /// - Parameter backlog: Connections the system queues before they are accepted.
     public init(backlog: Int32 = 8) throws {
-        let listener = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard listener >= 0 else { throw POSIXError(.EMFILE) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { generic in
-                bind(listener, generic, length) == 0 && listen(listener, backlog) == 0
-                    && getsockname(listener, generic, &length) == 0
-            }
-        }
-        guard bound else {
-            Glibc.close(listener)
-            throw POSIXError(.EADDRINUSE)
-        }
-        socket = listener
-        port = Int(UInt16(bigEndian: address.sin_port))
+        (socket, port) = try boundLoopbackSocket(listening: backlog)
     }
 
     /// Accepts the next connection (`-1` once closed); like the listener, it is closed on `exec`, so a child
@@ -55,28 +37,34 @@ public struct RefusingPort: Sendable {
     public let port: Int
 
     public init() throws {
-        let held = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard held >= 0 else { throw POSIXError(.EMFILE) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { generic in
-                bind(held, generic, length) == 0 && getsockname(held, generic, &length) == 0
-            }
-        }
-        guard bound else {
-            Glibc.close(held)
-            throw POSIXError(.EADDRINUSE)
-        }
-        socket = held
-        port = Int(UInt16(bigEndian: address.sin_port))
+        (socket, port) = try boundLoopbackSocket(listening: nil)
     }
 
     /// `http://127.0.0.1:PORT/`.
     public var baseURL: String { "http://127.0.0.1:\(port)/" }
 
     public func close() { Glibc.close(socket) }
+}
+
+/// A TCP socket bound to 127.0.0.1 at a port the system chose (closed on `exec`), listening with `backlog`
+/// unless it is `nil`, and that port.
+private func boundLoopbackSocket(listening backlog: Int32?) throws -> (socket: Int32, port: Int) {
+    let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+    guard socket >= 0 else { throw POSIXError(.EMFILE) }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    address.sin_port = 0
+    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+    let bound = withUnsafeMutablePointer(to: &address) { pointer in
+        pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { generic in
+            bind(socket, generic, length) == 0 && (backlog.map { listen(socket, $0) == 0 } ?? true)
+                && getsockname(socket, generic, &length) == 0
+        }
+    }
+    guard bound else {
+        Glibc.close(socket)
+        throw POSIXError(.EADDRINUSE)
+    }
+    return (socket, Int(UInt16(bigEndian: address.sin_port)))
 }
