@@ -85,10 +85,10 @@ extension String {
 // MARK: - Callbacks
 
 /// The object yajl's `ctx` pointer names: it forwards each callback to the handler as a ``JSONEvent``, or,
-/// once a recorder is set (``PipelinedJSONParser``), to the recorder.
+/// while a block is being recorded (``PipelinedJSONParser``'s parsing thread), records it into the block.
 final class JSONCallbackContext {
     let handler: any JSONEventHandler
-    /// Where yajl is in the document, and the recorder if any. Behind a pointer, not in stored `var`s: a
+    /// Where yajl is in the document, and the block being recorded if any. Behind a pointer, not in stored `var`s: a
     /// class's stored `var` costs a dynamic exclusivity check on every access, and this is read on every
     /// event.
     let position: UnsafeMutablePointer<YajlPosition>
@@ -114,8 +114,10 @@ struct YajlPosition {
     var isCompleting = false
     /// The handle that calls back, set by ``YajlHandle``.
     fileprivate var handle: yajl_handle?
-    /// Receives the events instead of the handler when set; kept alive by its owner.
-    var recorder: Unmanaged<EventRecorder>?
+    /// The block the events are recorded into instead of going to the handler, when set: the block the
+    /// parsing thread is parsing, owned by that thread meanwhile. Every event is recorded with the
+    /// offset just past its token (``eventEnd``); recording never stops the parse.
+    var recording: UnsafeMutablePointer<EventBlock>?
 
     /// The document offset just past the token being delivered (`yajl_get_bytes_consumed` counts from the
     /// start of the buffer): where a stop at this event is reported. Only meaningful inside a callback.
@@ -124,14 +126,38 @@ struct YajlPosition {
     }
 }
 
+/// One event without text: recorded as `kind` while a block is recorded, else given to the handler.
 @inline(__always)
-private func deliver(_ ctx: UnsafeMutableRawPointer?, _ event: JSONEvent) -> Int32 {
+private func deliver(_ ctx: UnsafeMutableRawPointer?, _ kind: RecordedEvent.Kind, _ event: JSONEvent) -> Int32 {
     // The parser owns the context for as long as yajl may call back: no retain needed.
     Unmanaged<JSONCallbackContext>.fromOpaque(ctx!)._withUnsafeGuaranteedRef { context in
-        if let recorder = context.position.pointee.recorder {
-            return recorder._withUnsafeGuaranteedRef { $0.handle(event) }
+        let position = context.position
+        if let block = position.pointee.recording {
+            block.pointee.record(kind, end: position.pointee.eventEnd)
+            return true
         }
         return context.handler.handle(event)
+    } ? 1 : 0
+}
+
+/// A key, string or number: recorded with its bytes while a block is recorded, else given to the handler.
+/// Straight from the callback, so a recorded event is never made a ``JSONEvent`` only to be taken apart.
+@inline(__always)
+private func deliver(
+    _ ctx: UnsafeMutableRawPointer?, _ kind: RecordedEvent.Kind, _ text: UnsafeRawPointer?, _ count: Int
+) -> Int32 {
+    Unmanaged<JSONCallbackContext>.fromOpaque(ctx!)._withUnsafeGuaranteedRef { context in
+        let position = context.position
+        let text = bytes(text, count)
+        if let block = position.pointee.recording {
+            block.pointee.record(kind, text, end: position.pointee.eventEnd)
+            return true
+        }
+        switch kind {
+        case .key: return context.handler.handle(.key(text))
+        case .string: return context.handler.handle(.string(text))
+        default: return context.handler.handle(.number(text))
+        }
     } ? 1 : 0
 }
 
@@ -145,17 +171,17 @@ private nonisolated(unsafe) let yajlCallbacks: UnsafeMutablePointer<yajl_callbac
     let table = UnsafeMutablePointer<yajl_callbacks>.allocate(capacity: 1)
     table.initialize(
         to: yajl_callbacks(
-            yajl_null: { ctx in deliver(ctx, .null) },
-            yajl_boolean: { ctx, value in deliver(ctx, .bool(value != 0)) },
+            yajl_null: { ctx in deliver(ctx, .null, .null) },
+            yajl_boolean: { ctx, value in deliver(ctx, value != 0 ? .isTrue : .isFalse, .bool(value != 0)) },
             yajl_integer: nil,
             yajl_double: nil,
-            yajl_number: { ctx, text, count in deliver(ctx, .number(bytes(text, count))) },
-            yajl_string: { ctx, text, count in deliver(ctx, .string(bytes(text, count))) },
-            yajl_start_map: { ctx in deliver(ctx, .startObject) },
-            yajl_map_key: { ctx, text, count in deliver(ctx, .key(bytes(text, count))) },
-            yajl_end_map: { ctx in deliver(ctx, .endObject) },
-            yajl_start_array: { ctx in deliver(ctx, .startArray) },
-            yajl_end_array: { ctx in deliver(ctx, .endArray) }
+            yajl_number: { ctx, text, count in deliver(ctx, .number, text, count) },
+            yajl_string: { ctx, text, count in deliver(ctx, .string, UnsafeRawPointer(text), count) },
+            yajl_start_map: { ctx in deliver(ctx, .startObject, .startObject) },
+            yajl_map_key: { ctx, text, count in deliver(ctx, .key, UnsafeRawPointer(text), count) },
+            yajl_end_map: { ctx in deliver(ctx, .endObject, .endObject) },
+            yajl_start_array: { ctx in deliver(ctx, .startArray, .startArray) },
+            yajl_end_array: { ctx in deliver(ctx, .endArray, .endArray) }
         )
     )
     return table

@@ -22,7 +22,8 @@ final class PipelineCore: @unchecked Sendable {
     /// Whether ``work()`` may still be running: from ``start()`` until it is waited for.
     private var working = false
     private var thread: WorkerThread?
-    private var recorder: EventRecorder?
+    /// Where the parser's yajl is, and which block the parsing thread records its events into.
+    private var position: UnsafeMutablePointer<YajlPosition>?
     /// The scan stage, on the caller's thread once the parse has moved: taken over from ``parser`` at the
     /// threshold, so that the two threads share the work about evenly (scan and replay here; yajl and
     /// recording there).
@@ -165,10 +166,7 @@ final class PipelineCore: @unchecked Sendable {
         let ring = lent ?? EventRing(blocks: options.blocks, blockBytes: options.blockBytes)
         self.ring = ring
         borrowed = lent != nil
-        let context = parser.callbackContext
-        let recorder = EventRecorder(position: context.position)
-        self.recorder = recorder
-        context.position.pointee.recorder = Unmanaged.passUnretained(recorder)
+        position = parser.callbackContext.position
         replayedOffset = parser.offset
         if options.scansOnCaller { scanStage = parser.pieceScanner }
         working = true
@@ -253,7 +251,7 @@ final class PipelineCore: @unchecked Sendable {
         var index = 0
         while ring.waitFilled(beyond: index) {
             let block = ring.block(index)
-            recorder!.state.pointee.block = block
+            position!.pointee.recording = block
             let ended = parse(block)
             ring.parsed(index + 1)
             if ended { return }
