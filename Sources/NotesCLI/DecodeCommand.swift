@@ -40,7 +40,10 @@ struct DecodeCommand: Equatable {
             return .noInput
         }
         var output = OutputWriter(descriptor: STDOUT_FILENO)
-        var decoder = PageDecoder(configuration: options.configuration)
+        var configuration = options.configuration
+        // Validating only: every note is read and checked, none is built.
+        configuration.keepsNotes = options.format != .none
+        var decoder = PageDecoder(configuration: configuration)
         var notes: [Note] = []
         let started = Clock.now
         do {

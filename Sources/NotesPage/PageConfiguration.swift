@@ -13,6 +13,10 @@ public struct PageConfiguration: Sendable, Hashable {
     public var nextPath: FieldPath
     /// Whether each note keeps its exact JSON (``Note/json``).
     public var keepsJSON: Bool
+    /// Whether the decoder hands each note back as a ``Note``. When `false` every note is still read and
+    /// checked against the contract, its id taken by the id set and counted
+    /// (``PageDecoder/Summary/noteCount``), but none is built: for a caller that only validates.
+    public var keepsNotes = true
     /// Other values to read off the page, e.g. `count` or `has_more`: each is reported in
     /// ``PageDecoder/Summary/fields`` (at most ``maxFieldPaths``).
     public var fieldPaths: [FieldPath] = []

@@ -225,6 +225,8 @@ extension PageState {
         noteCount += 1
         if isDuplicate {
             skippedCount += 1
+        } else if !configuration.keepsNotes {
+            // Read, checked and counted; nobody asked for the note itself.
         } else if configuration.keepsJSON {
             writer.close(UInt8(ascii: "}"))
             notes.append(Note(id: noteID, title: hasTitle ? noteTitle : [], json: writer.bytes))
