@@ -32,6 +32,9 @@ struct JSONScanner {
 
     let maxTokenBytes: Int
     let maxDepth: Int
+    /// The classifier this processor runs best (``CJSONBlocks``' `notes_json_wide_classifier`): 2 for
+    /// AVX-512BW, 1 for AVX2, 0 for the inline SSE2, NEON or plain C one.
+    let classifier = Int(notes_json_wide_classifier())
 
     var mode = Mode.between
     /// Bytes of the current token so far (between the quotes for a string).
@@ -114,7 +117,12 @@ struct JSONScanner {
             }
         }
         while i + 64 <= count {
-            let block = notes_json_classify(base + i)
+            let block =
+                switch classifier {
+                case 2: notes_json_classify_avx512(base + i)
+                case 1: notes_json_classify_avx2(base + i)
+                default: notes_json_classify(base + i)
+                }
             let keep = ~UInt64(0) << UInt64(skip)
 
             // Escapes and multi-byte sequences, checked whole; what they cover is masked out.

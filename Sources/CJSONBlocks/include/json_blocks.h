@@ -3,7 +3,8 @@
 
 // Classifies 64 bytes of JSON text at once into bit masks (bit i for byte i), for JSONScanner's fast
 // path. SSE2 on x86-64 (its baseline), NEON on arm64 (vaddv is AArch64 only), plain C elsewhere; all three
-// give the same masks.
+// give the same masks. On x86-64 a processor with AVX-512BW or AVX2 takes one of the wider classifiers of
+// json_blocks.c instead (notes_json_wide_classifier), which give the same masks again.
 
 #include <stdint.h>
 #include <string.h>
@@ -117,5 +118,14 @@ static inline notes_json_block notes_json_classify(const uint8_t *bytes) {
 #endif
     return block;
 }
+
+// The widest classifier this processor and its operating system can run: 2 for AVX-512BW, 1 for AVX2, 0
+// for none (the inline classifier above). Asked once (cpuid, xgetbv); always 0 off x86-64.
+int notes_json_wide_classifier(void);
+
+// The same masks as notes_json_classify, from 64-byte (AVX-512BW) or two 32-byte (AVX2) vectors. Call
+// only what notes_json_wide_classifier says the processor has.
+notes_json_block notes_json_classify_avx512(const uint8_t *bytes);
+notes_json_block notes_json_classify_avx2(const uint8_t *bytes);
 
 #endif
