@@ -6,10 +6,6 @@ let swiftSettings: [SwiftSetting] = [
     .enableUpcomingFeature("InternalImportsByDefault"),
 ]
 
-/// C targets' debug information as DWARF 4, as Swift's: valgrind (Tools/perf-stages.py --instructions)
-/// cannot read the DWARF 5 this clang writes, and gives up on the whole binary.
-let cSettings: [CSetting] = [.unsafeFlags(["-gdwarf-4"])]
-
 let package = Package(
     name: "notes-page",
     // Linux is the home platform; on Apple platforms Synchronization's Mutex and Atomic need these.
@@ -63,9 +59,8 @@ let package = Package(
 
         /// The system, at the bottom: files read and written with POSIX calls, threads of their own, locks.
         .target(name: "NotesSystem", swiftSettings: swiftSettings),
-        /// The scanner's 64-bytes-at-a-time classifier (SSE2 / NEON / plain C), header only.
         /// The scanner's block classifiers (SSE2, NEON or plain C inline; AVX2 and AVX-512BW chosen at run time).
-        .target(name: "CJSONBlocks", cSettings: cSettings),
+        .target(name: "CJSONBlocks"),
         /// A push parser over yajl with hard limits; knows nothing about notes.
         .target(
             name: "NotesJSON", dependencies: ["CYajl", "CJSONBlocks", "NotesSystem"], swiftSettings: swiftSettings),
@@ -134,7 +129,7 @@ let package = Package(
         // MARK: - Benchmarks
 
         /// The ceiling: yajl with no-op callbacks, in C.
-        .target(name: "YajlNoop", dependencies: ["CYajl"], path: "Benchmarks/YajlNoop", cSettings: cSettings),
+        .target(name: "YajlNoop", dependencies: ["CYajl"], path: "Benchmarks/YajlNoop"),
         /// Counts heap allocations (glibc): its malloc and friends interpose the C library's.
         .target(name: "AllocationCounter", path: "Benchmarks/AllocationCounter"),
         /// A benchmark's runs in turn with its ceilings', and the paired ratio.
