@@ -8,12 +8,14 @@ import Testing
 /// at the same byte, on one thread and on two.
 @Suite("Validating only: every check, no notes built")
 struct ValidateOnlyTests {
+    /// The page's whole summary (its count, skipped duplicates, last id, next value, fields), or its
+    /// error; and how many ids the id set took.
     struct Answer: Equatable {
-        var count: Int
-        var skipped: Int
-        var next: String?
-        var idsTaken: Int
+        var summary: PageDecoder.Summary?
+        var idsTaken = 0
         var error: PageError?
+        var count: Int { summary?.noteCount ?? 0 }
+        var skipped: Int { summary?.skippedCount ?? 0 }
     }
 
     func answer(
@@ -27,13 +29,10 @@ struct ValidateOnlyTests {
         let ids = IDSet()
         var decoder = PageDecoder(configuration: configuration, ids: ids, pipeline: threads)
         var notes: [Note] = []
-        var answer = Answer(count: 0, skipped: 0, idsTaken: 0)
+        var answer = Answer()
         do throws(PageError) {
             for chunk in chunks(body, size: 3000) { try decoder.feed(chunk, into: &notes) }
-            let summary = try decoder.finish(into: &notes)
-            answer.count = summary.noteCount
-            answer.skipped = summary.skippedCount
-            answer.next = summary.nextCursor
+            answer.summary = try decoder.finish(into: &notes)
         } catch {
             answer.error = error
         }
@@ -77,15 +76,37 @@ struct ValidateOnlyTests {
         }
     }
 
-    @Test("Duplicates left out are counted the same without notes")
-    func skippedDuplicates() {
-        var text = String(decoding: page(count: 600), as: UTF8.self)
-        for index in [5, 300, 599] { text = text.replacingOccurrences(of: #""id":"n\#(index)""#, with: #""id":"n1""#) }
+    @Test("Duplicates left out are counted the same without notes", arguments: [false, true])
+    func skippedDuplicates(twoThreads: Bool) {
+        var text = String(decoding: page(count: 2500), as: UTF8.self)
+        for index in [5, 300, 2499] { text = text.replacingOccurrences(of: #""id":"n\#(index)""#, with: #""id":"n1""#) }
         let configure: (inout PageConfiguration) -> Void = { $0.duplicates = .skip }
+        let threads = twoThreads ? JSONPipelineOptions(threshold: 0) : .singleThreaded
         let body = Array(text.utf8)
-        let (kept, _) = answer(body, keepsNotes: true, threads: .singleThreaded, configure: configure)
-        let (validated, _) = answer(body, keepsNotes: false, threads: .singleThreaded, configure: configure)
+        let (kept, _) = answer(body, keepsNotes: true, threads: threads, configure: configure)
+        let (validated, _) = answer(body, keepsNotes: false, threads: threads, configure: configure)
         #expect(kept.skipped == 3 && kept.error == nil)
+        #expect(kept.summary?.lastID == Array("n1".utf8), "the last note, a duplicate left out, still the last id")
         #expect(validated == kept)
+    }
+
+    @Test("The id found on the first note, when it has no 'id', is the same without notes", arguments: [false, true])
+    func detectedID(twoThreads: Bool) {
+        let notes = (0..<2500).map { #"{"_id":"k\#($0)","title":"t\#($0)","n":\#($0)}"# }
+        let valid = #"{"notes":["# + notes.joined(separator: ",") + #"],"next_cursor":"c"}"#
+        let duplicated = valid.replacingOccurrences(of: #""_id":"k2000""#, with: #""_id":"k9""#)
+        let threads = twoThreads ? JSONPipelineOptions(threshold: 0) : .singleThreaded
+        for text in [valid, duplicated] {
+            let configure: (inout PageConfiguration) -> Void = { $0.detects = .id }
+            let (kept, _) = answer(Array(text.utf8), keepsNotes: true, threads: threads, configure: configure)
+            let (validated, _) = answer(Array(text.utf8), keepsNotes: false, threads: threads, configure: configure)
+            #expect(validated == kept)
+            if text == valid {
+                #expect(kept.idsTaken == 2500 && kept.summary?.detectedIDPath == FieldPath("_id"))
+            } else {
+                #expect(kept.error?.code == .duplicateID(firstPage: 0), "k9 taken twice: \(kept)")
+                #expect(kept.idsTaken == 0, "a page that fails leaves none of its ids")
+            }
+        }
     }
 }
