@@ -82,6 +82,25 @@ struct ProcessesTests {
 }
 
 extension ProcessesTests {
+    @Test("A start over the descriptor limit waits for room, and fails by name only when none comes in time")
+    func waitsForRoom() throws {
+        var counts = [1_005, 1_003, 1_001, 1_000, 2_000]
+        var asked = 0
+        func held() -> Int {
+            asked += 1
+            return counts.removeFirst()
+        }
+        try Spawning.waitForRoom(limit: 1_000, within: .seconds(60), held: held)
+        #expect(asked == 4, "it asks again until the count is at the limit, and then goes")
+
+        let clock = ContinuousClock()
+        let start = clock.now
+        #expect(throws: TooManyDescriptors.self) {
+            try Spawning.waitForRoom(limit: 1_000, within: .milliseconds(200), held: { 1_001 })
+        }
+        #expect(clock.now - start >= .milliseconds(200), "it waited the whole time before failing")
+    }
+
     @Test("A child waited for is let go of, and its pipes with it (Foundation keeps one only polled)")
     func waitedForIsFreed() throws {
         weak var gone: Process?
