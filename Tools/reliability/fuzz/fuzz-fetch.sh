@@ -89,9 +89,12 @@ if stale "$build/FuzzFetch.o" Tools/reliability/fuzz/FuzzFetch.swift "${driver_s
         "${driver_sources[@]}" Tests/NotesFetchTests/StrictURI.swift Tests/TestSupport/SeededRandom.swift \
         Sources/NotesGen/SplitMix64.swift -o "$build/FuzzFetch.o"
 fi
-if stale "$build/fuzz-fetch" "$build"/NotesSystem.o "$build"/NotesJSON.o "$build"/NotesPage.o "$build"/NotesFetch.o "$build"/FuzzFetch.o; then
+if stale "$build/json_blocks.o" Sources/CJSONBlocks/json_blocks.c Sources/CJSONBlocks/include/*.h; then
+    compile_blocks "$build" "$sanitizers"
+fi
+if stale "$build/fuzz-fetch" "$build"/NotesSystem.o "$build"/NotesJSON.o "$build"/NotesPage.o "$build"/NotesFetch.o "$build"/FuzzFetch.o "$build"/json_blocks.o; then
     swiftc -sanitize="$sanitizers" -use-ld=lld "$build/NotesSystem.o" "$build/NotesJSON.o" "$build/NotesPage.o" "$build/NotesFetch.o" \
-        "$build/FuzzFetch.o" -lyajl -o "$build/fuzz-fetch"
+        "$build/FuzzFetch.o" "$build/json_blocks.o" -lyajl -o "$build/fuzz-fetch"
 fi
 printf '%s' "$stamp" >"$build/flags"
 echo "fuzz-fetch: $build/fuzz-fetch built with -sanitize=$sanitizers"

@@ -44,7 +44,9 @@ for name in "${modules[@]}"; do module "$name" "Sources/$name"; done
 swiftc "${flags[@]}" -module-name FuzzSource -wmo -c Tools/reliability/fuzz/FuzzSource.swift -o "$build/FuzzSource.o"
 objects=()
 for name in "${modules[@]}"; do objects+=("$build/$name.o"); done
-swiftc -sanitize=fuzzer,address -use-ld=lld "${objects[@]}" "$build/FuzzSource.o" -lyaml -lyajl -o "$build/fuzz-source"
+compile_blocks "$build" fuzzer,address
+swiftc -sanitize=fuzzer,address -use-ld=lld "${objects[@]}" "$build/FuzzSource.o" "$build/json_blocks.o" -lyaml -lyajl \
+    -o "$build/fuzz-source"
 
 make_seeds Tools/reliability/fuzz/source-seeds Fixtures/regressions-source --json-test-suite
 binary=$build/fuzz-source corpus=${FUZZ_CORPUS:-$work/corpus} max_len=4096 dict=Tools/reliability/fuzz/source.dict

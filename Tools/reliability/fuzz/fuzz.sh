@@ -42,8 +42,9 @@ swiftc "${flags[@]}" -module-name NotesPage -wmo -emit-module -emit-module-path 
     -c "${page_sources[@]}" -o "$build/NotesPage.o"
 swiftc "${flags[@]}" -module-name FuzzPage -wmo -c Tools/reliability/fuzz/FuzzPage.swift \
     Tools/reliability/fuzz/StrictJSON.swift -o "$build/FuzzPage.o"
+compile_blocks "$build" fuzzer,address
 swiftc -sanitize=fuzzer,address -use-ld=lld "$build/NotesSystem.o" "$build/NotesJSON.o" "$build/NotesPage.o" "$build/FuzzPage.o" \
-    -lyajl -o "$build/fuzz-page"
+    "$build/json_blocks.o" -lyajl -o "$build/fuzz-page"
 
 make_seeds Fixtures/contract Fixtures/regressions --json-test-suite
 binary=$build/fuzz-page corpus=${FUZZ_CORPUS:-$work/corpus} max_len=8192 dict=Tools/reliability/fuzz/page.dict

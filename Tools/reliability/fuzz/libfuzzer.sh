@@ -17,6 +17,17 @@ require_libfuzzer() {
     fi
 }
 
+# Compiles the scanner's C classifiers (Sources/CJSONBlocks/json_blocks.c, which NotesJSON calls) into
+# $1/json_blocks.o with the toolchain's clang, instrumented as the Swift modules are: $2 is the sanitizer
+# list swiftc takes (fuzzer,address[,undefined]); the C object takes fuzzer-no-link for coverage, not the
+# fuzzer's main.
+compile_blocks() {
+    local build=$1 sanitizers=${2/fuzzer/fuzzer-no-link} clang
+    clang=$(dirname "$(readlink -f "$(command -v swiftc)")")/clang
+    "$clang" -O2 -g -fsanitize="$sanitizers" -I Sources/CJSONBlocks/include -c Sources/CJSONBlocks/json_blocks.c \
+        -o "$build/json_blocks.o"
+}
+
 # Makes $work (removed on exit) with seeds/ holding the files of each directory named that exists (a
 # README.md aside); ../shared/JSONTestSuite/test_parsing too with --json-test-suite, said when absent.
 make_seeds() {
