@@ -10,7 +10,9 @@
 /// `[varint length][bytes]` entries, and an open-addressing table (linear probing, load at most 3/4) holds
 /// 8 bytes per slot: the id's 32-bit hash and its arena position. An insert touches one slot's cache line
 /// (and the arena only where the whole hash matches); growing moves slots by the hashes they hold and never
-/// reads the arena. The hash is SipHash-1-3 (the standard library's `Hasher`'s) under a key drawn at random
+/// reads the arena. A table of 2 MiB or more is held in chunks of 2 MiB and doubles by adding chunks and
+/// moving its slots within them, so it never holds an old table and a new one together: the set's peak
+/// memory is its final size (``peakMemoryFootprint``). The hash is SipHash-1-3 (the standard library's `Hasher`'s) under a key drawn at random
 /// once a process (`SipHash13`), so a hostile server cannot choose ids that collide; computed here over the
 /// id's bytes, at half `Hasher`'s cost.
 ///
@@ -40,7 +42,14 @@ public final class IDSet {
     /// - Parameter capacity: Ids to make room for up front; defaults to 1,024.
     public init(capacity: Int = 1024) {
         table = .allocate(capacity: 1)
-        table.initialize(to: Table(capacity: capacity))
+        table.initialize(to: Table(capacity: capacity, key: .process, chunkShift: SlotChunks.defaultChunkShift))
+    }
+
+    /// A set hashing under `key`, its table in chunks of `1 << chunkShift` slots: tests choose both, to
+    /// grow tables in place from a few slots and to see the clusters that many keys make.
+    init(capacity: Int, key: SipHash13, chunkShift: Int) {
+        table = .allocate(capacity: 1)
+        table.initialize(to: Table(capacity: capacity, key: key, chunkShift: chunkShift))
     }
 
     deinit {
@@ -57,6 +66,10 @@ public final class IDSet {
 
     /// Bytes this set holds on the heap: arena segments and the table.
     public var memoryFootprint: Int { table.pointee.memoryFootprint }
+
+    /// The most bytes this set has held at once, counting a table being replaced and its replacement
+    /// together.
+    public var peakMemoryFootprint: Int { table.pointee.peakMemoryFootprint }
 
     /// Whether `id` is in the set.
     public func contains(_ id: UnsafeRawBufferPointer) -> Bool {
@@ -109,9 +122,11 @@ private struct Table {
     private var end: UInt32 = 0
     /// 0 for an empty slot, else the id's 32-bit hash << 32 | its arena position + 1: a probe compares
     /// hashes without touching the arena, and growing moves slots without reading it.
-    private var slots: UnsafeMutableBufferPointer<UInt64>
+    private var slots: SlotChunks
     private var mask: Int
+    private let key: SipHash13
     var count = 0
+    private(set) var peakMemoryFootprint = 0
 
     /// Arena position where each committed page ends.
     var pageEnds: [UInt32] = []
@@ -119,11 +134,13 @@ private struct Table {
     private var openSlots: [Int]? = []
     private var countAtCommit = 0
 
-    init(capacity: Int) {
+    init(capacity: Int, key: SipHash13, chunkShift: Int) {
         var size = 16
         while size * 3 / 4 < capacity { size <<= 1 }
-        slots = Self.emptyTable(size)
+        slots = SlotChunks(count: size, chunkShift: chunkShift)
         mask = size - 1
+        self.key = key
+        notePeak()
     }
 
     func deallocateSegments() {
@@ -135,12 +152,16 @@ private struct Table {
         segments.count * Self.segmentSize + slots.count * MemoryLayout<UInt64>.size
     }
 
+    private mutating func notePeak(extra: Int = 0) {
+        peakMemoryFootprint = max(peakMemoryFootprint, memoryFootprint + extra)
+    }
+
     func contains(_ id: UnsafeRawBufferPointer) -> Bool {
-        find(id, hash: Self.hash(id)).found
+        find(id, hash: hash(id)).found
     }
 
     mutating func insert(_ id: UnsafeRawBufferPointer) -> IDSet.InsertResult {
-        let hash = Self.hash(id)
+        let hash = hash(id)
         let (found, slot) = find(id, hash: hash)
         if found { return .duplicate(page: page(of: Self.position(slots[slot]))) }
         slots[slot] = Self.slot(hash: hash, position: append(id))
@@ -164,11 +185,8 @@ private struct Table {
             for slot in open.reversed() { slots[slot] = 0 }
         } else {
             // The table grew during the page: rebuild it from the committed entries, hashed again.
-            let size = slots.count
-            slots.deallocate()
-            slots = Self.emptyTable(size)
-            forEachEntry(upTo: committedEnd) { position, id in place(Self.slot(hash: Self.hash(id), position: position))
-            }
+            slots.clear()
+            forEachEntry(upTo: committedEnd) { position, id in place(Self.slot(hash: hash(id), position: position)) }
         }
         count = countAtCommit
         openSlots = []
@@ -180,11 +198,11 @@ private struct Table {
 
     // MARK: - Table
 
-    /// 32 bits of SipHash-1-3 under the process's key. The slot and the stored hash both come from these
-    /// bits.
+    /// 32 bits of SipHash-1-3 under the set's key (the process's). The slot and the stored hash both come
+    /// from these bits.
     @inline(__always)
-    private static func hash(_ id: UnsafeRawBufferPointer) -> UInt32 {
-        UInt32(truncatingIfNeeded: SipHash13.process.hash(id))
+    private func hash(_ id: UnsafeRawBufferPointer) -> UInt32 {
+        UInt32(truncatingIfNeeded: key.hash(id))
     }
 
     @inline(__always)
@@ -195,22 +213,6 @@ private struct Table {
     @inline(__always)
     private static func position(_ slot: UInt64) -> UInt32 {
         UInt32(truncatingIfNeeded: slot) - 1
-    }
-
-    /// A table of `size` empty slots. One of 2 MiB or more is aligned to 2 MiB and, on Linux, asks for huge
-    /// pages: a probe lands anywhere in it, and with 4 KiB pages nearly every probe of a large table also
-    /// misses the TLB.
-    private static func emptyTable(_ size: Int) -> UnsafeMutableBufferPointer<UInt64> {
-        let bytes = size * MemoryLayout<UInt64>.stride
-        let huge = 2 << 20
-        let raw = UnsafeMutableRawPointer.allocate(
-            byteCount: bytes, alignment: bytes >= huge ? huge : MemoryLayout<UInt64>.alignment)
-        #if os(Linux)
-            if bytes >= huge { _ = madvise(raw, bytes, MADV_HUGEPAGE) }
-        #endif
-        let slots = UnsafeMutableBufferPointer(start: raw.bindMemory(to: UInt64.self, capacity: size), count: size)
-        slots.initialize(repeating: 0)
-        return slots
     }
 
     /// The slot holding `id`, or the empty slot where it would go.
@@ -235,14 +237,51 @@ private struct Table {
         slots[slot] = value
     }
 
-    /// Doubles the table, moving each slot by the hash it holds: the arena is not read.
+    /// Doubles the table, moving each slot by the hash it holds: the arena is not read. A table of whole
+    /// chunks doubles in place; a smaller one is copied into its replacement.
     private mutating func grow() {
-        let old = slots
-        slots = Self.emptyTable(old.count * 2)
-        mask = slots.count - 1
-        for value in old where value != 0 { place(value) }
-        old.deallocate()
+        let oldCount = slots.count
+        if slots.canDoubleInPlace {
+            slots.doubleInPlace()
+            mask = slots.count - 1
+            notePeak()
+            rehashInPlace(oldCount: oldCount)
+        } else {
+            let old = slots
+            slots = SlotChunks(count: oldCount * 2, chunkShift: old.chunkShift)
+            mask = slots.count - 1
+            notePeak(extra: oldCount * MemoryLayout<UInt64>.size)
+            for index in 0..<oldCount where old[index] != 0 { place(old[index]) }
+            old.deallocate()
+        }
         openSlots = nil
+    }
+
+    /// Moves the slots of the lower half, just doubled in place (the upper half empty), to where the
+    /// doubled table's probes look for them.
+    ///
+    /// A slot's home in the doubled table is its old home or that plus the old size. The cluster at the
+    /// start of the lower half, whose ids may have homes at its end, is set aside; then, from the empty
+    /// slot after it, each slot is taken out and placed again, in order. A probe then crosses only slots
+    /// already moved (or set aside) and stops at the slot just emptied at the latest: from the old home,
+    /// that slot is ahead within its cluster; from the new home, the probe runs through the upper half and
+    /// wraps to the start of the lower half. So no slot is placed past one not yet moved, which would lose
+    /// it when that one moves. The slots set aside are placed last.
+    private mutating func rehashInPlace(oldCount: Int) {
+        var firstEmpty = 0
+        while slots[firstEmpty] != 0 { firstEmpty += 1 }  // there is one: the load was at most 3/4
+        var setAside: [UInt64] = []
+        for index in 0..<firstEmpty {
+            setAside.append(slots[index])
+            slots[index] = 0
+        }
+        for index in firstEmpty + 1..<oldCount {
+            let value = slots[index]
+            if value == 0 { continue }
+            slots[index] = 0
+            place(value)
+        }
+        for value in setAside { place(value) }
     }
 
     // MARK: - Arena
@@ -267,6 +306,7 @@ private struct Table {
             }
             precondition(segment < Self.maxSegments, "IDSet holds at most 4 GiB of ids")
             segments.append(UnsafeMutableRawPointer.allocate(byteCount: Self.segmentSize, alignment: 16))
+            notePeak()
         }
         let base = segments[segment] + offset
         var length = id.count
@@ -336,6 +376,75 @@ private struct Table {
             if pageEnds[middle] <= position { low = middle + 1 } else { high = middle }
         }
         return low
+    }
+}
+
+/// The slots of an ``IDSet``'s table, in chunks of `1 << chunkShift` slots (2 MiB of them by default).
+///
+/// A table of whole chunks doubles by adding as many chunks again, empty, so the set can move its slots
+/// in place (``doubleInPlace()``); a table smaller than a chunk is one chunk of its own size, replaced
+/// when it doubles. A chunk of 2 MiB is aligned to 2 MiB and, on Linux, asks for huge pages: a probe lands
+/// anywhere in the table, and with 4 KiB pages nearly every probe of a large table also misses the TLB.
+private struct SlotChunks {
+    static let defaultChunkShift = 18
+
+    let chunkShift: Int
+    private let chunkMask: Int
+    private(set) var count: Int
+    private var chunks: UnsafeMutablePointer<UnsafeMutablePointer<UInt64>>
+    private var chunkCount: Int
+
+    /// A table of `count` empty slots, a power of two.
+    init(count: Int, chunkShift: Int) {
+        self.chunkShift = chunkShift
+        chunkMask = 1 << chunkShift - 1
+        self.count = count
+        chunkCount = max(1, count >> chunkShift)
+        chunks = .allocate(capacity: chunkCount)
+        for index in 0..<chunkCount { chunks[index] = Self.emptyChunk(min(count, 1 << chunkShift)) }
+    }
+
+    func deallocate() {
+        for index in 0..<chunkCount { chunks[index].deallocate() }
+        chunks.deallocate()
+    }
+
+    subscript(slot: Int) -> UInt64 {
+        @inline(__always) get { chunks[slot &>> chunkShift][slot & chunkMask] }
+        @inline(__always) nonmutating set { chunks[slot &>> chunkShift][slot & chunkMask] = newValue }
+    }
+
+    /// Whether the table is whole chunks, which ``doubleInPlace()`` can add to.
+    var canDoubleInPlace: Bool { count >= 1 << chunkShift }
+
+    /// Doubles the table by adding empty chunks after the ones it has; every slot keeps its place.
+    mutating func doubleInPlace() {
+        precondition(canDoubleInPlace, "only a table of whole chunks doubles in place")
+        let grown = UnsafeMutablePointer<UnsafeMutablePointer<UInt64>>.allocate(capacity: chunkCount * 2)
+        grown.moveInitialize(from: chunks, count: chunkCount)
+        for index in chunkCount..<chunkCount * 2 { grown[index] = Self.emptyChunk(1 << chunkShift) }
+        chunks.deallocate()
+        chunks = grown
+        chunkCount *= 2
+        count *= 2
+    }
+
+    /// Empties every slot.
+    func clear() {
+        for index in 0..<chunkCount { chunks[index].update(repeating: 0, count: min(count, 1 << chunkShift)) }
+    }
+
+    private static func emptyChunk(_ size: Int) -> UnsafeMutablePointer<UInt64> {
+        let bytes = size * MemoryLayout<UInt64>.stride
+        let huge = 2 << 20
+        let raw = UnsafeMutableRawPointer.allocate(
+            byteCount: bytes, alignment: bytes >= huge ? huge : MemoryLayout<UInt64>.alignment)
+        #if os(Linux)
+            if bytes >= huge { _ = madvise(raw, bytes, MADV_HUGEPAGE) }
+        #endif
+        let chunk = raw.bindMemory(to: UInt64.self, capacity: size)
+        chunk.initialize(repeating: 0, count: size)
+        return chunk
     }
 }
 

@@ -43,6 +43,34 @@ struct IDSetTests {
         #expect(ids.insert("kept-999") == .duplicate(page: 0))
     }
 
+    /// Tables of 16-slot chunks grow in place from 16 slots on, so a few thousand ids go through many
+    /// doublings in place, and 64 keys give as many different layouts of clusters, those that wrap past the
+    /// end of the table among them.
+    @Test("A table growing in place keeps every id and every page, under 64 keys; rollback rebuilds it")
+    func growsInPlace() {
+        for seed in 0..<64 as Range<UInt64> {
+            let key = SipHash13(k0: seed &* 0x9E37_79B9_7F4A_7C15, k1: ~seed)
+            let ids = IDSet(capacity: 16, key: key, chunkShift: 4)
+            for page in 0..<8 {
+                for index in page * 300..<(page + 1) * 300 { #expect(ids.insert("id-\(index)") == .inserted) }
+                ids.commitPage()
+            }
+            func expectEveryID() {
+                for index in 0..<2_400 {
+                    #expect(ids.insert("id-\(index)") == .duplicate(page: index / 300), "key \(seed), id-\(index)")
+                }
+                for index in 2_400..<2_600 { #expect(!ids.contains("id-\(index)"), "key \(seed)") }
+            }
+            expectEveryID()
+            // A page that grows the table again, then is rolled back: the table is rebuilt from the arena.
+            for index in 0..<3_000 { ids.insert("dropped-\(index)") }
+            ids.rollbackPage()
+            #expect(ids.count == 2_400)
+            for index in 0..<3_000 { #expect(!ids.contains("dropped-\(index)"), "key \(seed)") }
+            expectEveryID()
+        }
+    }
+
     @Test("Long ids fill several 1 MiB segments; rollback across a segment boundary keeps the rest")
     func segments() {
         let ids = IDSet()
@@ -59,7 +87,7 @@ struct IDSetTests {
         #expect(ids.insert("5-\(long)") == .duplicate(page: 0))
     }
 
-    @Test("A million 20-byte ids take under 40 MiB")
+    @Test("A million 20-byte ids take under 40 MiB, and that is the peak: never an old table beside a new one")
     func footprint() {
         let ids = IDSet()
         var id = Array("id-0000000000000000x".utf8)
@@ -73,6 +101,7 @@ struct IDSetTests {
         }
         #expect(ids.count == 1_000_000)
         #expect(ids.memoryFootprint < 40 << 20, "\(ids.memoryFootprint) bytes")
+        #expect(ids.peakMemoryFootprint == ids.memoryFootprint, "peak \(ids.peakMemoryFootprint) bytes")
     }
 
     @Test("The hash is SipHash: the published SipHash-2-4 vectors, from the empty message to two words")
