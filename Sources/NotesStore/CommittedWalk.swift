@@ -250,7 +250,7 @@ public final class CommittedWalk {
                 ), page: page.number, location: page.location)
         }
         if let offsets = pagination as? OffsetPagination, case .offset(let offset) = page.location {
-            let count = page.notes.count + page.skippedCount
+            let count = page.noteCount + page.skippedCount
             if let short = shortPage, count > 0 {
                 throw refuse(
                     "page \(short.number) held \(short.count) notes, not the \(offsets.limit) asked, and the page after it has more"
@@ -281,6 +281,7 @@ public final class CommittedWalk {
         if let earlier {
             kept.notes = page.notes.filter { note in !note.idBytes.withUnsafeBytes { earlier.contains($0) } }
             kept.skippedCount += page.notes.count - kept.notes.count
+            kept.noteCount = kept.notes.count
         }
         var next = checkpoint
         next.add(kept)

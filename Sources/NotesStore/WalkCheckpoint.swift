@@ -54,7 +54,7 @@ public struct WalkCheckpoint: Sendable, Hashable, Codable {
     /// Counts `page` in: what the checkpoint says once `page` is committed.
     public mutating func add(_ page: FetchedPage) {
         pages += 1
-        notes += page.notes.count
+        notes += page.noteCount
         skipped += page.skippedCount
         total = page.total ?? total
         bytes += page.byteCount

@@ -185,6 +185,14 @@ struct EarlyPageTests {
                 #"Error: page 2 (\#(Self.endpoint)?p=2): duplicate id "n10", seen on page 1 (note 1)"#),
             "\(run.stderr)")
         #expect(try scratch.read("out") == SchemeAPI.ndjson(10..<12))
+        // With --format none the page requested early still builds its notes: its ids reach the run's set
+        // from them.
+        let none = try await InProcessRun(["--all", "--paginate", "link", "--format", "none"], transport: transport)
+        #expect(none.status == .dataError)
+        #expect(
+            none.messages.hasPrefix(
+                #"Error: page 2 (\#(Self.endpoint)?p=2): duplicate id "n10", seen on page 1 (note 1)"#),
+            "\(none.stderr)")
     }
 
     @Test("A cycle is still caught when the looping page was requested early")

@@ -156,6 +156,19 @@ struct ParallelTests {
             run.messages.hasPrefix(#"Error: page 5 (offset 40): duplicate id "n20", seen on page 3 (note 0)"# + "\n"),
             "\(run.stderr)")
         #expect(try scratch.read("out") == SchemeAPI.ndjson(0..<40))
+        // With --format none no note is built on the walk's side; the pages in parallel still build theirs,
+        // whose ids reach the run's set from them.
+        let none = try await InProcessRun(
+            Self.offset + ["--total-path", "count", "--parallel", "4", "--format", "none"], transport: memory)
+        #expect(none.status == .dataError)
+        #expect(
+            none.messages.hasPrefix(#"Error: page 5 (offset 40): duplicate id "n20", seen on page 3 (note 0)"# + "\n"),
+            "\(none.stderr)")
+        let skipped = try await InProcessRun(
+            Self.offset + ["--total-path", "count", "--parallel", "4", "--format", "none", "--on-duplicate", "skip"],
+            transport: memory)
+        #expect(skipped.status == .success, "\(skipped.stderr)")
+        #expect(skipped.messages.hasPrefix("59 notes, 6 pages, 1 duplicate skipped, "), "\(skipped.stderr)")
     }
 
     @Test("Killed while pages are in flight, then resumed: every note once, from the first page not committed")

@@ -7,7 +7,12 @@ public struct FetchedPage: Sendable {
     /// 1-based number of the page in the run.
     public var number: Int
     public var location: PageLocation
+    /// The page's notes, in order; empty where the page configuration keeps none
+    /// (``PageConfiguration/keepsNotes``): ``noteCount`` counts them still.
     public var notes: [Note]
+    /// How many notes the page brought (duplicates skipped not counted), whether or not they are in
+    /// ``notes``.
+    public var noteCount: Int
     /// Where the next page is; `nil` on the last page.
     public var next: PageLocation?
     /// Bytes of the body.

@@ -16,6 +16,8 @@ extension WalkPhase {
         first: Task<Result<FetchedPage, FetchError>, Never>? = nil,
         body: (FetchedPage) async throws(FetchError) -> Void
     ) async throws(FetchError) -> PageLocation? {
+        // Each page's ids go into a set of its own, then into the run's from its notes.
+        guard page.keepsNotes else { return try await keepingNotes.walkInParallel(plan, first: first, body: body) }
         let (start, firstNumber, ids, visited) = (plan.start, plan.firstNumber, plan.ids, plan.visited)
         let (maxPages, maxNotes, cancellation) = (plan.maxPages, plan.maxNotes, plan.cancellation)
         let pagination = locator.pagination
@@ -90,9 +92,9 @@ extension WalkPhase {
                     let index = committed
                     if let last, index > last {
                         // Past the last page: it must be empty; a failure there means nothing.
-                        if case .success(let page) = outcome, !page.notes.isEmpty || page.skippedCount > 0 {
+                        if case .success(let page) = outcome, page.noteCount > 0 || page.skippedCount > 0 {
                             group.cancelAll()
-                            let reason = "\(page.notes.count) notes on a page past the last one (\(start) + \(index))"
+                            let reason = "\(page.noteCount) notes on a page past the last one (\(start) + \(index))"
                             return .failure(FetchError(.pagination(reason), page: page.number, location: page.location))
                         }
                         committed += 1
@@ -112,7 +114,7 @@ extension WalkPhase {
                     }
                     // Without a total, a page with nothing new (all of it skipped as seen) ends the walk, as an empty
                     // one does: a server that answers every offset with the same notes is not walked forever.
-                    if page.notes.isEmpty, page.skippedCount > 0, page.facts.flatMap(pagination.total(of:)) == nil {
+                    if page.noteCount == 0, page.skippedCount > 0, page.facts.flatMap(pagination.total(of:)) == nil {
                         page.next = nil
                     }
                     // The scheme's own next page must be the one scheduled after it, or the end.
@@ -143,7 +145,7 @@ extension WalkPhase {
                     }
                     committed += 1
                     pages += 1
-                    notes += page.notes.count
+                    notes += page.noteCount
                     if page.next == nil {
                         // The last page: what is still in flight must come back empty.
                         last = index
@@ -195,6 +197,7 @@ extension WalkPhase {
         }
         if skipped > 0 {
             page.notes = kept
+            page.noteCount = kept.count
             page.skippedCount += skipped
         }
         return nil

@@ -21,7 +21,7 @@ extension WalkPhase {
             return try await walkInSequence(
                 alone, sendsNextAfterLast: (plan.maxPages ?? 2) > 1 && plan.maxNotes == nil
             ) { (page: FetchedPage) async throws(FetchError) -> Void in
-                first = (page.facts, page.notes.count)
+                first = (page.facts, page.noteCount)
                 try await body(page)
             }
         }
@@ -74,7 +74,7 @@ extension WalkPhase {
         let earlyPages =
             configuration.earlyRequests
             ? EarlyPages(
-                phase: self, lastNumber: maxPages.map { firstNumber + $0 - 1 }, cancellation: cancellation) : nil
+                phase: keepingNotes, lastNumber: maxPages.map { firstNumber + $0 - 1 }, cancellation: cancellation) : nil
         defer { earlyPages?.stop() }
         let first = locator.identity(for: location)
         if PageLocator.urlProblem(first) == nil {
@@ -132,7 +132,7 @@ extension WalkPhase {
             ids.commitPage()
             try await body(page)
             pages += 1
-            notes += page.notes.count
+            notes += page.noteCount
             guard let next = page.next else { return nil }
             if let maxPages, pages >= maxPages { return next }
             if let maxNotes, notes >= maxNotes { return next }

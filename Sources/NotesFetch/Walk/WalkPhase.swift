@@ -29,6 +29,16 @@ struct WalkPhase: Sendable {
             page: page ?? self.page)
     }
 
+    /// This phase, building every note even where its page configuration keeps none
+    /// (``PageConfiguration/keepsNotes``): a page fetched with an id set of its own (ahead of its turn, or in
+    /// parallel) has its ids added to the run's set from its notes.
+    var keepingNotes: WalkPhase {
+        guard !page.keepsNotes else { return self }
+        var keeping = page
+        keeping.keepsNotes = true
+        return nextPhase(pagination: locator.pagination, page: keeping)
+    }
+
     /// ``NotesFetcher/walk(from:ids:visited:span:cancellation:body:)`` in this phase, `learning` what the
     /// first page shows of the server's pages (``Pagination/learned(from:)``), or not: the rest of a walk
     /// that has. Picks the phase's way: the first page alone, pages in parallel, or in sequence.
@@ -166,6 +176,7 @@ struct WalkPhase: Sendable {
             number: number,
             location: location,
             notes: notes,
+            noteCount: facts.summary.noteCount - facts.summary.skippedCount,
             next: next,
             byteCount: facts.summary.byteCount,
             attempts: attempts.attempts,
