@@ -74,7 +74,8 @@ extension WalkPhase {
         let earlyPages =
             configuration.earlyRequests
             ? EarlyPages(
-                phase: keepingNotes, lastNumber: maxPages.map { firstNumber + $0 - 1 }, cancellation: cancellation) : nil
+                phase: keepingNotes, lastNumber: maxPages.map { firstNumber + $0 - 1 }, cancellation: cancellation)
+            : nil
         defer { earlyPages?.stop() }
         let first = locator.identity(for: location)
         if PageLocator.urlProblem(first) == nil {
