@@ -225,7 +225,7 @@ public struct SourceResource: Sendable {
                 "resource '\(name)' has a 'parent' and 'pages-per-unit': a child resource's walks are one per parent, never split into ranges of pages",
                 file: file, at: pagesPerUnit.mark)
         }
-        if let slice, let pagesPerUnit {
+        if slice != nil, let pagesPerUnit {
             throw SourceError(
                 "resource '\(name)' has a 'slice' and 'pages-per-unit': its walks are one per time window, never split into ranges of pages",
                 file: file, at: pagesPerUnit.mark)
