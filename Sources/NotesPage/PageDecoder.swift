@@ -85,24 +85,22 @@ public struct PageDecoder: ~Copyable {
         configuration: PageConfiguration = PageConfiguration(), ids: IDSet = IDSet(), commitsIDs: Bool = true,
         pipeline: JSONPipelineOptions, worker: JSONPipelineWorker? = nil
     ) {
-        precondition(configuration.pathProblem == nil, configuration.pathProblem ?? "")
-        self.configuration = configuration
+        self.init(plan: PagePlan(configuration), ids: ids, commitsIDs: commitsIDs, pipeline: pipeline, worker: worker)
+    }
+
+    /// A page read as `plan` says: a walk's pages share one plan, made once.
+    package init(
+        plan: PagePlan, ids: IDSet, commitsIDs: Bool, pipeline: JSONPipelineOptions, worker: JSONPipelineWorker?
+    ) {
+        configuration = plan.configuration
         self.commitsIDs = commitsIDs
-        var reading = configuration
-        var candidates: [FieldPath] = []
-        if configuration.detects.contains(.next) {
-            for path in PathDetection.nextPaths where reading.canRead(path) {
-                reading.fieldPaths.append(path)
-                candidates.append(path)
-            }
-        }
-        self.nextCandidates = candidates
-        self.assembler = PageAssembler(configuration: reading, ids: ids)
+        nextCandidates = plan.nextCandidates
+        assembler = PageAssembler(configuration: plan.reading, ids: ids)
         // The caller's thread writes each note's JSON when the page keeps it: the scan then evens out the
         // two threads' work on the other side.
         var pipeline = pipeline
         if configuration.keepsJSON { pipeline.scansOnCaller = false }
-        self.parser = PipelinedJSONParser(
+        parser = PipelinedJSONParser(
             limits: configuration.limits, handler: assembler, options: pipeline, worker: worker)
     }
 

@@ -16,6 +16,8 @@ public final class NotesFetcher: Sendable {
     /// The configuration's page, with the values the endpoint's pagination scheme reads: what the first
     /// phase of a walk reads (``WalkPhase``).
     let page: PageConfiguration
+    /// `page` checked and made ready for its pages, once.
+    let plan: PagePlan
     /// A transport and the queue whose thread it blocks, one per page in flight.
     let lanes: [Lane]
     /// When the next request may start: rate limits and `--rate`, across lanes.
@@ -88,6 +90,7 @@ public final class NotesFetcher: Sendable {
         // Then what any page may say of more pages, for the walk to end only where none says so.
         for path in PageSignals.fieldPaths where page.canRead(path) { page.fieldPaths.append(path) }
         self.page = page
+        plan = PagePlan(page)
         let endpoint = Array(locator.endpoint.absoluteString.utf8)
         origin = Origin(String(decoding: endpoint, as: UTF8.self))
         // `scheme://authority/`: up to the first slash after the scheme's `//`.

@@ -19,11 +19,15 @@ package final class PageReception: HTTPResponseReceiver {
     /// The last key of the next value's path, which ``NextValuePeek`` looks for.
     private let nextKey: [UInt8]
 
-    package init(configuration: PageConfiguration, ids: IDSet, worker: JSONPipelineWorker) {
-        decoder = PageDecoder(
-            configuration: configuration, ids: ids, commitsIDs: false, pipeline: Self.pipeline, worker: worker)
-        limit = configuration.limits.maxDocumentBytes
-        nextKey = configuration.nextPath.components.last ?? []
+    /// - Parameter plan: The page configuration, checked once for the walk's pages.
+    package init(plan: PagePlan, ids: IDSet, worker: JSONPipelineWorker) {
+        decoder = PageDecoder(plan: plan, ids: ids, commitsIDs: false, pipeline: Self.pipeline, worker: worker)
+        limit = plan.configuration.limits.maxDocumentBytes
+        nextKey = plan.configuration.nextPath.components.last ?? []
+    }
+
+    package convenience init(configuration: PageConfiguration, ids: IDSet, worker: JSONPipelineWorker) {
+        self.init(plan: PagePlan(configuration), ids: ids, worker: worker)
     }
 
     /// How a page shares its lane's second thread: from its first byte when its `Content-Length` says it

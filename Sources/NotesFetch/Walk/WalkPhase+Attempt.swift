@@ -47,7 +47,7 @@ extension WalkPhase {
             defer {
                 if isFirst { attempt.meter.sent(hop.sendCount) }
             }
-            let reception = PageReception(configuration: page, ids: attempt.ids, worker: worker)
+            let reception = PageReception(plan: plan, ids: attempt.ids, worker: worker)
             look(ahead: attempt.lookahead, of: reception, at: url)
             let completed: Bool
             do {

@@ -15,6 +15,15 @@ struct WalkPhase: Sendable {
     let locator: PageLocator
     /// What the decoder reads on each page.
     let page: PageConfiguration
+    /// `page` checked and made ready once, for every page of the phase.
+    let plan: PagePlan
+
+    init(client: NotesFetcher, locator: PageLocator, page: PageConfiguration) {
+        self.client = client
+        self.locator = locator
+        self.page = page
+        plan = page == client.page ? client.plan : PagePlan(page)
+    }
 
     var configuration: FetchConfiguration { client.configuration }
     var environment: FetchEnvironment { client.environment }

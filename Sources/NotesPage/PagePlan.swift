@@ -1,0 +1,30 @@
+/// A page configuration checked and made ready once for every page read with it: its paths checked
+/// against each other (``PageConfiguration/pathProblem``), and the next paths to look for
+/// (``PathDetection/next``) added to those read.
+///
+/// A walk makes one for each way it reads its pages, not one a page: with the next paths to look for,
+/// checking every path against every other costs some 100,000 instructions, more than the notes of a
+/// small page.
+package struct PagePlan: Sendable {
+    package let configuration: PageConfiguration
+    /// What the page's assembler reads: the configuration, the next paths looked for among its field paths.
+    let reading: PageConfiguration
+    /// The next paths read for ``PathDetection/next``, after the configuration's field paths.
+    let nextCandidates: [FieldPath]
+
+    /// - Precondition: `configuration` has no ``PageConfiguration/pathProblem``.
+    package init(_ configuration: PageConfiguration) {
+        precondition(configuration.pathProblem == nil, configuration.pathProblem ?? "")
+        self.configuration = configuration
+        var reading = configuration
+        var candidates: [FieldPath] = []
+        if configuration.detects.contains(.next) {
+            for path in PathDetection.nextPaths where reading.canRead(path) {
+                reading.fieldPaths.append(path)
+                candidates.append(path)
+            }
+        }
+        self.reading = reading
+        nextCandidates = candidates
+    }
+}
