@@ -222,8 +222,9 @@ struct FetchCommand {
         if incremental != nil { options.configuration.keepsJSON = true }
         // Validate only: every note is read, checked, its id taken and counted, and none is built (pages
         // fetched ahead or in parallel still build theirs: their ids reach the run's set from them). A store,
-        // or a resumed run, which leaves out the notes of the run before, keeps them.
-        if options.format == .none, sqlitePath == nil, postgres == nil, statePath == nil, incremental == nil {
+        // or a resumed run, which leaves out the notes of the run before, keeps them (as does an incremental
+        // sync, which needs one of them).
+        if options.format == .none, sqlitePath == nil, postgres == nil, statePath == nil {
             options.configuration.keepsNotes = false
         }
         slices = try Self.slices(parsed, hasTable: sqlitePath != nil || postgres != nil)

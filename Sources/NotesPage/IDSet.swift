@@ -12,9 +12,9 @@
 /// (and the arena only where the whole hash matches); growing moves slots by the hashes they hold and never
 /// reads the arena. A table of 2 MiB or more is held in chunks of 2 MiB and doubles by adding chunks and
 /// moving its slots within them, so it never holds an old table and a new one together: the set's peak
-/// memory is its final size (``peakMemoryFootprint``). The hash is SipHash-1-3 (the standard library's `Hasher`'s) under a key drawn at random
-/// once a process (`SipHash13`), so a hostile server cannot choose ids that collide; computed here over the
-/// id's bytes, at half `Hasher`'s cost.
+/// memory is its final size (``peakMemoryFootprint``). The hash is SipHash-1-3 (the standard library's
+/// `Hasher`'s) under a key drawn at random once a process (`SipHash13`), so a hostile server cannot choose
+/// ids that collide; computed here over the id's bytes, at half `Hasher`'s cost.
 ///
 /// Cost per id: `1 + length` bytes in the arena (2 for ids of 128 bytes or more) plus 8 bytes per slot at
 /// a load between 3/8 and 3/4, i.e. 10.7 to 21.3 bytes: about 32 to 43 bytes for a 20-byte id, so a
