@@ -28,10 +28,10 @@ let package = Package(
             providers: [.apt(["libyajl-dev"])]
         ),
 
-        /// Linux only: Apple platforms have no libcurl to link (they use NotesURLSession).
+        /// Linux only: Apple platforms have no libcurl (they use NotesURLSession). Its headers only: the
+        /// library is loaded when the first transport needs it (Sources/CCurl/shim.h), not linked.
         .systemLibrary(
             name: "CCurl",
-            pkgConfig: "libcurl",
             providers: [.apt(["libcurl4-openssl-dev"])]
         ),
 
@@ -41,10 +41,10 @@ let package = Package(
             providers: [.apt(["libsqlite3-dev"])]
         ),
 
-        /// libpq, for the Postgres destination (Linux; every `PQ*` call is in NotesStore/Postgres).
+        /// libpq, for the Postgres destination (Linux; every `PQ*` call is in NotesStore/Postgres). Its headers
+        /// only: the library is loaded by the first connection (Sources/CPostgres/shim.h), not linked.
         .systemLibrary(
             name: "CPostgres",
-            pkgConfig: "libpq",
             providers: [.apt(["libpq-dev"])]
         ),
 

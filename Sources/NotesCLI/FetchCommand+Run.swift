@@ -14,6 +14,10 @@ extension FetchCommand {
     /// - Returns: 0 done; 65 contract; 69 unavailable; 74 output; 77 session expired; 130 interrupted.
     /// - Parameter urlSession: Makes the URLSession transport, for `--transport urlsession`.
     func run(urlSession: (@Sendable () -> any HTTPTransport)?) async -> ExitStatus {
+        if let problem = transport.problem() {
+            printError("Error: \(problem)\n")
+            return .unavailable
+        }
         let cancellation = CancellationFlag()
         let signals = SignalTrap(cancellation: cancellation)
         defer { signals.release() }
@@ -175,6 +179,7 @@ struct FetchRuntime: Sendable {
     var afterCommitStep: @Sendable (CommitStep) throws(CommitStop) -> Void = { _ throws(CommitStop) in }
 
     /// libcurl (or URLSession, made by `urlSession`), real time, the process's standard error.
+    /// - Precondition: `transport.problem()` is `nil`.
     static func live(
         caFile: String?, transport: FetchCommand.Transport = .default,
         urlSession: (@Sendable () -> any HTTPTransport)?
@@ -196,5 +201,23 @@ struct FetchRuntime: Sendable {
             report: { printError($0) },
             showsProgress: isatty(STDERR_FILENO) == 1
         )
+    }
+}
+
+extension FetchCommand.Transport {
+    /// Why this transport cannot work in this process, said the way a user can act on: libcurl, loaded
+    /// when a command first needs it, could not be.
+    func problem() -> String? {
+        #if canImport(CCurl)
+            if self == .curl {
+                do {
+                    try CurlTransport.loadLibrary()
+                } catch {
+                    return "\(error) (install libcurl 7.80 or later: apt-get install libcurl4; or set "
+                        + "NOTES_PAGE_LIBCURL to the path of a libcurl.so.4)"
+                }
+            }
+        #endif
+        return nil
     }
 }

@@ -40,6 +40,12 @@ extension SyncCommand {
     /// Runs the sync over the network, with SIGINT and SIGTERM stopping it at the next chunk.
     /// - Parameter urlSession: Makes the URLSession transport, where the program links one.
     func run(urlSession: (@Sendable () -> any HTTPTransport)?) async -> ExitStatus {
+        for resource in resources {
+            if let problem = resource.command.transport.problem() {
+                printError("Error: \(problem)\n")
+                return .unavailable
+            }
+        }
         let cancellation = CancellationFlag()
         let signals = SignalTrap(cancellation: cancellation)
         defer { signals.release() }

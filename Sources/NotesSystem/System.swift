@@ -7,6 +7,12 @@
 // The file calls notes-gen makes, each retrying on `EINTR`.
 
 /// Thin wrappers over the POSIX calls the generator needs; each retries on `EINTR`.
+/// Why a shared library could not be opened: the dynamic linker's message.
+package struct LibraryError: Error, Sendable, CustomStringConvertible {
+    package var message: String
+    package var description: String { message }
+}
+
 package enum System {
     package static let standardOutput: Int32 = 1
 
@@ -42,6 +48,16 @@ package enum System {
 
     /// Whether file descriptor `descriptor` is a terminal (`isatty(3)`).
     package static func isTerminal(_ descriptor: Int32) -> Bool { isatty(descriptor) == 1 }
+
+    /// Opens the shared library `path` for the rest of the process (`dlopen(3)`, its symbols bound now and
+    /// kept to itself); a file name without a slash is looked up as the dynamic linker does.
+    /// - Returns: Its handle, for `dlsym`, or the dynamic linker's reason it cannot be (which names the file).
+    package static func openLibrary(_ path: String) -> Result<UnsafeMutableRawPointer, LibraryError> {
+        guard let library = dlopen(path, RTLD_NOW | RTLD_LOCAL) else {
+            return .failure(LibraryError(message: dlerror().map { String(cString: $0) } ?? "\(path): not loaded"))
+        }
+        return .success(library)
+    }
 
     /// Writes all of `bytes` (`write(2)`), continuing after short writes.
     package static func writeAll(_ descriptor: Int32, _ bytes: UnsafeRawBufferPointer) throws(SystemError) {

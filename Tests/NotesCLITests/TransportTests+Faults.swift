@@ -334,13 +334,16 @@ extension TransportTests {
         )
     }
 
-    @Test("notes-page maps no Foundation networking on Linux: only notes-page-urlsession links it")
+    @Test(
+        "notes-page maps no Foundation networking on Linux (only notes-page-urlsession links it), and links neither libcurl nor libpq (loaded when first needed)"
+    )
     func lean() async throws {
         func libraries(_ program: URL) async throws -> String {
             try await offPool { try Finished(URL(fileURLWithPath: "/usr/bin/ldd"), [program.path]).stdout }
         }
         let lean = try await libraries(Run.binary)
-        #expect(lean.contains("libcurl"), "\(lean)")
+        #expect(lean.contains("libyajl"), "\(lean)")
+        #expect(!lean.contains("libcurl") && !lean.contains("libpq"), "\(lean)")
         #expect(!lean.contains("libFoundationNetworking") && !lean.contains("libFoundation.so"), "\(lean)")
         let full = try await libraries(
             Run.binary.deletingLastPathComponent().appendingPathComponent("notes-page-urlsession"))

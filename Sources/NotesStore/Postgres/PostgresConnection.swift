@@ -1,9 +1,40 @@
 #if canImport(CPostgres)
     internal import CPostgres
+    import NotesSystem
 
     #if canImport(Glibc)
         import Glibc
     #endif
+
+    /// libpq, loaded by the first connection, not when the program starts (Sources/CPostgres/shim.h): from
+    /// `libpq.so.5`, looked up as the dynamic linker does, or the file the environment variable
+    /// `NOTES_PAGE_LIBPQ` names.
+    private let libpq: Result<notes_pq, PostgresError> = {
+        let path = getenv("NOTES_PAGE_LIBPQ").map { String(cString: $0) } ?? "libpq.so.5"
+        var api = notes_pq()
+        let advice = "(install it: apt-get install libpq5; or set NOTES_PAGE_LIBPQ to the path of a libpq.so.5)"
+        let problem: String
+        switch System.openLibrary(path) {
+        case .success(let library):
+            guard let missing = notes_pq_find(&api, library) else { return .success(api) }
+            problem = "\(path) is not libpq: it has no \(String(cString: missing))"
+        case .failure(let error):
+            problem = "libpq could not be loaded: \(error)"
+        }
+        return .failure(
+            PostgresError(kind: .connection, message: "\(problem) \(advice)", sqlState: nil, operation: "connecting"))
+    }()
+
+    /// libpq's functions; only once ``PostgresConnection/init(_:applicationName:timeout:)`` found it loaded.
+    private var pq: notes_pq {
+        guard case .success(let api) = libpq else { preconditionFailure("libpq is called before it was loaded") }
+        return api
+    }
+
+    /// A string libpq returned (`""` for none).
+    private func text(_ characters: UnsafePointer<CChar>?) -> String {
+        characters.map { String(cString: $0) } ?? ""
+    }
 
     /// What libpq or the server said when a call failed: its message (with any password taken out), the
     /// SQLSTATE when the server sent one (`23505`, `53100`), and what was being done.
@@ -49,40 +80,41 @@
         /// - Throws: ``PostgresError``: ``PostgresError/Kind/credentials`` for refused credentials, else
         ///   ``PostgresError/Kind/connection``.
         package init(_ connection: String, applicationName: String, timeout: Int = 10) throws(PostgresError) {
+            if case .failure(let error) = libpq { throw error }
             password = Self.password(in: connection)
             let keys = ["dbname", "application_name", "connect_timeout"]
             let values = [connection, applicationName, "\(timeout)"]
             handle = Self.withCStrings(keys) { keys in
-                Self.withCStrings(values) { values in PQconnectdbParams(keys, values, 1) }
+                Self.withCStrings(values) { values in pq.PQconnectdbParams!(keys, values, 1) }
             }
-            guard let handle, PQstatus(handle) == CONNECTION_OK else {
-                let message = handle.map { String(cString: PQerrorMessage($0)) } ?? "out of memory"
-                if let handle, password == nil, let used = PQpass(handle) { password = String(cString: used) }
+            guard let handle, pq.PQstatus!(handle) == CONNECTION_OK else {
+                let message = handle.map { text(pq.PQerrorMessage!($0)) } ?? "out of memory"
+                if let handle, password == nil, let used = pq.PQpass!(handle) { password = String(cString: used) }
                 let refused =
                     message.contains("password authentication failed") || message.contains("no password supplied")
                     || message.contains("does not exist") && message.contains("role")
                 let error = PostgresError(
                     kind: refused ? .credentials : .connection, message: clean(message), sqlState: nil,
                     operation: "connecting")
-                PQfinish(self.handle)
+                pq.PQfinish!(self.handle)
                 self.handle = nil
                 throw error
             }
-            if password == nil, let used = PQpass(handle) {
+            if password == nil, let used = pq.PQpass!(handle) {
                 let text = String(cString: used)
                 if !text.isEmpty { password = text }
             }
         }
 
         deinit {
-            PQfinish(handle)
+            if let handle { pq.PQfinish!(handle) }  // none when libpq could not be loaded
         }
 
         /// Whether the connection is lost (the server restarted, the backend was terminated).
-        package var isBroken: Bool { handle.map { PQstatus($0) != CONNECTION_OK } ?? true }
+        package var isBroken: Bool { handle.map { pq.PQstatus!($0) != CONNECTION_OK } ?? true }
 
         /// The backend's process id (for `pg_terminate_backend` in tests).
-        package var backendPID: Int32 { handle.map { PQbackendPID($0) } ?? 0 }
+        package var backendPID: Int32 { handle.map { pq.PQbackendPID!($0) } ?? 0 }
 
         /// Waits at most `seconds` for a notification (`NOTIFY`) on a channel the connection listens to, and
         /// takes every one that came. Returns whether one came whose payload is `payload`.
@@ -90,17 +122,18 @@
             guard let handle else { return false }
             func drain() -> Bool {
                 var matched = false
-                while let notice = PQnotifies(handle) {
+                while let notice = pq.PQnotifies!(handle) {
                     if let extra = notice.pointee.extra, String(cString: extra) == payload { matched = true }
-                    PQfreemem(notice)
+                    pq.PQfreemem!(notice)
                 }
                 return matched
             }
-            if PQconsumeInput(handle) == 1, drain() { return true }
-            let socket = PQsocket(handle)
+            if pq.PQconsumeInput!(handle) == 1, drain() { return true }
+            let socket = pq.PQsocket!(handle)
             guard socket >= 0 else { return false }
             var waiting = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
-            guard poll(&waiting, 1, Int32(max(0, min(seconds, 3600)) * 1000)) > 0, PQconsumeInput(handle) == 1 else {
+            guard poll(&waiting, 1, Int32(max(0, min(seconds, 3600)) * 1000)) > 0, pq.PQconsumeInput!(handle) == 1
+            else {
                 return false
             }
             return drain()
@@ -109,8 +142,8 @@
         /// Runs `sql` (one or more statements, no parameters).
         /// - Throws: ``PostgresError`` when a statement fails.
         package func execute(_ sql: String, _ operation: String) throws(PostgresError) {
-            let result = PQexec(handle, sql)
-            defer { PQclear(result) }
+            let result = pq.PQexec!(handle, sql)
+            defer { pq.PQclear!(result) }
             try check(result, operation)
         }
 
@@ -124,11 +157,11 @@
             let name = try prepared(sql, parameters: parameters.count, operation)
             let result = Self.withParameters(parameters) { values, lengths in
                 if let name {
-                    return PQexecPrepared(handle, name, Int32(parameters.count), values, lengths, nil, 0)
+                    return pq.PQexecPrepared!(handle, name, Int32(parameters.count), values, lengths, nil, 0)
                 }
-                return PQexecParams(handle, sql, Int32(parameters.count), nil, values, lengths, nil, 0)
+                return pq.PQexecParams!(handle, sql, Int32(parameters.count), nil, values, lengths, nil, 0)
             }
-            defer { PQclear(result) }
+            defer { pq.PQclear!(result) }
             do {
                 try check(result, operation)
             } catch {
@@ -138,10 +171,10 @@
                 throw error
             }
             var rows: [[String?]] = []
-            for row in 0..<PQntuples(result) {
+            for row in 0..<pq.PQntuples!(result) {
                 rows.append(
-                    (0..<PQnfields(result)).map { column in
-                        PQgetisnull(result, row, column) == 1 ? nil : String(cString: PQgetvalue(result, row, column))
+                    (0..<pq.PQnfields!(result)).map { column in
+                        pq.PQgetisnull!(result, row, column) == 1 ? nil : text(pq.PQgetvalue!(result, row, column))
                     })
             }
             return rows
@@ -150,13 +183,13 @@
         /// Runs `sql`, a `COPY … FROM STDIN`, sending `data` (in COPY's text format) as its rows.
         /// - Throws: ``PostgresError`` when the copy fails.
         package func copy(_ sql: String, data: [UInt8], _ operation: String) throws(PostgresError) {
-            let start = PQexec(handle, sql)
-            guard PQresultStatus(start) == PGRES_COPY_IN else {
-                defer { PQclear(start) }
+            let start = pq.PQexec!(handle, sql)
+            guard pq.PQresultStatus!(start) == PGRES_COPY_IN else {
+                defer { pq.PQclear!(start) }
                 try check(start, operation)
                 throw failure(operation, nil)
             }
-            PQclear(start)
+            pq.PQclear!(start)
             // libpq takes at most Int32.max bytes a call: a page is far below it, but send in pieces anyway.
             var offset = 0
             var sent = true
@@ -164,19 +197,19 @@
                 while offset < bytes.count, sent {
                     let length = min(bytes.count - offset, 1 << 20)
                     bytes.baseAddress!.advanced(by: offset).withMemoryRebound(to: CChar.self, capacity: length) {
-                        sent = PQputCopyData(handle, $0, Int32(length)) == 1
+                        sent = pq.PQputCopyData!(handle, $0, Int32(length)) == 1
                     }
                     offset += length
                 }
             }
-            let ended = sent && PQputCopyEnd(handle, nil) == 1
+            let ended = sent && pq.PQputCopyEnd!(handle, nil) == 1
             // Every result of the copy is read, so that the connection is ready for the next command.
             var firstFailure: PostgresError?
-            while let result = PQgetResult(handle) {
-                if firstFailure == nil, PQresultStatus(result) != PGRES_COMMAND_OK {
+            while let result = pq.PQgetResult!(handle) {
+                if firstFailure == nil, pq.PQresultStatus!(result) != PGRES_COMMAND_OK {
                     firstFailure = failure(operation, result)
                 }
-                PQclear(result)
+                pq.PQclear!(result)
             }
             if let firstFailure { throw firstFailure }
             if !ended { throw failure(operation, nil) }
@@ -205,12 +238,12 @@
         /// - Throws: ``PostgresError`` when the server refuses the statement (what running it would say).
         private func prepared(_ sql: String, parameters: Int, _ operation: String) throws(PostgresError) -> String? {
             if let name = statements[sql] { return name }
-            guard let handle, preparedCount < Self.maxPrepared, PQtransactionStatus(handle) != PQTRANS_INERROR
+            guard let handle, preparedCount < Self.maxPrepared, pq.PQtransactionStatus!(handle) != PQTRANS_INERROR
             else { return nil }
             preparedCount += 1
             let name = "notes_page_\(preparedCount)"
-            let result = PQprepare(handle, name, sql, Int32(parameters), nil)
-            defer { PQclear(result) }
+            let result = pq.PQprepare!(handle, name, sql, Int32(parameters), nil)
+            defer { pq.PQclear!(result) }
             try check(result, operation)
             statements[sql] = name
             return name
@@ -221,7 +254,7 @@
 
         /// Throws the failure `result` holds, if it is one.
         private func check(_ result: OpaquePointer?, _ operation: String) throws(PostgresError) {
-            switch PQresultStatus(result) {
+            switch pq.PQresultStatus!(result) {
             case PGRES_COMMAND_OK, PGRES_TUPLES_OK: return
             default: throw failure(operation, result)
             }
@@ -229,9 +262,11 @@
 
         /// The error of `result` (or of the connection, when there is no result).
         private func failure(_ operation: String, _ result: OpaquePointer?) -> PostgresError {
-            var message = result.map { String(cString: PQresultErrorMessage($0)) } ?? ""
-            if message.isEmpty { message = handle.map { String(cString: PQerrorMessage($0)) } ?? "" }
-            let state = result.flatMap { PQresultErrorField($0, Int32(UInt8(ascii: "C"))) }.map { String(cString: $0) }
+            var message = result.map { text(pq.PQresultErrorMessage!($0)) } ?? ""
+            if message.isEmpty { message = handle.map { text(pq.PQerrorMessage!($0)) } ?? "" }
+            let state = result.flatMap { pq.PQresultErrorField!($0, Int32(UInt8(ascii: "C"))) }.map {
+                String(cString: $0)
+            }
             let kind: PostgresError.Kind
             if isBroken || state?.hasPrefix("08") == true || state == "57P01" {
                 kind = .connection
@@ -253,8 +288,8 @@
 
         /// The password a connection string or URI holds, if any (libpq's parser, so every form counts).
         private static func password(in connection: String) -> String? {
-            guard let options = PQconninfoParse(connection, nil) else { return nil }
-            defer { PQconninfoFree(options) }
+            guard let options = pq.PQconninfoParse!(connection, nil) else { return nil }
+            defer { pq.PQconninfoFree!(options) }
             var option = options
             while let keyword = option.pointee.keyword {
                 if String(cString: keyword) == "password", let value = option.pointee.val {

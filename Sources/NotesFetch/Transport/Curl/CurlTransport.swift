@@ -1,9 +1,14 @@
 #if canImport(CCurl)
     internal import CCurl
     import Dispatch
+    import NotesSystem
     import Synchronization
 
-    // Every curl_* call of the project lives in this file (CurlExchange.swift reads two of its constants).
+    #if canImport(Glibc)
+        import Glibc
+    #endif
+
+    // Every libcurl call of the project lives in this file (CurlExchange.swift reads two of its constants).
 
     /// The Linux transport: libcurl's multi interface driven on the calling thread, with two easy handles
     /// whose keep-alive connections carry over from page to page.
@@ -41,22 +46,30 @@
 
         public let configuration: Configuration
         private let lock = Mutex(())
-        private let session: Session
+        /// The handles, or why there are none: libcurl could not be loaded.
+        private let session: Result<Session, TransportError>
 
+        /// Loads libcurl first if no transport has yet (``loadLibrary()``).
         public init(configuration: Configuration = Configuration()) {
-            _ = Self.globalInit
             self.configuration = configuration
-            session = Session()
+            session = LibCurl.loaded.map { Session($0.api) }
         }
 
-        private static let globalInit: Void = {
-            curl_global_init(Int(CURL_GLOBAL_DEFAULT))
-        }()
+        /// Loads libcurl, once a process, unless it is loaded already (the first transport made does it
+        /// otherwise): nothing is loaded when the program starts, so a program that never makes a request
+        /// never maps libcurl. The library is `libcurl.so.4`, looked up as the dynamic linker does, or the
+        /// file the environment variable `NOTES_PAGE_LIBCURL` names; it must be libcurl 7.80 or later.
+        /// - Throws: Why it could not be loaded (``TransportError/Kind/other``); every `perform` then throws
+        ///   the same.
+        public static func loadLibrary() throws(TransportError) {
+            _ = try LibCurl.loaded.get()
+        }
 
         public func perform(_ request: HTTPRequest, receiver: some HTTPResponseReceiver, cancellation: CancellationFlag)
             throws(TransportError) -> Bool
         {
-            try lock.withLock { _ throws(TransportError) in
+            let session = try session.get()
+            return try lock.withLock { _ throws(TransportError) in
                 try session.perform(
                     request, receiver: receiver, cancellation: cancellation, configuration: configuration)
             }
@@ -64,27 +77,62 @@
 
         /// Requests sent early that a later `perform` took over, and those dropped unused.
         package var earlyRequests: (taken: Int, dropped: Int) {
-            lock.withLock { _ in (session.earlyTaken, session.earlyDropped) }
+            guard case .success(let session) = session else { return (0, 0) }
+            return lock.withLock { _ in (session.earlyTaken, session.earlyDropped) }
+        }
+    }
+
+    /// libcurl's functions (Sources/CCurl/shim.h), loaded once a process: by the first request, not at start.
+    private struct LibCurl: @unchecked Sendable {  // written while loading, read-only after
+        let api: UnsafePointer<notes_curl>
+
+        static let loaded: Result<LibCurl, TransportError> = load()
+
+        private static func load() -> Result<LibCurl, TransportError> {
+            let path = getenv("NOTES_PAGE_LIBCURL").map { String(cString: $0) } ?? "libcurl.so.4"
+            let api = UnsafeMutablePointer<notes_curl>.allocate(capacity: 1)  // for the process's lifetime
+            api.initialize(to: notes_curl())
+            let library: UnsafeMutableRawPointer
+            switch System.openLibrary(path) {
+            case .success(let opened): library = opened
+            case .failure(let error): return .failure(TransportError(.other, "libcurl could not be loaded: \(error)"))
+            }
+            if let missing = notes_curl_find(api, library) {
+                return .failure(TransportError(.other, "\(path) is not libcurl: it has no \(String(cString: missing))"))
+            }
+            guard notes_curl_version_number(api) >= 0x07_50_00 else {
+                let version = String(cString: notes_curl_version(api))
+                return .failure(TransportError(.other, "\(path) is libcurl \(version): notes-page needs 7.80 or later"))
+            }
+            let code = notes_curl_global_init(api)
+            guard code == CURLE_OK else {
+                let reason = String(cString: notes_curl_easy_strerror(api, code))
+                return .failure(TransportError(.other, "libcurl could not be set up: \(reason)"))
+            }
+            return .success(LibCurl(api: api))
         }
     }
 
     /// The multi handle, its two easy handles, and the exchange sent early, if any.
     private final class Session {
+        private let curl: UnsafePointer<notes_curl>
         private let multi: UnsafeMutableRawPointer
-        private let handles = [EasyHandle(), EasyHandle()]
+        private let handles: [EasyHandle]
         private var early: (request: HTTPRequest, handle: EasyHandle, exchange: Exchange)?
         private(set) var earlyTaken = 0
         private(set) var earlyDropped = 0
 
-        init() {
-            guard let multi = curl_multi_init() else { fatalError("curl_multi_init failed") }
+        init(_ curl: UnsafePointer<notes_curl>) {
+            guard let multi = notes_curl_multi_init(curl) else { fatalError("curl_multi_init failed") }
+            self.curl = curl
             self.multi = multi
-            notes_curl_multi_no_sharing(multi)
+            handles = [EasyHandle(curl), EasyHandle(curl)]
+            notes_curl_multi_no_sharing(curl, multi)
         }
 
         deinit {
-            if let early { curl_multi_remove_handle(multi, early.handle.handle) }
-            curl_multi_cleanup(multi)
+            if let early { notes_curl_multi_remove_handle(curl, multi, early.handle.handle) }
+            notes_curl_multi_cleanup(curl, multi)
         }
 
         func perform(
@@ -100,7 +148,7 @@
                 exchange = early.exchange
                 if exchange.take(receiver: receiver, cancellation: cancellation, meter: request.meter) {
                     // The held chunk comes again, now taken; refused, it ends the transfer here.
-                    let code = curl_easy_pause(handle.handle, CURLPAUSE_CONT)
+                    let code = notes_curl_easy_pause(curl, handle.handle, CURLPAUSE_CONT)
                     if code != CURLE_OK { handle.ended = code }
                 }
             } else {
@@ -108,11 +156,11 @@
                 handle = handles[0]
                 exchange = Exchange(receiver: receiver, cancellation: cancellation, request: request)
                 handle.configure(request, exchange, configuration: configuration)
-                curl_multi_add_handle(multi, handle.handle)
+                notes_curl_multi_add_handle(curl, multi, handle.handle)
             }
             let code =
                 exchange.state == .stopped ? CURLE_WRITE_ERROR : run(handle, exchange, configuration: configuration)
-            curl_multi_remove_handle(multi, handle.handle)
+            notes_curl_multi_remove_handle(curl, multi, handle.handle)
             handle.ended = nil
             return try handle.outcome(code, exchange)
         }
@@ -124,9 +172,9 @@
             while true {
                 if let code = handle.ended { return code }
                 var running: Int32 = 0
-                curl_multi_perform(multi, &running)
+                notes_curl_multi_perform(curl, multi, &running)
                 var queued: Int32 = 0
-                while let message = curl_multi_info_read(multi, &queued) {
+                while let message = notes_curl_multi_info_read(curl, multi, &queued) {
                     guard message.pointee.msg == CURLMSG_DONE, let easy = message.pointee.easy_handle,
                         let done = handles.first(where: { $0.handle == easy })
                     else { continue }
@@ -138,7 +186,7 @@
                     sendEarly(next, besides: handle, configuration: configuration)
                     // libcurl gives the chunk again from within; refused (a stop, a cancellation), the
                     // transfer must end here: libcurl 7.88 reports it but would go on.
-                    let code = curl_easy_pause(handle.handle, CURLPAUSE_CONT)
+                    let code = notes_curl_easy_pause(curl, handle.handle, CURLPAUSE_CONT)
                     if code != CURLE_OK { return code }
                     continue
                 }
@@ -146,7 +194,7 @@
                 // network's next bytes.
                 if !exchange.deliverHeld() { return CURLE_WRITE_ERROR }
                 if handle.ended == nil {
-                    curl_multi_poll(multi, nil, 0, 250, nil)
+                    notes_curl_multi_poll(curl, multi, 250)
                 }
             }
         }
@@ -159,10 +207,10 @@
             let exchange = Exchange(receiver: nil, cancellation: CancellationFlag(), request: request)
             handle.configure(request, exchange, configuration: configuration)
             handle.ended = nil
-            curl_multi_add_handle(multi, handle.handle)
+            notes_curl_multi_add_handle(curl, multi, handle.handle)
             early = (request, handle, exchange)
             var running: Int32 = 0
-            curl_multi_perform(multi, &running)  // out now, on a kept-alive connection if there is one
+            notes_curl_multi_perform(curl, multi, &running)  // out now, on a kept-alive connection if there is one
         }
 
         /// Ends the exchange sent early, if any: nobody asked for it.
@@ -170,28 +218,30 @@
             guard let early else { return }
             self.early = nil
             earlyDropped += 1
-            curl_multi_remove_handle(multi, early.handle.handle)
+            notes_curl_multi_remove_handle(curl, multi, early.handle.handle)
             early.handle.ended = nil
         }
     }
 
     /// The one owner of a `CURL *` easy handle: created in `init`, cleaned up exactly once in `deinit`.
     private final class EasyHandle {
+        private let curl: UnsafePointer<notes_curl>
         let handle: UnsafeMutableRawPointer
         /// How its transfer ended, once libcurl says (possibly while another transfer was being driven).
         var ended: CURLcode?
         private let errorBuffer: UnsafeMutablePointer<CChar>
 
-        init() {
-            guard let handle = curl_easy_init() else { fatalError("curl_easy_init failed") }
+        init(_ curl: UnsafePointer<notes_curl>) {
+            guard let handle = notes_curl_easy_init(curl) else { fatalError("curl_easy_init failed") }
+            self.curl = curl
             self.handle = handle
             errorBuffer = .allocate(capacity: Int(CURL_ERROR_SIZE))
             errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE))
         }
 
         deinit {
-            curl_easy_cleanup(handle)
-            curl_slist_free_all(headerList)
+            notes_curl_easy_cleanup(curl, handle)
+            notes_curl_slist_free_all(curl, headerList)
             errorBuffer.deallocate()
         }
 
@@ -201,74 +251,76 @@
 
         /// Sets the handle up for `request`, its callbacks pointed at `exchange`.
         func configure(_ request: HTTPRequest, _ exchange: Exchange, configuration: CurlTransport.Configuration) {
-            curl_slist_free_all(headerList)
+            notes_curl_slist_free_all(curl, headerList)
             headerList = nil
             for header in request.headers {
-                headerList = curl_slist_append(headerList, "\(header.name): \(header.value)")
+                headerList = notes_curl_slist_append(curl, headerList, "\(header.name): \(header.value)")
             }
-            if let accept = request.accept { headerList = curl_slist_append(headerList, "Accept: \(accept)") }
+            if let accept = request.accept {
+                headerList = notes_curl_slist_append(curl, headerList, "Accept: \(accept)")
+            }
             // No `Expect: 100-continue` before a large body: one round trip more, and servers that ignore it.
-            if request.body != nil { headerList = curl_slist_append(headerList, "Expect:") }
+            if request.body != nil { headerList = notes_curl_slist_append(curl, headerList, "Expect:") }
 
             let context = Unmanaged.passUnretained(exchange).toOpaque()
             let timeout = max(1, Int(request.timeouts.idle.rounded(.up)))
             errorBuffer[0] = 0
-            notes_curl_set_string(handle, CURLOPT_URL, request.url)
-            notes_curl_set_string(handle, CURLOPT_PROTOCOLS_STR, "http,https")
-            notes_curl_set_list(handle, CURLOPT_HTTPHEADER, headerList)
-            notes_curl_set_long(handle, CURLOPT_HTTPGET, 1)
+            notes_curl_set_string(curl, handle, CURLOPT_URL, request.url)
+            notes_curl_set_string(curl, handle, CURLOPT_PROTOCOLS_STR, "http,https")
+            notes_curl_set_list(curl, handle, CURLOPT_HTTPHEADER, headerList)
+            notes_curl_set_long(curl, handle, CURLOPT_HTTPGET, 1)
             if let body = request.body {
                 // libcurl copies the body, so the request's array need not outlive this call.
-                notes_curl_set_long(handle, CURLOPT_POSTFIELDSIZE, body.count)
+                notes_curl_set_long(curl, handle, CURLOPT_POSTFIELDSIZE, body.count)
                 if body.isEmpty {
-                    notes_curl_set_string(handle, CURLOPT_COPYPOSTFIELDS, "")
+                    notes_curl_set_string(curl, handle, CURLOPT_COPYPOSTFIELDS, "")
                 } else {
                     body.withUnsafeBytes { bytes in
                         _ = notes_curl_set_pointer(
-                            handle, CURLOPT_COPYPOSTFIELDS, UnsafeMutableRawPointer(mutating: bytes.baseAddress!))
+                            curl, handle, CURLOPT_COPYPOSTFIELDS, UnsafeMutableRawPointer(mutating: bytes.baseAddress!))
                     }
                 }
             }
             // Signed by libcurl as the request goes out (its headers, body and time); reset on a handle reused.
             if let signing = request.awsSigV4 {
-                notes_curl_set_string(handle, CURLOPT_AWS_SIGV4, "aws:amz:\(signing.region):\(signing.service)")
-                notes_curl_set_string(handle, CURLOPT_USERNAME, signing.accessKeyID.value)
-                notes_curl_set_string(handle, CURLOPT_PASSWORD, signing.secretAccessKey.value)
+                notes_curl_set_string(curl, handle, CURLOPT_AWS_SIGV4, "aws:amz:\(signing.region):\(signing.service)")
+                notes_curl_set_string(curl, handle, CURLOPT_USERNAME, signing.accessKeyID.value)
+                notes_curl_set_string(curl, handle, CURLOPT_PASSWORD, signing.secretAccessKey.value)
             } else {
-                notes_curl_set_string(handle, CURLOPT_AWS_SIGV4, nil)
-                notes_curl_set_string(handle, CURLOPT_USERNAME, nil)
-                notes_curl_set_string(handle, CURLOPT_PASSWORD, nil)
+                notes_curl_set_string(curl, handle, CURLOPT_AWS_SIGV4, nil)
+                notes_curl_set_string(curl, handle, CURLOPT_USERNAME, nil)
+                notes_curl_set_string(curl, handle, CURLOPT_PASSWORD, nil)
             }
-            notes_curl_set_long(handle, CURLOPT_FOLLOWLOCATION, 0)
-            notes_curl_set_long(handle, CURLOPT_NOSIGNAL, 1)
-            notes_curl_set_long(handle, CURLOPT_TCP_KEEPALIVE, 1)
-            notes_curl_open_sockets_closed_on_exec(handle)
-            notes_curl_set_long(handle, CURLOPT_BUFFERSIZE, 64 << 10)
-            notes_curl_set_string(handle, CURLOPT_ACCEPT_ENCODING, "")
-            notes_curl_set_string(handle, CURLOPT_USERAGENT, "notes-page/1")
+            notes_curl_set_long(curl, handle, CURLOPT_FOLLOWLOCATION, 0)
+            notes_curl_set_long(curl, handle, CURLOPT_NOSIGNAL, 1)
+            notes_curl_set_long(curl, handle, CURLOPT_TCP_KEEPALIVE, 1)
+            notes_curl_open_sockets_closed_on_exec(curl, handle)
+            notes_curl_set_long(curl, handle, CURLOPT_BUFFERSIZE, 64 << 10)
+            notes_curl_set_string(curl, handle, CURLOPT_ACCEPT_ENCODING, "")
+            notes_curl_set_string(curl, handle, CURLOPT_USERAGENT, "notes-page/1")
             // Connecting and the TLS handshake; every later phase is timed by the progress callback, since
             // libcurl's low-speed limit took 8 s to give up on a 2 s setting.
-            notes_curl_set_long(handle, CURLOPT_CONNECTTIMEOUT, timeout)
-            notes_curl_set_long(handle, CURLOPT_FRESH_CONNECT, request.freshConnection ? 1 : 0)
-            if let caFile = configuration.caFile { notes_curl_set_string(handle, CURLOPT_CAINFO, caFile) }
-            notes_curl_set_long(handle, CURLOPT_SSL_VERIFYPEER, 1)
-            notes_curl_set_long(handle, CURLOPT_SSL_VERIFYHOST, 2)
+            notes_curl_set_long(curl, handle, CURLOPT_CONNECTTIMEOUT, timeout)
+            notes_curl_set_long(curl, handle, CURLOPT_FRESH_CONNECT, request.freshConnection ? 1 : 0)
+            if let caFile = configuration.caFile { notes_curl_set_string(curl, handle, CURLOPT_CAINFO, caFile) }
+            notes_curl_set_long(curl, handle, CURLOPT_SSL_VERIFYPEER, 1)
+            notes_curl_set_long(curl, handle, CURLOPT_SSL_VERIFYHOST, 2)
             // Every request that goes out is counted, a re-send on a dead connection included.
-            notes_curl_set_prereq_callback(handle, exchange.meter == nil ? nil : prereqCallback, context)
-            notes_curl_set_pointer(handle, CURLOPT_ERRORBUFFER, errorBuffer)
-            notes_curl_set_data_callback(handle, CURLOPT_HEADERFUNCTION, headerCallback)
-            notes_curl_set_pointer(handle, CURLOPT_HEADERDATA, context)
-            notes_curl_set_data_callback(handle, CURLOPT_WRITEFUNCTION, writeCallback)
-            notes_curl_set_pointer(handle, CURLOPT_WRITEDATA, context)
-            notes_curl_set_long(handle, CURLOPT_NOPROGRESS, 0)
-            notes_curl_set_progress_callback(handle, progressCallback)
-            notes_curl_set_pointer(handle, CURLOPT_XFERINFODATA, context)
+            notes_curl_set_prereq_callback(curl, handle, exchange.meter == nil ? nil : prereqCallback, context)
+            notes_curl_set_pointer(curl, handle, CURLOPT_ERRORBUFFER, errorBuffer)
+            notes_curl_set_data_callback(curl, handle, CURLOPT_HEADERFUNCTION, headerCallback)
+            notes_curl_set_pointer(curl, handle, CURLOPT_HEADERDATA, context)
+            notes_curl_set_data_callback(curl, handle, CURLOPT_WRITEFUNCTION, writeCallback)
+            notes_curl_set_pointer(curl, handle, CURLOPT_WRITEDATA, context)
+            notes_curl_set_long(curl, handle, CURLOPT_NOPROGRESS, 0)
+            notes_curl_set_progress_callback(curl, handle, progressCallback)
+            notes_curl_set_pointer(curl, handle, CURLOPT_XFERINFODATA, context)
         }
 
         /// What the ended transfer means: `true` when whole, `false` when the receiver stopped it.
         func outcome(_ code: CURLcode, _ exchange: Exchange) throws(TransportError) -> Bool {
             var wireBytes: curl_off_t = 0
-            if notes_curl_get_offset(handle, CURLINFO_SIZE_DOWNLOAD_T, &wireBytes) == CURLE_OK {
+            if notes_curl_get_offset(curl, handle, CURLINFO_SIZE_DOWNLOAD_T, &wireBytes) == CURLE_OK {
                 exchange.meter?.received(wireBytes: Int(wireBytes))
             }
             if exchange.state == .stopped { return false }  // whatever libcurl says once the receiver said stop
@@ -279,7 +331,7 @@
             if exchange.cancellation.isCancelled { throw TransportError(.cancelled, "cancelled") }
             if case .timedOut(let reason) = exchange.state { throw TransportError(.timeout, reason) }
             let detail = String(cString: errorBuffer)
-            let message = detail.isEmpty ? String(cString: curl_easy_strerror(code)) : detail
+            let message = detail.isEmpty ? String(cString: notes_curl_easy_strerror(curl, code)) : detail
             switch code {
             case CURLE_COULDNT_CONNECT, CURLE_COULDNT_RESOLVE_HOST, CURLE_COULDNT_RESOLVE_PROXY:
                 throw TransportError(.connect, message)
