@@ -90,12 +90,13 @@ perf-table: deps
 ## header) to a copy of the tree in .build/mutants, builds it (incrementally) and runs that entry's tests, which
 ## must fail ("killed": the run stops at the first failing test); a mutant whose tests still pass "survived" and
 ## fails the target. Each mutant's time (build, tests) is printed, and the 10 slowest at the end (17 minutes for
-## 198 entries on 2 cores). MUTANTS_ARGS="--only NAME" picks entries; mutants-ci runs only those marked `ci: yes`.
+## 198 entries on 2 cores). MUTANTS_ARGS="--only NAME" picks entries; mutants-ci runs only those marked `ci: yes`
+## (CI adds MUTANTS_ARGS=--in-place: the clean clone's own tree and build, after make test).
 mutants: deps
 	SWIFT=$(SWIFT) Tools/reliability/mutants/run.py $(MUTANTS_ARGS)
 
 mutants-ci: deps
-	SWIFT=$(SWIFT) Tools/reliability/mutants/run.py --ci
+	SWIFT=$(SWIFT) Tools/reliability/mutants/run.py --ci $(MUTANTS_ARGS)
 
 ## The tests open files only through TestSupport.Files (O_CLOEXEC): Foundation's file calls do not set it,
 ## and a file open at the start of another test's child is handed to it. Every mutation must still apply.

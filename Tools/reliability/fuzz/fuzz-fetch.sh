@@ -10,7 +10,8 @@
 # -rss_limit_mb is a finding: the input is minimized, saved as Fixtures/regressions-fetch/fuzz-<kind>-<sha1>.txt
 # (replayed by Tests/NotesFetchTests/FetchRegressionTests.swift), and the script exits 1.
 #
-# Environment: FUZZ_BUILD (build directory, default .build/fuzz-fetch; a module whose sources did not
+# Environment: FUZZ_BUILD (build directory, default .build/fuzz-fetch), FUZZ_MODULES (the package's
+# modules, compiled once for every fuzz target: default .build/fuzz-modules; a module whose sources did not
 # change since its last build is not compiled again), FUZZ_CORPUS (keep the corpus there across runs
 # instead of a temporary directory), FUZZ_ARGS (more libFuzzer flags). SECONDS=0 builds the target only.
 set -euo pipefail
@@ -27,76 +28,28 @@ name=fuzz-fetch
 . Tools/reliability/fuzz/libfuzzer.sh
 require_libfuzzer
 
+# Build: the modules the target uses (fuzz_modules, shared with the other targets), then the target with its
+# driver, with the same sanitizers (coverage in every module); nothing whose inputs did not change is
+# compiled again.
+fuzz_modules
+module NotesSystem
+module NotesJSON NotesSystem
+module NotesPage NotesSystem NotesJSON
+module NotesFetch NotesSystem NotesJSON NotesPage
 mkdir -p "$build"
-# UBSan where swiftc accepts it for this target (not on Linux as of Swift 6.3); ASan always.
-sanitizers=fuzzer,address
-printf '@_cdecl("LLVMFuzzerTestOneInput") public func f(_ d: UnsafePointer<UInt8>?, _ n: Int) -> CInt { 0 }\n' \
-    >"$build/probe.swift"
-if swiftc -parse-as-library -sanitize=fuzzer,address,undefined "$build/probe.swift" -o "$build/probe" \
-    >/dev/null 2>&1; then
-    sanitizers=fuzzer,address,undefined
-fi
-rm -f "$build/probe" "$build/probe.swift"
-
-# Build: NotesJSON, NotesPage and NotesFetch as the modules they are (so their imports hold as written),
-# then the target with its driver, each with the same sanitizers (coverage in every module). CCurl is not
-# on the include path, so CurlTransport (`#if canImport(CCurl)`) compiles out: nothing here can reach a
-# network.
-flags=(-swift-version 6 -package-name notes_page
-    -enable-upcoming-feature ExistentialAny -enable-upcoming-feature InternalImportsByDefault
-    -parse-as-library -O -g -sanitize="$sanitizers" -I Sources/CYajl -I Sources/CJSONBlocks/include -I "$build")
-# A change of flags or toolchain rebuilds everything.
-stamp="$(swiftc --version 2>&1 | head -n 1) ${flags[*]}"
-if [ "$(cat "$build/flags" 2>/dev/null)" != "$stamp" ]; then
-    rm -f "$build"/*.o "$build"/*.swiftmodule "$build/fuzz-fetch" "$build/flags"
-fi
-# stale OUTPUT INPUT...: whether OUTPUT is missing or older than any of the inputs.
-stale() {
-    local output=$1 input
-    shift
-    [ -e "$output" ] || return 0
-    for input in "$@"; do [ "$input" -nt "$output" ] && return 0; done
-    return 1
-}
-module() {  # module NAME DEPENDENCY... -- SOURCE...
-    local name=$1 inputs=() sources=()
-    shift
-    while [ "$1" != -- ]; do inputs+=("$build/$1.swiftmodule"); shift; done
-    shift
-    sources=("$@")
-    if stale "$build/$name.o" "${sources[@]}" "${inputs[@]}"; then
-        echo "fuzz-fetch: compiling $name"
-        swiftc "${flags[@]}" -module-name "$name" -wmo -emit-module -emit-module-path "$build/$name.swiftmodule" \
-            -c "${sources[@]}" -o "$build/$name.o"
-    fi
-}
-mapfile -t system_sources < <(find Sources/NotesSystem -name '*.swift' | sort)
-mapfile -t json_sources < <(find Sources/NotesJSON -name '*.swift' | sort)
-mapfile -t page_sources < <(find Sources/NotesPage -name '*.swift' | sort)
-mapfile -t fetch_sources < <(find Sources/NotesFetch -name '*.swift' | sort)
 # The driver: FetchDriver.swift and its extensions.
 mapfile -t driver_sources < <(find Tests/NotesFetchTests -name 'FetchDriver*.swift' | sort)
-module NotesSystem -- "${system_sources[@]}"
-module NotesJSON NotesSystem -- "${json_sources[@]}"
-module NotesPage NotesSystem NotesJSON -- "${page_sources[@]}"
-module NotesFetch NotesSystem NotesJSON NotesPage -- "${fetch_sources[@]}"
-if stale "$build/FuzzFetch.o" Tools/reliability/fuzz/FuzzFetch.swift "${driver_sources[@]}" \
-    Tests/NotesFetchTests/StrictURI.swift \
-    Tests/TestSupport/SeededRandom.swift Sources/NotesGen/SplitMix64.swift \
-    "$build/NotesFetch.swiftmodule"; then
+driver=(Tools/reliability/fuzz/FuzzFetch.swift "${driver_sources[@]}" Tests/NotesFetchTests/StrictURI.swift
+    Tests/TestSupport/SeededRandom.swift Sources/NotesGen/SplitMix64.swift)
+if stale "$build/FuzzFetch.o" "${driver[@]}" "$modules/NotesFetch.swiftmodule" "$modules/flags"; then
     echo "fuzz-fetch: compiling FuzzFetch"
-    swiftc "${flags[@]}" -module-name FuzzFetch -wmo -c Tools/reliability/fuzz/FuzzFetch.swift \
-        "${driver_sources[@]}" Tests/NotesFetchTests/StrictURI.swift Tests/TestSupport/SeededRandom.swift \
-        Sources/NotesGen/SplitMix64.swift -o "$build/FuzzFetch.o"
+    swiftc "${flags[@]}" -module-name FuzzFetch -wmo -c "${driver[@]}" -o "$build/FuzzFetch.o"
 fi
-if stale "$build/json_blocks.o" Sources/CJSONBlocks/json_blocks.c Sources/CJSONBlocks/include/*.h; then
-    compile_blocks "$build" "$sanitizers"
+objects=("$modules/NotesSystem.o" "$modules/NotesJSON.o" "$modules/NotesPage.o" "$modules/NotesFetch.o"
+    "$build/FuzzFetch.o" "$modules/json_blocks.o")
+if stale "$build/fuzz-fetch" "${objects[@]}"; then
+    swiftc -sanitize="$sanitizers" -use-ld=lld "${objects[@]}" -lyajl -o "$build/fuzz-fetch"
 fi
-if stale "$build/fuzz-fetch" "$build"/NotesSystem.o "$build"/NotesJSON.o "$build"/NotesPage.o "$build"/NotesFetch.o "$build"/FuzzFetch.o "$build"/json_blocks.o; then
-    swiftc -sanitize="$sanitizers" -use-ld=lld "$build/NotesSystem.o" "$build/NotesJSON.o" "$build/NotesPage.o" "$build/NotesFetch.o" \
-        "$build/FuzzFetch.o" "$build/json_blocks.o" -lyajl -o "$build/fuzz-fetch"
-fi
-printf '%s' "$stamp" >"$build/flags"
 echo "fuzz-fetch: $build/fuzz-fetch built with -sanitize=$sanitizers"
 # libFuzzer takes -max_total_time=0 for no limit: 0 here builds only.
 [ "$seconds" -gt 0 ] || exit 0

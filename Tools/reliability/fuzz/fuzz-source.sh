@@ -9,7 +9,8 @@
 # the input is minimized, saved as Fixtures/regressions-source/fuzz-<kind>-<sha1>.yaml (read by
 # Tests/NotesSyncTests/SourceRegressionTests.swift), and the script exits 1.
 #
-# Environment: FUZZ_BUILD (build directory, default .build/fuzz-source), FUZZ_CORPUS (keep the corpus
+# Environment: FUZZ_BUILD (build directory, default .build/fuzz-source), FUZZ_MODULES (the package's
+# modules, compiled once for every fuzz target: default .build/fuzz-modules), FUZZ_CORPUS (keep the corpus
 # there across runs), FUZZ_ARGS (more libFuzzer flags).
 set -euo pipefail
 cd "$(dirname "$0")/../../.."
@@ -25,27 +26,20 @@ name=fuzz-source
 . Tools/reliability/fuzz/libfuzzer.sh
 require_libfuzzer
 
-# Build: NotesSystem, NotesJSON, NotesPage, NotesFetch (the placeholders' URLs and JSON) and NotesSync as the
-# modules they are, then the target, each with -sanitize=fuzzer,address; lld links quietly. CCurl is not on
-# the include path, so CurlTransport compiles out: nothing here can reach a network.
+# Build: the modules the target uses (fuzz_modules, shared with the other targets: NotesFetch for the
+# placeholders' URLs and JSON), then the target, with the same sanitizers; lld links quietly.
+fuzz_modules
+module NotesSystem
+module NotesJSON NotesSystem
+module NotesPage NotesSystem NotesJSON
+module NotesFetch NotesSystem NotesJSON NotesPage
+module NotesSync NotesSystem NotesJSON NotesPage NotesFetch
 mkdir -p "$build"
-flags=(-swift-version 6 -package-name notes_page -enable-upcoming-feature ExistentialAny -enable-upcoming-feature InternalImportsByDefault
-    -parse-as-library -O -g -sanitize=fuzzer,address -I Sources/CYaml -I Sources/CYajl -I Sources/CJSONBlocks/include
-    -I "$build")
 echo "fuzz-source: building $build/fuzz-source"
-module() {  # module NAME DIRECTORY
-    local sources
-    mapfile -t sources < <(find "$2" -name '*.swift' | sort)
-    swiftc "${flags[@]}" -module-name "$1" -wmo -emit-module -emit-module-path "$build/$1.swiftmodule" \
-        -c "${sources[@]}" -o "$build/$1.o"
-}
-modules=(NotesSystem NotesJSON NotesPage NotesFetch NotesSync)
-for name in "${modules[@]}"; do module "$name" "Sources/$name"; done
 swiftc "${flags[@]}" -module-name FuzzSource -wmo -c Tools/reliability/fuzz/FuzzSource.swift -o "$build/FuzzSource.o"
 objects=()
-for name in "${modules[@]}"; do objects+=("$build/$name.o"); done
-compile_blocks "$build" fuzzer,address
-swiftc -sanitize=fuzzer,address -use-ld=lld "${objects[@]}" "$build/FuzzSource.o" "$build/json_blocks.o" -lyaml -lyajl \
+for module in NotesSystem NotesJSON NotesPage NotesFetch NotesSync; do objects+=("$modules/$module.o"); done
+swiftc -sanitize="$sanitizers" -use-ld=lld "${objects[@]}" "$build/FuzzSource.o" "$modules/json_blocks.o" -lyaml -lyajl \
     -o "$build/fuzz-source"
 
 make_seeds Tools/reliability/fuzz/source-seeds Fixtures/regressions-source --json-test-suite

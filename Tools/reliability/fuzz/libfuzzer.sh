@@ -17,6 +17,64 @@ require_libfuzzer() {
     fi
 }
 
+# The package's modules, compiled once for the three targets (whole-module, -O, the sanitizers, coverage in
+# every module) into $modules: FUZZ_MODULES, default .build/fuzz-modules. Sets sanitizers (ASan always,
+# UBSan where swiftc accepts it for Swift: not on Linux as of Swift 6.3), flags and modules; a change of
+# flags or toolchain empties the directory. CCurl is never on the include path, so CurlTransport
+# (`#if canImport(CCurl)`) compiles out: nothing fuzzed can reach a network.
+fuzz_modules() {
+    modules=${FUZZ_MODULES:-.build/fuzz-modules}
+    mkdir -p "$modules"
+    sanitizers=fuzzer,address
+    printf '@_cdecl("LLVMFuzzerTestOneInput") public func f(_ d: UnsafePointer<UInt8>?, _ n: Int) -> CInt { 0 }\n' \
+        >"$modules/probe.swift"
+    if swiftc -parse-as-library -sanitize=fuzzer,address,undefined "$modules/probe.swift" -o "$modules/probe" \
+        >/dev/null 2>&1; then
+        sanitizers=fuzzer,address,undefined
+    fi
+    rm -f "$modules/probe" "$modules/probe.swift"
+    flags=(-swift-version 6 -package-name notes_page
+        -enable-upcoming-feature ExistentialAny -enable-upcoming-feature InternalImportsByDefault
+        -parse-as-library -O -g -sanitize="$sanitizers" -I Sources/CYaml -I Sources/CYajl
+        -I Sources/CJSONBlocks/include -I "$modules")
+    local stamp
+    stamp="$(swiftc --version 2>&1 | head -n 1) ${flags[*]}"
+    if [ "$(cat "$modules/flags" 2>/dev/null)" != "$stamp" ]; then
+        rm -f "$modules"/*.o "$modules"/*.swiftmodule "$modules/flags"
+        printf '%s' "$stamp" >"$modules/flags"
+    fi
+    if stale "$modules/json_blocks.o" Sources/CJSONBlocks/json_blocks.c Sources/CJSONBlocks/include/*.h; then
+        compile_blocks "$modules" "$sanitizers"
+    fi
+}
+
+# stale OUTPUT INPUT...: whether OUTPUT is missing or older than any of the inputs.
+stale() {
+    local output=$1 input
+    shift
+    [ -e "$output" ] || return 0
+    for input in "$@"; do [ "$input" -nt "$output" ] && return 0; done
+    return 1
+}
+
+# module NAME DEPENDENCY...: compiles Sources/NAME (every .swift in its folders) into $modules/NAME.o and its
+# .swiftmodule, unless they are newer than its sources and its dependencies' modules. Written under another
+# name first and moved, so that a target built at the same time never links half a file.
+module() {
+    local module=$1 inputs=() sources dependency
+    shift
+    for dependency in "$@"; do inputs+=("$modules/$dependency.swiftmodule"); done
+    mapfile -t sources < <(find "Sources/$module" -name '*.swift' | sort)
+    if stale "$modules/$module.o" "${sources[@]}" "${inputs[@]}"; then
+        echo "$name: compiling $module ($modules)"
+        swiftc "${flags[@]}" -module-name "$module" -wmo -emit-module \
+            -emit-module-path "$modules/$module.$$.swiftmodule" -c "${sources[@]}" -o "$modules/$module.$$.o"
+        mv "$modules/$module.$$.swiftmodule" "$modules/$module.swiftmodule"
+        mv "$modules/$module.$$.o" "$modules/$module.o"
+        rm -f "$modules/$module.$$".*  # the module's doc and source info
+    fi
+}
+
 # Compiles the scanner's C classifiers (Sources/CJSONBlocks/json_blocks.c, which NotesJSON calls) into
 # $1/json_blocks.o with the toolchain's clang, instrumented as the Swift modules are: $2 is the sanitizer
 # list swiftc takes (fuzzer,address[,undefined]); the C object takes fuzzer-no-link for coverage, not the

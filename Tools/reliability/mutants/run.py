@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Mutation testing: breaks the code on purpose and checks that the tests notice.
 
-Usage: Tools/reliability/mutants/run.py [--ci] [--only NAME[,NAME...]] [--list] [--timeout S]
+Usage: Tools/reliability/mutants/run.py [--ci] [--only NAME[,NAME...]] [--list] [--timeout S] [--in-place]
 
 Reads Tools/reliability/mutants/mutants.txt (its header documents the format) and validates all of it first.
 Then copies the working tree (tracked and untracked-but-not-ignored files) to .build/mutants/tree, builds it
@@ -21,6 +21,10 @@ a crash is a kill too). The baseline runs to the end. A filter that matches no t
   --only NAMES  only these entries (comma-separated, repeatable; with --ci, those also marked)
   --list        print the entries and exit
   --timeout S   seconds allowed to one mutant's tests (default 900); a timeout counts as killed
+  --in-place    mutate the working tree itself and build in .build, incrementally from the build `make test`
+                just made, with no baseline tests (`make test` just ran them): what CI does, on a clean
+                clone, to spare a second build from scratch. Each file is put back after its mutant, also
+                on Ctrl-C and SIGTERM, but not after a SIGKILL: not for a tree with work in it.
 
 Each entry's build and test output goes to .build/mutants/logs/NAME.log, the baseline's to
 .build/mutants/baseline.log. Each mutant's line gives its time (build and tests), and the end the 10
@@ -344,6 +348,7 @@ def main():
     parser.add_argument("--only", action="append", default=[])
     parser.add_argument("--list", action="store_true")
     parser.add_argument("--timeout", type=float, default=900)
+    parser.add_argument("--in-place", action="store_true")
     args = parser.parse_args()
     entries = parse(LIST)
     names = [name for value in args.only for name in value.split(",") if name]
@@ -358,9 +363,13 @@ def main():
             print(f"{e['name']}{'  (ci)' if e['ci'] == 'yes' else ''}\n  {e.get('promise', '')}\n"
                   f"  {e['file']}; tests: {' '.join(e['tests'])}")
         return 0
+    global TREE, BUILD
+    if args.in_place:
+        TREE, BUILD = ROOT, os.path.join(ROOT, ".build")
     os.makedirs(LOGS, exist_ok=True)
     begun = start = time.monotonic()
-    sync_tree()
+    if not args.in_place:
+        sync_tree()
     filters = list(dict.fromkeys(f for e in selected for f in e["tests"]))
     with open(os.path.join(WORK, "baseline.log"), "w", encoding="utf-8") as log:
         failure = build(log)
@@ -368,7 +377,7 @@ def main():
             print(f"baseline: the unmutated tree does not build (.build/mutants/baseline.log):\n{failure}")
             return 1
         built = time.monotonic()
-        status = test(filters, log)
+        status = 0 if args.in_place else test(filters, log)
         if status == NO_TESTS:
             print("baseline: no test matches the selected entries' tests: filters; "
                   "see .build/mutants/baseline.log")
