@@ -2,8 +2,17 @@ import Foundation
 import TestSupport
 import Testing
 
-// The same suite: one sync drained by several worker processes (`sync --worker`), killed, stopped, and
-// with the server restarted under them.
+/// One sync drained by several worker processes (`sync --worker`), killed, stopped, and with the server
+/// restarted under them: the other half of the Postgres end-to-end tests, on the same cluster.
+@Suite(
+    "Postgres end to end: workers",
+    .enabled(
+        if: PostgresCluster.isAvailable && FixtureServer.isAvailable,
+        "no PostgreSQL server programs or psql (make deps installs postgresql-15), not root, or no node"),
+    .serialized,
+    .timeLimit(.minutes(3))
+)
+struct PostgresWorkerEndToEndTests: PostgresEndToEndSuite {}
 
 /// A `notes-page` child running in the background, its output read as it comes.
 final class Background: @unchecked Sendable {
@@ -36,7 +45,7 @@ final class Background: @unchecked Sendable {
     }
 }
 
-extension PostgresEndToEndTests {
+extension PostgresEndToEndSuite {
     /// Writes `scratch`/NAME.yaml: a source over `fixture`'s GitHub-shaped API, no titles, and `resources`
     /// (the list's YAML). Returns its path.
     @discardableResult
@@ -159,7 +168,9 @@ extension PostgresEndToEndTests {
                 == "1|\(repos)|\(try database.psql("SELECT count(*) FROM \(schema).issues").trimmingCharacters(in: .whitespacesAndNewlines))|0\n",
             "\(context)")
     }
+}
 
+extension PostgresWorkerEndToEndTests {
     @Test(
         "Four workers drain one sync of three levels (600+ units) through kill -9s and a server restart: every record once, every unit done once, pages asked again only for the kills"
     )
@@ -257,7 +268,7 @@ extension PostgresEndToEndTests {
     }
 }
 
-extension PostgresEndToEndTests {
+extension PostgresWorkerEndToEndTests {
     @Test(
         "A unit that fails is walked again up to --unit-retries times, then failed for good: the run goes on, ends, and the worker and --status exit with its status, naming it and its error"
     )
@@ -369,7 +380,7 @@ extension PostgresEndToEndTests {
     }
 }
 
-extension PostgresEndToEndTests {
+extension PostgresEndToEndSuite {
     /// The fixture's repos alone, one a page: `repos.yaml`.
     static func slowRepos(_ fixture: FixtureServer, in scratch: Scratch) throws -> String {
         try Self.source(
@@ -378,7 +389,9 @@ extension PostgresEndToEndTests {
                 path: repos?per_page=1
             """, named: "repos", fixture, in: scratch)
     }
+}
 
+extension PostgresWorkerEndToEndTests {
     @Test(
         "A worker renews its lease while a page takes longer than the lease: nobody takes a unit over from a live worker"
     )
@@ -437,7 +450,7 @@ extension PostgresEndToEndTests {
     }
 }
 
-extension PostgresEndToEndTests {
+extension PostgresWorkerEndToEndTests {
     @Test("A sync that is not a worker's, while a worker walks the same table, is refused naming the worker")
     func plainBesideWorker() async throws {
         let database = try Self.server()
@@ -460,7 +473,7 @@ extension PostgresEndToEndTests {
     }
 }
 
-extension PostgresEndToEndTests {
+extension PostgresWorkerEndToEndTests {
     @Test(
         "Workers as a Slurm array job (sbatch --array=0-3 --wait) on a one-node cluster of the test's own: every record once, the run labelled with the job's id"
     )
@@ -505,7 +518,7 @@ extension PostgresEndToEndTests {
     }
 }
 
-extension PostgresEndToEndTests {
+extension PostgresWorkerEndToEndTests {
     @Test(
         "Workers keep one --rate between them per origin: the requests of three workers reach the server at least 1/rate apart"
     )

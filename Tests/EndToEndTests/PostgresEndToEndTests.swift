@@ -14,13 +14,8 @@ import Testing
     .serialized,
     .timeLimit(.minutes(3))
 )
-struct PostgresEndToEndTests {
+struct PostgresEndToEndTests: PostgresEndToEndSuite {
     static let cluster: PostgresCluster? = try? PostgresCluster()
-
-    static func server() throws -> PostgresCluster {
-        guard let cluster else { throw PostgresCluster.Failure("the cluster did not start") }
-        return cluster
-    }
 
     static let notes = ["--count", "1000", "--page-size", "100", "--seed", "7"]
 
@@ -188,5 +183,19 @@ struct PostgresEndToEndTests {
         let both = try await Run(["fetch", "--all", "--postgres", database.url(), "-o", "/dev/null", fixture.url])
         #expect(both.status == 64, "\(both.stderr)")
         #expect(both.stderr.contains("--postgres and --output cannot go together"), "\(both.stderr)")
+    }
+}
+
+/// What the two Postgres end-to-end suites share: the cluster, and the helpers of their syncs and workers.
+/// Each suite runs its tests one at a time, and the two run beside each other (their tables are in schemas
+/// of their own): together they took as long as every other test of `swift test` did.
+protocol PostgresEndToEndSuite {}
+
+extension PostgresEndToEndSuite {
+    static func server() throws -> PostgresCluster {
+        guard let cluster = PostgresEndToEndTests.cluster else {
+            throw PostgresCluster.Failure("the cluster did not start")
+        }
+        return cluster
     }
 }
