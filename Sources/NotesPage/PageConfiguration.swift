@@ -194,16 +194,36 @@ public enum FieldValue: Sendable, Hashable, CustomStringConvertible {
 public struct FieldPath: Sendable, Hashable, CustomStringConvertible {
     /// The keys as UTF-8 bytes, outermost first.
     public let components: [[UInt8]]
+    /// The keys hashed once, when the path is made (`Hasher`, seeded for the process): a walk looks up
+    /// some forty signal paths on every page (``PagePlan/fieldPositions``), and two paths that differ
+    /// mostly differ here.
+    private let keysHash: Int
 
     /// - Parameter dotted: Keys separated by dots; a key cannot contain a dot.
     public init(_ dotted: String) {
-        components =
-            dotted.isEmpty ? [] : dotted.split(separator: ".", omittingEmptySubsequences: false).map { Array($0.utf8) }
+        self.init(
+            components: dotted.isEmpty
+                ? [] : dotted.split(separator: ".", omittingEmptySubsequences: false).map { Array($0.utf8) })
     }
 
     /// The path of these keys, one per level.
     public init(components: [[UInt8]]) {
         self.components = components
+        var hasher = Hasher()
+        hasher.combine(components.count)
+        for key in components {
+            hasher.combine(key.count)
+            key.withUnsafeBytes { hasher.combine(bytes: $0) }
+        }
+        keysHash = hasher.finalize()
+    }
+
+    public static func == (lhs: FieldPath, rhs: FieldPath) -> Bool {
+        lhs.keysHash == rhs.keysHash && lhs.components == rhs.components
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(keysHash)
     }
 
     /// The path `text` names: a JSON Pointer when it starts with `/` (`~0` is `~`, `~1` is `/`), else keys

@@ -11,6 +11,10 @@ package struct PagePlan: Sendable {
     let reading: PageConfiguration
     /// The next paths read for ``PathDetection/next``, after the configuration's field paths.
     let nextCandidates: [FieldPath]
+    /// Where each of the configuration's field paths first is among them: what a page's values are found
+    /// by (a walk asks each page for some forty signal paths, and a search of the field paths for each cost
+    /// more than the notes of a small page).
+    package let fieldPositions: [FieldPath: Int]
 
     /// - Precondition: `configuration` has no ``PageConfiguration/pathProblem``.
     package init(_ configuration: PageConfiguration) {
@@ -26,5 +30,10 @@ package struct PagePlan: Sendable {
         }
         self.reading = reading
         nextCandidates = candidates
+        var positions: [FieldPath: Int] = [:]
+        for (position, path) in configuration.fieldPaths.enumerated() where positions[path] == nil {
+            positions[path] = position
+        }
+        fieldPositions = positions
     }
 }

@@ -42,6 +42,23 @@ struct PageFieldTests {
         #expect(summary.lastID == Array("a".utf8))
     }
 
+    @Test("Field paths are equal, and hash equal, exactly when their keys are: a walk finds a page's values by them")
+    func pathsHashByTheirKeys() {
+        let paths = [
+            FieldPath("ab.c"), FieldPath("a.bc"), FieldPath("abc"), FieldPath(components: [[], Array("abc".utf8)]),
+            FieldPath(components: [Array("abc".utf8), []]), FieldPath("meta.pagination.count"), FieldPath(""),
+        ]
+        var positions: [FieldPath: Int] = [:]
+        for (position, path) in paths.enumerated() { positions[path] = position }
+        #expect(positions.count == paths.count)
+        for (position, path) in paths.enumerated() {
+            let same = try? FieldPath.parse(path.description)
+            #expect(positions[path] == position)
+            #expect(path.components.isEmpty || same.map { positions[$0] == position } == true, "\(path)")
+            #expect(path.hashValue == FieldPath(components: path.components).hashValue)
+        }
+    }
+
     @Test("A field path found twice is a contract error, as the items and the next value are")
     func fieldTwice() {
         #expect(throws: PageError.self) {

@@ -8,7 +8,9 @@ public struct PageFacts: Sendable {
     public var head: HTTPResponseHead
     public var summary: PageDecoder.Summary
     /// The ``Pagination/fieldPaths`` of the scheme, in the order of ``PageDecoder/Summary/fields``.
-    public var fieldPaths: [FieldPath]
+    public let fieldPaths: [FieldPath]
+    /// Where each of `fieldPaths` first is, when the walk's ``PagePlan`` said; else they are searched.
+    private let fieldPositions: [FieldPath: Int]?
 
     public init(
         location: PageLocation, url: String, head: HTTPResponseHead, summary: PageDecoder.Summary,
@@ -19,11 +21,30 @@ public struct PageFacts: Sendable {
         self.head = head
         self.summary = summary
         self.fieldPaths = fieldPaths
+        fieldPositions = nil
+    }
+
+    /// A page read with `plan`: its field paths are the plan's configuration's, found by the plan's positions.
+    package init(
+        location: PageLocation, url: String, head: HTTPResponseHead, summary: PageDecoder.Summary, plan: PagePlan
+    ) {
+        self.location = location
+        self.url = url
+        self.head = head
+        self.summary = summary
+        fieldPaths = plan.configuration.fieldPaths
+        fieldPositions = plan.fieldPositions
+    }
+
+    /// Where `path` first is among ``fieldPaths``.
+    private func position(of path: FieldPath) -> Int? {
+        if let fieldPositions { return fieldPositions[path] }
+        return fieldPaths.firstIndex(of: path)
     }
 
     /// The value the page has at `path`, if the scheme asked for it and the page has it.
     public func value(at path: FieldPath) -> FieldValue? {
-        fieldPaths.firstIndex(of: path).flatMap { summary.fields.indices.contains($0) ? summary.fields[$0] : nil }
+        position(of: path).flatMap { summary.fields.indices.contains($0) ? summary.fields[$0] : nil }
     }
 
     /// What the page's flag at `path` says (a GraphQL `hasNextPage`, Notion's `has_more`): `true` or
@@ -40,9 +61,7 @@ public struct PageFacts: Sendable {
     /// The compact JSON of the object or array the page has at `path` (at most ``PageDecoder/maxFieldJSONBytes``), if the scheme asked
     /// for it and the page has one that fits.
     public func json(at path: FieldPath) -> String? {
-        fieldPaths.firstIndex(of: path).flatMap {
-            summary.fieldJSON.indices.contains($0) ? summary.fieldJSON[$0] : nil
-        }
+        position(of: path).flatMap { summary.fieldJSON.indices.contains($0) ? summary.fieldJSON[$0] : nil }
     }
 
     /// The first `Link` header target with relation `relation`, resolved against the page's URL.
@@ -70,8 +89,7 @@ public struct PageFacts: Sendable {
             }
         }
         // Spring Data's `page` object (its `number` and `size` beside it).
-        if orCommon, path == nil, case .container? = value(at: FieldPath("page")),
-            let json = json(at: FieldPath("page")),
+        if orCommon, path == nil, case .container? = value(at: Self.springPage), let json = json(at: Self.springPage),
             case .object(let members)? = try? JSONTree.parse(Array(json.utf8)),
             case .number(let text)? = members.first(where: { $0.key == "totalElements" })?.value,
             let total = Int(text), total >= 0
@@ -82,6 +100,9 @@ public struct PageFacts: Sendable {
             $0 >= 0 ? ($0, "X-Total-Count") : nil
         }
     }
+
+    /// Spring Data's `page` object.
+    private static let springPage = FieldPath("page")
 
     /// What the server says of the page after this one: a next reference (the body's next value, else a
     /// `Link` `rel="next"`, resolved against the page's URL), that there is none (the next value is `null`

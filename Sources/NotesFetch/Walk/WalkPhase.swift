@@ -113,8 +113,7 @@ struct WalkPhase: Sendable {
             let failure: AttemptStateMachine.Failure
             switch outcome {
             case .page(let notes, let summary, let finalURL, let head):
-                let facts = PageFacts(
-                    location: location, url: finalURL, head: head, summary: summary, fieldPaths: page.fieldPaths)
+                let facts = PageFacts(location: location, url: finalURL, head: head, summary: summary, plan: plan)
                 switch locator.pagination.refusal(of: facts, now: environment.now()) {
                 case nil:
                     return try finish(
