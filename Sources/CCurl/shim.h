@@ -56,7 +56,7 @@ static inline const char *notes_curl_find(struct notes_curl *api, void *library)
     return NULL;
 }
 
-/// The loaded library's version as libcurl numbers it (0x075000 is 7.80.0), and as text.
+/// The loaded library's version as libcurl numbers it (0x075500 is 7.85.0), and as text.
 static inline unsigned int notes_curl_version_number(const struct notes_curl *api) {
     return api->version_info(CURLVERSION_NOW)->version_num;
 }
@@ -154,8 +154,8 @@ static inline CURLcode notes_curl_set_progress_callback(
     return api->easy_setopt(handle, CURLOPT_XFERINFOFUNCTION, value);
 }
 
-#if LIBCURL_VERSION_NUM < 0x075000
-#error "notes-page needs libcurl 7.80 or later (CURLOPT_PREREQFUNCTION counts every request sent)"
+#if LIBCURL_VERSION_NUM < 0x075500
+#error "notes-page needs libcurl 7.85 or later (CURLOPT_PROTOCOLS_STR; CURLOPT_PREREQFUNCTION counts every request sent)"
 #endif
 
 /// libcurl calls it right before each request goes out, a re-send on a fresh connection included.

@@ -3,7 +3,11 @@
 
 // libpq from Debian's libpq-dev: every call is made in Sources/NotesStore/Postgres/PostgresConnection.swift.
 #include <dlfcn.h>
-#include <postgresql/libpq-fe.h>  // Debian puts it under postgresql/
+#if __has_include(<postgresql/libpq-fe.h>)
+#include <postgresql/libpq-fe.h>  // Debian's place
+#else
+#include <libpq-fe.h>
+#endif
 
 // libpq is loaded by the first connection (dlopen), not linked: a command that never opens one does not map
 // libpq and what it brings (TLS, Kerberos, LDAP), about 5 MB resident. Each function the project calls is

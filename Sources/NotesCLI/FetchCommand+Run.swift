@@ -213,7 +213,7 @@ extension FetchCommand.Transport {
                 do {
                     try CurlTransport.loadLibrary()
                 } catch {
-                    return "\(error) (install libcurl 7.80 or later: apt-get install libcurl4; or set "
+                    return "\(error) (install libcurl 7.85 or later: apt-get install libcurl4; or set "
                         + "NOTES_PAGE_LIBCURL to the path of a libcurl.so.4)"
                 }
             }

@@ -40,7 +40,8 @@ extension SyncCommand {
     /// Runs the sync over the network, with SIGINT and SIGTERM stopping it at the next chunk.
     /// - Parameter urlSession: Makes the URLSession transport, where the program links one.
     func run(urlSession: (@Sendable () -> any HTTPTransport)?) async -> ExitStatus {
-        for resource in resources {
+        // `--status` only reads the database.
+        for resource in resources where workers?.showsStatus != true {
             if let problem = resource.command.transport.problem() {
                 printError("Error: \(problem)\n")
                 return .unavailable

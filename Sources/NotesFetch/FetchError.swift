@@ -31,6 +31,8 @@ public struct FetchError: Error, Sendable, Hashable, CustomStringConvertible {
             case rateLimited(String)
             /// The TLS handshake failed (a certificate that does not verify, or names another host).
             case tls(String)
+            /// The HTTP client cannot work in this process (libcurl could not be loaded): why. Never retried.
+            case transportUnusable(String)
             /// The walk was cancelled.
             case cancelled
             /// Where the walk commits its pages failed (a file, a database).
@@ -72,6 +74,8 @@ public struct FetchError: Error, Sendable, Hashable, CustomStringConvertible {
         public static func rateLimited(_ reason: String) -> Code { Code(.rateLimited(reason)) }
         /// The TLS handshake failed (a certificate that does not verify, or names another host).
         public static func tls(_ message: String) -> Code { Code(.tls(message)) }
+        /// The HTTP client cannot work in this process (libcurl could not be loaded): why. Never retried.
+        public static func transportUnusable(_ reason: String) -> Code { Code(.transportUnusable(reason)) }
         /// The walk was cancelled.
         public static let cancelled = Code(.cancelled)
         /// Where the walk commits its pages failed (a file, a database).
@@ -134,7 +138,7 @@ public struct FetchError: Error, Sendable, Hashable, CustomStringConvertible {
         switch code.base {
         case .contract, .status, .contentType, .tooLarge, .cycle, .pagination, .redirects, .record: return .contract
         case .sessionExpired: return .sessionExpired
-        case .unavailable, .rateLimited, .tls: return .unavailable
+        case .unavailable, .rateLimited, .tls, .transportUnusable: return .unavailable
         case .cancelled: return .cancelled
         case .output(let failure):
             switch failure.kind {
@@ -164,6 +168,7 @@ public struct FetchError: Error, Sendable, Hashable, CustomStringConvertible {
             return "the server is unavailable after \(attempts) attempt\(attempts == 1 ? "" : "s"): \(last)"
         case .rateLimited(let reason): return reason
         case .tls(let message): return "the TLS handshake failed, not retried: \(message)"
+        case .transportUnusable(let reason): return "no request can be made, not retried: \(reason)"
         case .cancelled: return "interrupted"
         case .output(let failure): return failure.description
         case .insecureCredentials(let message): return message

@@ -98,6 +98,8 @@ public struct LoadFailure: Sendable, Hashable, CustomStringConvertible {
             (reason, canRetry) = ("The server asks to wait a long while before the next page.", true)
         case .tls:
             (reason, canRetry) = ("The server's certificate cannot be trusted.", false)
+        case .transportUnusable:
+            (reason, canRetry) = ("This device cannot make the request: a system library is missing.", false)
         case .contentType:
             (reason, canRetry) = ("The server sent a page that is not JSON.", true)
         case .tooLarge:

@@ -6,13 +6,13 @@
 
 // The file calls notes-gen makes, each retrying on `EINTR`.
 
-/// Thin wrappers over the POSIX calls the generator needs; each retries on `EINTR`.
 /// Why a shared library could not be opened: the dynamic linker's message.
 package struct LibraryError: Error, Sendable, CustomStringConvertible {
     package var message: String
     package var description: String { message }
 }
 
+/// Thin wrappers over the POSIX calls the generator needs; each retries on `EINTR`.
 package enum System {
     package static let standardOutput: Int32 = 1
 

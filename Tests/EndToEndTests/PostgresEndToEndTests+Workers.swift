@@ -175,7 +175,8 @@ extension PostgresWorkerEndToEndTests {
         "Four workers drain one sync of three levels (600+ units) through kill -9s and a server restart: every record once, every unit done once, pages asked again only for the kills"
     )
     func workers() async throws {
-        let database = try Self.server()
+        // A server of its own: this test restarts it, and the other suite's tests run beside this one.
+        let database = try PostgresCluster()
         let fixture = try FixtureServer(
             ["--count", "1", "--repos", "120", "--seed", "11", "--created-round", "86400"])
         defer { fixture.stop() }
@@ -464,7 +465,9 @@ extension PostgresWorkerEndToEndTests {
         ]
         let worker = try Background(base + ["--worker"])
         Self.waitForPages(database, schema: "beside", atLeast: 1)
-        let plain = try await Run(base)
+        // Started at once, not after a wait for one of `Run`'s slots, which the tests beside this one hold:
+        // the worker walks for 2 s.
+        let plain = try Background(base).finish()
         #expect(plain.status == 74, "\(plain.stderr)")
         #expect(
             plain.stderr.contains("another walk of beside.repos is running: notes-page worker "), "\(plain.stderr)")

@@ -85,7 +85,7 @@ struct AttemptStateMachineTests {
         #expect(problem.contains("scheme file"))
     }
 
-    @Test("Transport errors are retried, except TLS and cancellation")
+    @Test("Transport errors are retried, except TLS, cancellation and a transport that cannot work")
     func transportErrors() {
         #expect(
             AttemptStateMachine.failure(of: TransportError(.connect, "refused"))
@@ -96,6 +96,9 @@ struct AttemptStateMachineTests {
                     == .retryable(reason: "idle 30 s", retryAfter: nil))
         }
         #expect(AttemptStateMachine.failure(of: TransportError(.tls, "bad cert")) == .fatal(.tls("bad cert")))
+        #expect(
+            AttemptStateMachine.failure(of: TransportError(.unusable, "no libcurl"))
+                == .fatal(.transportUnusable("no libcurl")))
         #expect(AttemptStateMachine.failure(of: TransportError(.cancelled, "stop")) == .fatal(.cancelled))
     }
 

@@ -37,6 +37,18 @@ extension FetchPageTests {
         #expect(ids.count == 2)
     }
 
+    @Test("A transport that cannot work (no libcurl) ends the walk at its first attempt, never retried, saying why")
+    func unusableTransport() async throws {
+        let sleeps = SleepLog()
+        let reason = "libcurl could not be loaded: libcurl.so.4: cannot open shared object file"
+        let transport = MemoryTransport { _, _ in .failure(TransportError(.unusable, reason)) }
+        let error = try #require(await firstPage(fetcher(transport, sleeps: sleeps)).error)
+        #expect(error.code == .transportUnusable(reason))
+        #expect(error.kind == .unavailable)
+        #expect(error.attempts == 1 && transport.requests.count == 1 && sleeps.all.isEmpty)
+        #expect(error.reason == "no request can be made, not retried: \(reason)")
+    }
+
     @Test("After every retry fails, the page is unavailable: N retries mean N + 1 attempts")
     func exhausted() async throws {
         var configuration = FetchConfiguration()

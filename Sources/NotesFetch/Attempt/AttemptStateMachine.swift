@@ -130,6 +130,7 @@ package struct AttemptStateMachine: Sendable {
         switch error.kind {
         case .cancelled: .fatal(.cancelled)
         case .tls: .fatal(.tls(error.message))
+        case .unusable: .fatal(.transportUnusable(error.message))
         case .connect: .retryable(reason: error.message, retryAfter: nil, notActedOn: true)
         default: .retryable(reason: error.message, retryAfter: nil)
         }

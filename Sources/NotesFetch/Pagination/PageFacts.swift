@@ -8,9 +8,11 @@ public struct PageFacts: Sendable {
     public var head: HTTPResponseHead
     public var summary: PageDecoder.Summary
     /// The ``Pagination/fieldPaths`` of the scheme, in the order of ``PageDecoder/Summary/fields``.
-    public let fieldPaths: [FieldPath]
+    public var fieldPaths: [FieldPath] {
+        didSet { fieldPositions = nil }
+    }
     /// Where each of `fieldPaths` first is, when the walk's ``PagePlan`` said; else they are searched.
-    private let fieldPositions: [FieldPath: Int]?
+    private var fieldPositions: [FieldPath: Int]?
 
     public init(
         location: PageLocation, url: String, head: HTTPResponseHead, summary: PageDecoder.Summary,

@@ -1,6 +1,6 @@
 import Synchronization
 
-/// Why an exchange failed: all but ``Kind/cancelled`` and ``Kind/tls`` are worth a retry.
+/// Why an exchange failed: all but ``Kind/cancelled``, ``Kind/tls`` and ``Kind/unusable`` are worth a retry.
 public struct TransportError: Error, Sendable, Hashable, CustomStringConvertible {
     public enum Kind: Sendable, Hashable {
         case connect
@@ -11,6 +11,9 @@ public struct TransportError: Error, Sendable, Hashable, CustomStringConvertible
         /// The connection broke: reset, closed early, or the body shorter than its Content-Length.
         case broken
         case cancelled
+        /// The transport cannot work in this process: libcurl could not be loaded
+        /// (``CurlTransport/loadLibrary()``). Never worth a retry.
+        case unusable
         case other
     }
 

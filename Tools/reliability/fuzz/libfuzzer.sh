@@ -26,13 +26,13 @@ fuzz_modules() {
     modules=${FUZZ_MODULES:-.build/fuzz-modules}
     mkdir -p "$modules"
     sanitizers=fuzzer,address
+    local probe="$modules/probe-$$"
     printf '@_cdecl("LLVMFuzzerTestOneInput") public func f(_ d: UnsafePointer<UInt8>?, _ n: Int) -> CInt { 0 }\n' \
-        >"$modules/probe.swift"
-    if swiftc -parse-as-library -sanitize=fuzzer,address,undefined "$modules/probe.swift" -o "$modules/probe" \
-        >/dev/null 2>&1; then
+        >"$probe.swift"
+    if swiftc -parse-as-library -sanitize=fuzzer,address,undefined "$probe.swift" -o "$probe" >/dev/null 2>&1; then
         sanitizers=fuzzer,address,undefined
     fi
-    rm -f "$modules/probe" "$modules/probe.swift"
+    rm -f "$probe" "$probe.swift"
     flags=(-swift-version 6 -package-name notes_page
         -enable-upcoming-feature ExistentialAny -enable-upcoming-feature InternalImportsByDefault
         -parse-as-library -O -g -sanitize="$sanitizers" -I Sources/CYaml -I Sources/CYajl
@@ -58,20 +58,24 @@ stale() {
 }
 
 # module NAME DEPENDENCY...: compiles Sources/NAME (every .swift in its folders) into $modules/NAME.o and its
-# .swiftmodule, unless they are newer than its sources and its dependencies' modules. Written under another
-# name first and moved, so that a target built at the same time never links half a file.
+# .swiftmodule, unless they are newer than its sources, its dependencies' modules and the C headers the
+# modules import, and its list of sources is the one it was built from (a file removed or renamed). One
+# fuzz script at a time: two that build the same module at once may each find it stale.
 module() {
     local module=$1 inputs=() sources dependency
     shift
     for dependency in "$@"; do inputs+=("$modules/$dependency.swiftmodule"); done
     mapfile -t sources < <(find "Sources/$module" -name '*.swift' | sort)
-    if stale "$modules/$module.o" "${sources[@]}" "${inputs[@]}"; then
+    inputs+=(Sources/CJSONBlocks/include/*.h Sources/CYajl/*.h Sources/CYaml/*.h)
+    if [ "$(cat "$modules/$module.sources" 2>/dev/null)" != "${sources[*]}" ] \
+        || stale "$modules/$module.o" "${sources[@]}" "${inputs[@]}"; then
         echo "$name: compiling $module ($modules)"
         swiftc "${flags[@]}" -module-name "$module" -wmo -emit-module \
             -emit-module-path "$modules/$module.$$.swiftmodule" -c "${sources[@]}" -o "$modules/$module.$$.o"
         mv "$modules/$module.$$.swiftmodule" "$modules/$module.swiftmodule"
         mv "$modules/$module.$$.o" "$modules/$module.o"
         rm -f "$modules/$module.$$".*  # the module's doc and source info
+        printf '%s' "${sources[*]}" >"$modules/$module.sources"
     fi
 }
 

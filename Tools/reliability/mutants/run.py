@@ -24,7 +24,8 @@ a crash is a kill too). The baseline runs to the end. A filter that matches no t
   --in-place    mutate the working tree itself and build in .build, incrementally from the build `make test`
                 just made, with no baseline tests (`make test` just ran them): what CI does, on a clean
                 clone, to spare a second build from scratch. Each file is put back after its mutant, also
-                on Ctrl-C and SIGTERM, but not after a SIGKILL: not for a tree with work in it.
+                on Ctrl-C and SIGTERM, but not after a SIGKILL; refused where git sees changes (unless
+                CI=true): not for a tree with work in it.
 
 Each entry's build and test output goes to .build/mutants/logs/NAME.log, the baseline's to
 .build/mutants/baseline.log. Each mutant's line gives its time (build and tests), and the end the 10
@@ -126,13 +127,19 @@ def check(entry):
 
 
 def write_fresh(path, data):
-    """Writes data, making sure the mtime moves forward so that SwiftPM sees the change."""
+    """Writes data, making sure the mtime moves forward so that SwiftPM sees the change. Written beside it
+    and renamed over it, so that a signal never leaves the file half written."""
     before = os.stat(path).st_mtime_ns if os.path.lexists(path) else 0
-    with open(path, "wb") as file:
+    mode = os.stat(path).st_mode & 0o777 if os.path.lexists(path) else None
+    temporary = f"{path}.mutant-{os.getpid()}"
+    with open(temporary, "wb") as file:
         file.write(data)
-    after = os.stat(path).st_mtime_ns
+    if mode is not None:
+        os.chmod(temporary, mode)
+    after = os.stat(temporary).st_mtime_ns
     if after <= before:
-        os.utime(path, ns=(after, before + 1_000_000_000))
+        os.utime(temporary, ns=(after, before + 1_000_000_000))
+    os.replace(temporary, path)
 
 
 def sync_tree():
@@ -365,6 +372,11 @@ def main():
         return 0
     global TREE, BUILD
     if args.in_place:
+        changed = subprocess.run(["git", "status", "--porcelain"], cwd=ROOT, check=True,
+                                 stdout=subprocess.PIPE).stdout.decode()
+        if changed and os.environ.get("CI") != "true":
+            raise Invalid("--in-place mutates the working tree itself: commit or stash its changes first "
+                          "(or run without it, on a copy)")
         TREE, BUILD = ROOT, os.path.join(ROOT, ".build")
     os.makedirs(LOGS, exist_ok=True)
     begun = start = time.monotonic()

@@ -58,9 +58,9 @@
         /// Loads libcurl, once a process, unless it is loaded already (the first transport made does it
         /// otherwise): nothing is loaded when the program starts, so a program that never makes a request
         /// never maps libcurl. The library is `libcurl.so.4`, looked up as the dynamic linker does, or the
-        /// file the environment variable `NOTES_PAGE_LIBCURL` names; it must be libcurl 7.80 or later.
-        /// - Throws: Why it could not be loaded (``TransportError/Kind/other``); every `perform` then throws
-        ///   the same.
+        /// file the environment variable `NOTES_PAGE_LIBCURL` names; it must be libcurl 7.85 or later.
+        /// - Throws: Why it could not be loaded (``TransportError/Kind/unusable``); every `perform` then
+        ///   throws the same, and a walk ends at once with ``FetchError/Code/transportUnusable(_:)``.
         public static func loadLibrary() throws(TransportError) {
             _ = try LibCurl.loaded.get()
         }
@@ -89,25 +89,33 @@
         static let loaded: Result<LibCurl, TransportError> = load()
 
         private static func load() -> Result<LibCurl, TransportError> {
-            let path = getenv("NOTES_PAGE_LIBCURL").map { String(cString: $0) } ?? "libcurl.so.4"
-            let api = UnsafeMutablePointer<notes_curl>.allocate(capacity: 1)  // for the process's lifetime
-            api.initialize(to: notes_curl())
+            let named = getenv("NOTES_PAGE_LIBCURL").map { String(cString: $0) } ?? ""
+            let path = named.isEmpty ? "libcurl.so.4" : named
             let library: UnsafeMutableRawPointer
             switch System.openLibrary(path) {
             case .success(let opened): library = opened
-            case .failure(let error): return .failure(TransportError(.other, "libcurl could not be loaded: \(error)"))
+            case .failure(let error):
+                return .failure(TransportError(.unusable, "libcurl could not be loaded: \(error)"))
             }
-            if let missing = notes_curl_find(api, library) {
-                return .failure(TransportError(.other, "\(path) is not libcurl: it has no \(String(cString: missing))"))
+            var table = notes_curl()
+            if let missing = notes_curl_find(&table, library) {
+                return .failure(
+                    TransportError(.unusable, "\(path) is not libcurl: it has no \(String(cString: missing))"))
             }
-            guard notes_curl_version_number(api) >= 0x07_50_00 else {
+            let api = UnsafeMutablePointer<notes_curl>.allocate(capacity: 1)  // for the process's lifetime
+            api.initialize(to: table)
+            // CURLOPT_PROTOCOLS_STR came in 7.85.
+            guard notes_curl_version_number(api) >= 0x07_55_00 else {
                 let version = String(cString: notes_curl_version(api))
-                return .failure(TransportError(.other, "\(path) is libcurl \(version): notes-page needs 7.80 or later"))
+                api.deallocate()
+                return .failure(
+                    TransportError(.unusable, "\(path) is libcurl \(version): notes-page needs 7.85 or later"))
             }
             let code = notes_curl_global_init(api)
             guard code == CURLE_OK else {
                 let reason = String(cString: notes_curl_easy_strerror(api, code))
-                return .failure(TransportError(.other, "libcurl could not be set up: \(reason)"))
+                api.deallocate()
+                return .failure(TransportError(.unusable, "libcurl could not be set up: \(reason)"))
             }
             return .success(LibCurl(api: api))
         }
