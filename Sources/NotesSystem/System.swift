@@ -49,6 +49,13 @@ package enum System {
     /// Whether file descriptor `descriptor` is a terminal (`isatty(3)`).
     package static func isTerminal(_ descriptor: Int32) -> Bool { isatty(descriptor) == 1 }
 
+    /// The shared library to open: the file the environment variable `variable` names, or `standard` when
+    /// it is unset or empty.
+    package static func libraryPath(_ standard: String, overriddenBy variable: String) -> String {
+        guard let named = getenv(variable), named.pointee != 0 else { return standard }
+        return String(cString: named)
+    }
+
     /// Opens the shared library `path` for the rest of the process (`dlopen(3)`, its symbols kept to itself
     /// and each function bound at its first call, as for a library linked in: binding all of libcurl's at
     /// once cost 3 M instructions more a run); a file name without a slash is looked up as the dynamic

@@ -6,9 +6,7 @@ import Testing
 /// restarted under them: the other half of the Postgres end-to-end tests, on the same cluster.
 @Suite(
     "Postgres end to end: workers",
-    .enabled(
-        if: PostgresCluster.isAvailable && FixtureServer.isAvailable,
-        "no PostgreSQL server programs or psql (make deps installs postgresql-15), not root, or no node"),
+    .postgresAndNode,
     .serialized,
     .timeLimit(.minutes(3))
 )

@@ -8,9 +8,7 @@ import Testing
 /// password, no server and options that cannot go together.
 @Suite(
     "Postgres end to end",
-    .enabled(
-        if: PostgresCluster.isAvailable && FixtureServer.isAvailable,
-        "no PostgreSQL server programs or psql (make deps installs postgresql-15), not root, or no node"),
+    .postgresAndNode,
     .serialized,
     .timeLimit(.minutes(3))
 )
@@ -190,6 +188,15 @@ struct PostgresEndToEndTests: PostgresEndToEndSuite {
 /// Each suite runs its tests one at a time, and the two run beside each other (their tables are in schemas
 /// of their own): together they took as long as every other test of `swift test` did.
 protocol PostgresEndToEndSuite {}
+
+extension Trait where Self == ConditionTrait {
+    /// Both suites need a PostgreSQL server of their own and the fixture server.
+    static var postgresAndNode: Self {
+        .enabled(
+            if: PostgresCluster.isAvailable && FixtureServer.isAvailable,
+            "no PostgreSQL server programs or psql (make deps installs postgresql-15), not root, or no node")
+    }
+}
 
 extension PostgresEndToEndSuite {
     static func server() throws -> PostgresCluster {

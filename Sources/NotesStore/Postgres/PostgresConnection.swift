@@ -10,8 +10,7 @@
     /// `libpq.so.5`, looked up as the dynamic linker does, or the file the environment variable
     /// `NOTES_PAGE_LIBPQ` names.
     private let libpq: Result<notes_pq, PostgresError> = {
-        let named = getenv("NOTES_PAGE_LIBPQ").map { String(cString: $0) } ?? ""
-        let path = named.isEmpty ? "libpq.so.5" : named
+        let path = System.libraryPath("libpq.so.5", overriddenBy: "NOTES_PAGE_LIBPQ")
         var api = notes_pq()
         let advice = "(install it: apt-get install libpq5; or set NOTES_PAGE_LIBPQ to the path of a libpq.so.5)"
         let problem: String

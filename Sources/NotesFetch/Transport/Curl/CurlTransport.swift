@@ -4,10 +4,6 @@
     import NotesSystem
     import Synchronization
 
-    #if canImport(Glibc)
-        import Glibc
-    #endif
-
     // Every libcurl call of the project lives in this file (CurlExchange.swift reads two of its constants).
 
     /// The Linux transport: libcurl's multi interface driven on the calling thread, with two easy handles
@@ -89,8 +85,7 @@
         static let loaded: Result<LibCurl, TransportError> = load()
 
         private static func load() -> Result<LibCurl, TransportError> {
-            let named = getenv("NOTES_PAGE_LIBCURL").map { String(cString: $0) } ?? ""
-            let path = named.isEmpty ? "libcurl.so.4" : named
+            let path = System.libraryPath("libcurl.so.4", overriddenBy: "NOTES_PAGE_LIBCURL")
             let library: UnsafeMutableRawPointer
             switch System.openLibrary(path) {
             case .success(let opened): library = opened
@@ -102,21 +97,19 @@
                 return .failure(
                     TransportError(.unusable, "\(path) is not libcurl: it has no \(String(cString: missing))"))
             }
-            let api = UnsafeMutablePointer<notes_curl>.allocate(capacity: 1)  // for the process's lifetime
-            api.initialize(to: table)
             // CURLOPT_PROTOCOLS_STR came in 7.85.
-            guard notes_curl_version_number(api) >= 0x07_55_00 else {
-                let version = String(cString: notes_curl_version(api))
-                api.deallocate()
+            guard notes_curl_version_number(&table) >= 0x07_55_00 else {
+                let version = String(cString: notes_curl_version(&table))
                 return .failure(
                     TransportError(.unusable, "\(path) is libcurl \(version): notes-page needs 7.85 or later"))
             }
-            let code = notes_curl_global_init(api)
+            let code = notes_curl_global_init(&table)
             guard code == CURLE_OK else {
-                let reason = String(cString: notes_curl_easy_strerror(api, code))
-                api.deallocate()
+                let reason = String(cString: notes_curl_easy_strerror(&table, code))
                 return .failure(TransportError(.unusable, "libcurl could not be set up: \(reason)"))
             }
+            let api = UnsafeMutablePointer<notes_curl>.allocate(capacity: 1)  // for the process's lifetime
+            api.initialize(to: table)
             return .success(LibCurl(api: api))
         }
     }
