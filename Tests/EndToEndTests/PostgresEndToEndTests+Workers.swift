@@ -2,15 +2,8 @@ import Foundation
 import TestSupport
 import Testing
 
-/// One sync drained by several worker processes (`sync --worker`), killed, stopped, and with the server
-/// restarted under them: the other half of the Postgres end-to-end tests, on the same cluster.
-@Suite(
-    "Postgres end to end: workers",
-    .postgresAndNode,
-    .serialized,
-    .timeLimit(.minutes(3))
-)
-struct PostgresWorkerEndToEndTests: PostgresEndToEndSuite {}
+// The same suite: one sync drained by several worker processes (`sync --worker`), killed, stopped, and
+// with the server restarted under them.
 
 /// A `notes-page` child running in the background, its output read as it comes.
 final class Background: @unchecked Sendable {
@@ -43,7 +36,7 @@ final class Background: @unchecked Sendable {
     }
 }
 
-extension PostgresEndToEndSuite {
+extension PostgresEndToEndTests {
     /// Writes `scratch`/NAME.yaml: a source over `fixture`'s GitHub-shaped API, no titles, and `resources`
     /// (the list's YAML). Returns its path.
     @discardableResult
@@ -166,15 +159,12 @@ extension PostgresEndToEndSuite {
                 == "1|\(repos)|\(try database.psql("SELECT count(*) FROM \(schema).issues").trimmingCharacters(in: .whitespacesAndNewlines))|0\n",
             "\(context)")
     }
-}
 
-extension PostgresWorkerEndToEndTests {
     @Test(
         "Four workers drain one sync of three levels (600+ units) through kill -9s and a server restart: every record once, every unit done once, pages asked again only for the kills"
     )
     func workers() async throws {
-        // A server of its own: this test restarts it, and the other suite's tests run beside this one.
-        let database = try PostgresCluster()
+        let database = try Self.server()
         let fixture = try FixtureServer(
             ["--count", "1", "--repos", "120", "--seed", "11", "--created-round", "86400"])
         defer { fixture.stop() }
@@ -267,7 +257,7 @@ extension PostgresWorkerEndToEndTests {
     }
 }
 
-extension PostgresWorkerEndToEndTests {
+extension PostgresEndToEndTests {
     @Test(
         "A unit that fails is walked again up to --unit-retries times, then failed for good: the run goes on, ends, and the worker and --status exit with its status, naming it and its error"
     )
@@ -379,7 +369,7 @@ extension PostgresWorkerEndToEndTests {
     }
 }
 
-extension PostgresEndToEndSuite {
+extension PostgresEndToEndTests {
     /// The fixture's repos alone, one a page: `repos.yaml`.
     static func slowRepos(_ fixture: FixtureServer, in scratch: Scratch) throws -> String {
         try Self.source(
@@ -388,9 +378,7 @@ extension PostgresEndToEndSuite {
                 path: repos?per_page=1
             """, named: "repos", fixture, in: scratch)
     }
-}
 
-extension PostgresWorkerEndToEndTests {
     @Test(
         "A worker renews its lease while a page takes longer than the lease: nobody takes a unit over from a live worker"
     )
@@ -449,7 +437,7 @@ extension PostgresWorkerEndToEndTests {
     }
 }
 
-extension PostgresWorkerEndToEndTests {
+extension PostgresEndToEndTests {
     @Test("A sync that is not a worker's, while a worker walks the same table, is refused naming the worker")
     func plainBesideWorker() async throws {
         let database = try Self.server()
@@ -463,9 +451,7 @@ extension PostgresWorkerEndToEndTests {
         ]
         let worker = try Background(base + ["--worker"])
         Self.waitForPages(database, schema: "beside", atLeast: 1)
-        // Started at once, not after a wait for one of `Run`'s slots, which the tests beside this one hold:
-        // the worker walks for 2 s.
-        let plain = try Background(base).finish()
+        let plain = try await Run(base)
         #expect(plain.status == 74, "\(plain.stderr)")
         #expect(
             plain.stderr.contains("another walk of beside.repos is running: notes-page worker "), "\(plain.stderr)")
@@ -474,7 +460,7 @@ extension PostgresWorkerEndToEndTests {
     }
 }
 
-extension PostgresWorkerEndToEndTests {
+extension PostgresEndToEndTests {
     @Test(
         "Workers as a Slurm array job (sbatch --array=0-3 --wait) on a one-node cluster of the test's own: every record once, the run labelled with the job's id"
     )
@@ -519,7 +505,7 @@ extension PostgresWorkerEndToEndTests {
     }
 }
 
-extension PostgresWorkerEndToEndTests {
+extension PostgresEndToEndTests {
     @Test(
         "Workers keep one --rate between them per origin: the requests of three workers reach the server at least 1/rate apart"
     )

@@ -8,12 +8,19 @@ import Testing
 /// password, no server and options that cannot go together.
 @Suite(
     "Postgres end to end",
-    .postgresAndNode,
+    .enabled(
+        if: PostgresCluster.isAvailable && FixtureServer.isAvailable,
+        "no PostgreSQL server programs or psql (make deps installs postgresql-15), not root, or no node"),
     .serialized,
     .timeLimit(.minutes(3))
 )
-struct PostgresEndToEndTests: PostgresEndToEndSuite {
+struct PostgresEndToEndTests {
     static let cluster: PostgresCluster? = try? PostgresCluster()
+
+    static func server() throws -> PostgresCluster {
+        guard let cluster else { throw PostgresCluster.Failure("the cluster did not start") }
+        return cluster
+    }
 
     static let notes = ["--count", "1000", "--page-size", "100", "--seed", "7"]
 
@@ -181,28 +188,5 @@ struct PostgresEndToEndTests: PostgresEndToEndSuite {
         let both = try await Run(["fetch", "--all", "--postgres", database.url(), "-o", "/dev/null", fixture.url])
         #expect(both.status == 64, "\(both.stderr)")
         #expect(both.stderr.contains("--postgres and --output cannot go together"), "\(both.stderr)")
-    }
-}
-
-/// What the two Postgres end-to-end suites share: the cluster, and the helpers of their syncs and workers.
-/// Each suite runs its tests one at a time, and the two run beside each other (their tables are in schemas
-/// of their own): together they took as long as every other test of `swift test` did.
-protocol PostgresEndToEndSuite {}
-
-extension Trait where Self == ConditionTrait {
-    /// Both suites need a PostgreSQL server of their own and the fixture server.
-    static var postgresAndNode: Self {
-        .enabled(
-            if: PostgresCluster.isAvailable && FixtureServer.isAvailable,
-            "no PostgreSQL server programs or psql (make deps installs postgresql-15), not root, or no node")
-    }
-}
-
-extension PostgresEndToEndSuite {
-    static func server() throws -> PostgresCluster {
-        guard let cluster = PostgresEndToEndTests.cluster else {
-            throw PostgresCluster.Failure("the cluster did not start")
-        }
-        return cluster
     }
 }
