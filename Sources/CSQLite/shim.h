@@ -12,4 +12,8 @@ static inline int notes_sqlite3_bind_blob(sqlite3_stmt *statement, int index, co
     return sqlite3_bind_blob(statement, index, bytes, length, SQLITE_TRANSIENT);
 }
 
+/// Extended result codes are macros of expressions, which Swift does not import.
+static const int notes_sqlite3_constraint_primarykey = SQLITE_CONSTRAINT_PRIMARYKEY;
+static const int notes_sqlite3_constraint_unique = SQLITE_CONSTRAINT_UNIQUE;
+
 #endif

@@ -71,16 +71,19 @@ extension SQLiteDestination: ParentTable {
         }
     }
 
-    /// Runs `body`: a SQLite error as a ``StoreError``, any other naming the file.
+    /// Runs `body` holding the connection (``SQLiteDatabase/serialized(_:)``): a SQLite error as a
+    /// ``StoreError``, any other naming the file.
     func storeErrors<Result>(_ body: () throws -> Result) throws(StoreError) -> Result {
-        do {
-            return try body()
-        } catch let error as SQLiteError {
-            throw StoreError(error)
-        } catch let error as StoreError {
-            throw error
-        } catch {
-            throw StoreError("'\(path)': \(error)")
+        try database.serialized { () throws(StoreError) -> Result in
+            do {
+                return try body()
+            } catch let error as SQLiteError {
+                throw StoreError(error)
+            } catch let error as StoreError {
+                throw error
+            } catch {
+                throw StoreError("'\(path)': \(error)")
+            }
         }
     }
 

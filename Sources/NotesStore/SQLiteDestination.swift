@@ -28,7 +28,9 @@ public final class SQLiteDestination: PageDestination {
     /// or a window's ``SliceWindow/walkKey(table:key:)``.
     public let walkKey: String
     let database: SQLiteDatabase
+    /// The upsert of one row, and the insert of ``batchRows`` new rows at once (``insertSQL(rows:)``).
     private var upsert: SQLiteStatement?
+    private var insertBatch: SQLiteStatement?
     private var visit: SQLiteStatement?
     private var saveCheckpoint: SQLiteStatement?
     /// Called after each step of a commit; throwing stops the commit there, leaving the database as a
@@ -93,7 +95,7 @@ public final class SQLiteDestination: PageDestination {
 
     /// Sets `pragma` on the connection (tests: `max_page_count`, to fill the database).
     package func set(_ pragma: String) throws(StoreError) {
-        do { try database.execute("PRAGMA \(pragma)") } catch { throw StoreError(error) }
+        try storeErrors { try database.execute("PRAGMA \(pragma)") }
     }
 
     public var refreshesWhenComplete: Bool { true }
@@ -218,16 +220,8 @@ public final class SQLiteDestination: PageDestination {
                 }
                 visited.commitPage()
             }
-            // The columns each row binds (id, json, title), then those bound once a page (time, run, parent's).
-            let parentColumns =
-                unit.map { ["parent"] + $0.columns.map { "\"\($0.name)\"" } } ?? (window == nil ? [] : ["slice"])
-            let columns = ["id", "json"] + (hasTitles ? ["title"] : []) + ["fetched_at", "run"] + parentColumns
-            let updates = columns.dropFirst().map { "\($0) = excluded.\($0)" }.joined(separator: ", ")
-            upsert = try database.prepare(
-                """
-                INSERT INTO \(quoted) (\(columns.joined(separator: ", "))) VALUES (\(columns.map { _ in "?" }.joined(separator: ", ")))
-                ON CONFLICT (\(unit == nil ? "id" : "parent, id")) DO UPDATE SET \(updates)
-                """, "preparing the upsert")
+            upsert = try database.prepare(insertSQL(rows: 1), "preparing the upsert")
+            insertBatch = try database.prepare(insertSQL(rows: Self.batchRows), "preparing the insert")
             visit = try database.prepare(
                 "INSERT OR IGNORE INTO notes_page_visited (\"table\", page) VALUES (?, ?)", "preparing")
             saveCheckpoint = try database.prepare(
@@ -242,9 +236,59 @@ public final class SQLiteDestination: PageDestination {
     /// The format of the checkpoint row.
     static let version = 1
 
+    /// Rows a batched insert writes: one statement run for them all, where SQLite's cost for each run
+    /// (binding, stepping, resetting a statement) was as much as a row's B-tree work.
+    static let batchRows = 32
+
+    /// The values bound once a page (the time, the run, a child walk's parent or a window's key), first,
+    /// from parameter 1.
+    private var pageColumns: [String] {
+        ["fetched_at", "run"] + (unit.map { ["parent"] + $0.columns.map { "\"\($0.name)\"" } } ?? [])
+            + (window == nil ? [] : ["slice"])
+    }
+
+    /// The values each row binds (id, JSON, title), after the page's.
+    private var rowColumns: [String] { ["id", "json"] + (hasTitles ? ["title"] : []) }
+
+    /// The insert of `rows` rows: the page's values are parameters 1 to `pageColumns.count`, each used in
+    /// every row, then each row's values in turn.
+    ///
+    /// One row is an upsert: a row already there (the same id, under the same parent) takes the new values
+    /// and keeps its place. More rows are a plain insert that stops at the first such row (`OR FAIL`): an
+    /// upsert of many rows, or one that may abort, has SQLite keep a statement journal (a temporary file
+    /// of every B-tree page it touches, in case it must undo the statement alone), which cost more than
+    /// the batching saved. A page's rows go in batches until one stops, then one at a time.
+    private func insertSQL(rows: Int) -> String {
+        let columns = rowColumns + pageColumns
+        let shared = (1...pageColumns.count).map { "?\($0)" }
+        let tuples = (0..<rows).map { row in
+            let first = pageColumns.count + 1 + row * rowColumns.count
+            return "(" + ((first..<first + rowColumns.count).map { "?\($0)" } + shared).joined(separator: ", ") + ")"
+        }
+        let insert =
+            "INSERT OR FAIL INTO \(quoted) (\(columns.joined(separator: ", "))) VALUES \(tuples.joined(separator: ", "))"
+        guard rows == 1 else { return insert }
+        let updates = columns.dropFirst().map { "\($0) = excluded.\($0)" }.joined(separator: ", ")
+        return insert + " ON CONFLICT (\(unit == nil ? "id" : "parent, id")) DO UPDATE SET \(updates)"
+    }
+
     public func commit(_ page: FetchedPage, checkpoint: WalkCheckpoint, nextIdentity: String?) throws(StoreError) {
-        guard let upsert, let visit, let saveCheckpoint else { throw StoreError("the destination was not opened") }
+        try database.serialized { () throws(StoreError) in
+            try commitHeld(page, checkpoint: checkpoint, nextIdentity: nextIdentity)
+        }
+    }
+
+    /// ``commit(_:checkpoint:nextIdentity:)``, the connection held.
+    private func commitHeld(_ page: FetchedPage, checkpoint: WalkCheckpoint, nextIdentity: String?)
+        throws(StoreError)
+    {
+        guard let upsert, let insertBatch, let visit, let saveCheckpoint else {
+            throw StoreError("the destination was not opened")
+        }
         let fetchedAt = Array(SinceValue.rfc3339(Date().timeIntervalSince1970.rounded(.down)).utf8)
+        if let note = page.notes.first(where: { $0.json == nil }) {
+            throw StoreError("note \(note.id.prefix(80)) has no JSON kept")
+        }
         var open = false
         do {
             try database.execute("BEGIN IMMEDIATE", "starting page \(page.number)'s transaction")
@@ -256,30 +300,58 @@ public final class SQLiteDestination: PageDestination {
                 try forget.bind(1, text: walkKey)
                 try forget.step("starting the run")
             }
-            // The page's time and run are the same for every row: bound once, then each row's id, JSON and
-            // title (``SQLiteStatement/run(texts:_:_:from:_:)`` keeps the other parameters' bindings).
-            upsert.reset()
-            let column: Int32 = hasTitles ? 4 : 3
-            try upsert.bind(column, text: fetchedAt)
-            try upsert.bind(column + 1, integer: checkpoint.runNumber)
-            if let unit {
-                try upsert.bind(column + 2, text: unit.parent)
-                for (offset, parentColumn) in unit.columns.enumerated() {
-                    if let value = parentColumn.value {
-                        try upsert.bind(column + 3 + Int32(offset), text: value)
-                    } else {
-                        try upsert.bindNull(column + 3 + Int32(offset))
+            // The page's time, run and parent are the same for every row: bound once to both statements, then
+            // each run binds its rows' ids, JSON and titles (``SQLiteStatement/run(texts:from:_:_:)`` keeps
+            // the page's bindings).
+            for statement in [upsert, insertBatch] {
+                statement.reset()
+                try statement.bind(1, text: fetchedAt)
+                try statement.bind(2, integer: checkpoint.runNumber)
+                if let unit {
+                    try statement.bind(3, text: unit.parent)
+                    for (offset, parentColumn) in unit.columns.enumerated() {
+                        if let value = parentColumn.value {
+                            try statement.bind(4 + Int32(offset), text: value)
+                        } else {
+                            try statement.bindNull(4 + Int32(offset))
+                        }
                     }
                 }
+                if let window { try statement.bind(3, text: window.key) }
             }
-            if let window { try upsert.bind(column + 2, text: window.key) }
             // The page's number alone in the error's words: a closure that named `page` copied the whole page
             // (a retain of each of its parts) for every row.
             let number = page.number
-            for note in page.notes {
-                guard let json = note.json else { throw StoreError("note \(note.id.prefix(80)) has no JSON kept") }
-                try upsert.run(
-                    texts: note.idBytes, json, hasTitles ? note.titleBytes : nil, from: 1, "writing page \(number)")
+            let notes = page.notes
+            let perRow = hasTitles ? 3 : 2
+            let first = Int32(pageColumns.count + 1)
+            func write(_ rows: Int, with statement: SQLiteStatement, from done: Int) throws(SQLiteError) {
+                try statement.run(texts: rows * perRow, from: first, "writing page \(number)") { index in
+                    let note = notes[done + index / perRow]
+                    switch index % perRow {
+                    case 0: return note.idBytes
+                    case 1: return note.json ?? []
+                    default: return note.titleBytes
+                    }
+                }
+            }
+            var done = 0
+            var batching = true
+            while done < notes.count {
+                if batching && notes.count - done >= Self.batchRows {
+                    do {
+                        try write(Self.batchRows, with: insertBatch, from: done)
+                        done += Self.batchRows
+                    } catch {
+                        guard error.isKeyConflict else { throw error }
+                        // A row the table holds: the batch's rows (those written before it are written again,
+                        // in place) and the page's others go one at a time, as upserts.
+                        batching = false
+                    }
+                } else {
+                    try write(1, with: upsert, from: done)
+                    done += 1
+                }
             }
             try afterStep(.rows)
             if let nextIdentity {
@@ -335,7 +407,7 @@ public final class SQLiteDestination: PageDestination {
 
     /// The table's rows in the order they first arrived (at most `limit`).
     public func rows(limit: Int = .max) throws(StoreError) -> [Row] {
-        do {
+        try storeErrors { () throws -> [Row] in
             let exists = try database.prepare("SELECT count(*) FROM sqlite_schema WHERE name = ?")
             try exists.bind(1, text: table)
             try exists.step()
@@ -349,8 +421,6 @@ public final class SQLiteDestination: PageDestination {
                 rows.append(Row(id: select.text(0) ?? "", title: select.text(1), json: select.text(2) ?? ""))
             }
             return rows
-        } catch {
-            throw StoreError(error)
         }
     }
 }

@@ -82,6 +82,66 @@ struct SQLiteDestinationTests {
     }
 
     @Test(
+        "Pages of many rows go in batches; walked again with new rows ahead of kept ones, each row is there once, in the order rows first arrived"
+    )
+    func batches() async throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        let path = scratch.path("notes.db")
+        // Pages of 80: two batches, then 16 rows one at a time.
+        let api = SyncAPI(count: 150, size: 80)
+        try await Self.walk(api, into: path)
+        #expect(try SQLiteShell.query(path, "SELECT count(*), count(DISTINCT id) FROM notes") == "150|150\n")
+        // Two new records sort first: the first batch of the next run inserts them, then stops at r1, which
+        // the table holds; the page goes on one row at a time.
+        api.put(.init(id: "n1", title: "new 1", updatedAt: SyncAPI.minute(0)))
+        api.put(.init(id: "n2", title: "new 2", updatedAt: SyncAPI.minute(0)))
+        api.put(.init(id: "r70", title: "edited", updatedAt: SyncAPI.minute(70)))
+        let (walk, _) = try await Self.walk(api, into: path)
+        #expect(walk.checkpoint.run == 2 && walk.checkpoint.notes == 152)
+        #expect(
+            try SQLiteShell.query(path, "SELECT count(*), count(DISTINCT id), sum(run = 2) FROM notes")
+                == "152|152|152\n")
+        #expect(
+            try SQLiteShell.query(path, "SELECT title FROM notes WHERE id IN ('r70', 'n2') ORDER BY id")
+                == "new 2\nedited\n")
+        let order = try SQLiteShell.query(path, "SELECT id FROM notes ORDER BY rowid").split(separator: "\n")
+        #expect(order == (1...150).map { "r\($0)" }[...] + ["n1", "n2"])
+    }
+
+    @Test("Rows read while a walk commits are whole pages: a commit holds the connection for its transaction")
+    func readWhileCommitting() async throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        let destination = try SQLiteDestination(path: scratch.path("notes.db"))
+        let api = SyncAPI(count: 2000, size: 50)
+        let walk = try SyncAPI.walk(into: destination)
+        let done = CancellationFlag()
+        // Read from a thread of its own (not one of the concurrency pool's, which the walk needs) while the
+        // commits run on theirs: what the destination's lock is for.
+        nonisolated(unsafe) let shared = destination
+        nonisolated(unsafe) var counts: [Int] = []
+        let finished = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            while !done.isCancelled {
+                counts.append((try? shared.rows().count) ?? -1)
+            }
+            finished.signal()
+        }
+        try await walk.run(fetcher: api.fetcher(walk, transport: api.transport()), from: .start)
+        done.cancel()
+        await withCheckedContinuation { continuation in
+            DispatchQueue.global().async {
+                finished.wait()
+                continuation.resume()
+            }
+        }
+        #expect(!counts.isEmpty)
+        #expect(counts.allSatisfy { $0 >= 0 && $0 % 50 == 0 }, "\(Set(counts.filter { $0 < 0 || $0 % 50 != 0 }))")
+        #expect(try destination.rows().count == 2000)
+    }
+
+    @Test(
         "Killed after any step of any page's commit, then resumed: each page once, every row once",
         arguments: [CommitStep.rows, .checkpoint, .committed], 1...3
     )

@@ -12,6 +12,10 @@ package struct SQLiteError: Error, Sendable, CustomStringConvertible {
     package var isLocked: Bool { code & 0xFF == SQLITE_BUSY || code & 0xFF == SQLITE_LOCKED }
     /// The disk (or the database's page limit) is full.
     package var isFull: Bool { code & 0xFF == SQLITE_FULL }
+    /// A row's key is one a row of the table already has.
+    package var isKeyConflict: Bool {
+        code == notes_sqlite3_constraint_primarykey || code == notes_sqlite3_constraint_unique
+    }
     /// The file is not a SQLite database.
     package var isNotADatabase: Bool { code & 0xFF == SQLITE_NOTADB }
 
@@ -25,9 +29,13 @@ package struct SQLiteError: Error, Sendable, CustomStringConvertible {
 
 /// One connection to a SQLite database: the only place in the project that calls `sqlite3_*`.
 ///
-/// Not for concurrent use: one thread at a time (SQLite's own mutexes are kept, so a misuse is safe).
+/// Opened without SQLite's lock around every call (`SQLITE_OPEN_NOMUTEX`): its owner runs each whole
+/// operation (a page's commit, a read) inside ``serialized(_:)``, one lock taken a page where SQLite took
+/// five a row. Every use of the connection or of its statements must be inside it.
 package final class SQLiteDatabase {
     private let handle: OpaquePointer
+    /// A recursive mutex of SQLite's (an operation may call another), held by ``serialized(_:)``.
+    private let mutex: OpaquePointer?
     package let path: String
 
     /// Opens (creating when `create`) the database at `path`, waiting up to `busyTimeout` seconds for
@@ -35,7 +43,7 @@ package final class SQLiteDatabase {
     package init(path: String, create: Bool = true, readOnly: Bool = false, busyTimeout: Double = 5)
         throws(SQLiteError)
     {
-        var flags = SQLITE_OPEN_FULLMUTEX
+        var flags = SQLITE_OPEN_NOMUTEX
         if readOnly {
             flags |= SQLITE_OPEN_READONLY
         } else {
@@ -52,10 +60,19 @@ package final class SQLiteDatabase {
         sqlite3_busy_timeout(handle, Int32(max(0, min(busyTimeout, 3600)) * 1000))
         self.handle = handle
         self.path = path
+        mutex = sqlite3_mutex_alloc(SQLITE_MUTEX_RECURSIVE)
     }
 
     deinit {
         sqlite3_close_v2(handle)
+        sqlite3_mutex_free(mutex)
+    }
+
+    /// Runs `body` holding the connection's lock: no other thread uses the connection meanwhile.
+    package func serialized<Result, Failure: Error>(_ body: () throws(Failure) -> Result) throws(Failure) -> Result {
+        sqlite3_mutex_enter(mutex)
+        defer { sqlite3_mutex_leave(mutex) }
+        return try body()
     }
 
     /// Runs `sql` (one or more statements without parameters).
@@ -103,8 +120,10 @@ package final class SQLiteDatabase {
 package final class SQLiteStatement {
     private let statement: OpaquePointer
     private let database: SQLiteDatabase
-    /// What ``run(texts:_:_:from:_:)`` binds in place: never empty, so its base address is never null.
-    private var scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: 1024, alignment: 1)
+    /// What ``run(texts:from:_:_:)`` binds in place, in buffers of ``bufferSize`` bytes (or one text's, when
+    /// larger): never empty, so a base address is never null.
+    private var buffers = [UnsafeMutableRawBufferPointer.allocate(byteCount: bufferSize, alignment: 1)]
+    private static let bufferSize = 64 << 10
 
     fileprivate init(_ statement: OpaquePointer, database: SQLiteDatabase) {
         self.statement = statement
@@ -112,8 +131,8 @@ package final class SQLiteStatement {
     }
 
     deinit {
-        sqlite3_finalize(statement)
-        scratch.deallocate()
+        database.serialized { _ = sqlite3_finalize(statement) }
+        for buffer in buffers { buffer.deallocate() }
     }
 
     /// Binds UTF-8 text (copied) to the 1-based parameter `index`.
@@ -154,47 +173,49 @@ package final class SQLiteStatement {
         }
     }
 
-    /// Runs the statement once with two or three texts bound, then resets it, keeping every other
-    /// parameter's binding (a value the same for many runs is bound once, with `bind`).
+    /// Runs the statement once with `count` texts bound to the parameters from `first` on, then resets it,
+    /// keeping every other parameter's binding (a value the same for many runs is bound once, with `bind`).
     ///
-    /// The texts are copied into a buffer the statement owns and bound in place (`SQLITE_STATIC`): one copy
-    /// and, once the buffer has grown to the largest row, no allocation, where `bind(_:text:)` has SQLite
-    /// allocate a copy of each. The buffer keeps the largest row's size until the statement is finalized.
-    /// The texts are parameters of their own, not variadic: an array of them was an allocation a row.
+    /// The texts are copied into buffers the statement owns and bound in place (`SQLITE_STATIC`): one copy
+    /// and, once the buffers have grown to the largest run, no allocation, where `bind(_:text:)` has SQLite
+    /// allocate a copy of each. The buffers are kept until the statement is finalized.
     /// - Parameters:
-    ///   - texts: UTF-8 texts for the parameters `first` and `first + 1`, and `three` for `first + 2`.
-    ///   - first: The 1-based index of the first parameter they bind.
+    ///   - count: How many parameters to bind.
+    ///   - first: The 1-based index of the first.
     ///   - operation: What the run is for, in the error.
+    ///   - text: The UTF-8 text of the parameter `first + index`.
     /// - Throws: ``SQLiteError`` when a value cannot be bound or the statement fails.
     package func run(
-        texts one: ArraySlice<UInt8>, _ two: ArraySlice<UInt8>, _ three: ArraySlice<UInt8>? = nil, from first: Int32,
-        _ operation: @autoclosure () -> String = "running a statement"
+        texts count: Int, from first: Int32, _ operation: @autoclosure () -> String = "running a statement",
+        _ text: (_ index: Int) -> ArraySlice<UInt8>
     ) throws(SQLiteError) {
-        let needed = one.count + two.count + (three?.count ?? 0)
-        if needed > scratch.count {
-            scratch.deallocate()
-            scratch = .allocate(byteCount: max(needed, 2 * scratch.count), alignment: 1)
-        }
-        let base = scratch.baseAddress!
+        // Each text goes after the one before in the current buffer, or at the start of the next (made when
+        // missing): a buffer is never moved while the texts in it are bound.
+        var buffer = 0
         var offset = 0
-        var index = first
-        func bind(_ text: ArraySlice<UInt8>) throws(SQLiteError) {
-            let count = text.count
-            if count > 0 {
-                text.withUnsafeBytes { (base + offset).copyMemory(from: $0.baseAddress!, byteCount: count) }
+        for index in 0..<count {
+            let value = text(index)
+            let length = value.count
+            if offset + length > buffers[buffer].count {
+                buffer += 1
+                offset = 0
+                if buffer == buffers.count {
+                    buffers.append(.allocate(byteCount: max(length, Self.bufferSize), alignment: 1))
+                } else if length > buffers[buffer].count {
+                    buffers[buffer].deallocate()
+                    buffers[buffer] = .allocate(byteCount: length, alignment: 1)
+                }
             }
-            // SQLITE_STATIC (a null destructor): SQLite reads the bytes in place, which the buffer keeps
-            // until the next run rebinds them.
-            try check(
-                sqlite3_bind_text(
-                    statement, index, (base + offset).assumingMemoryBound(to: CChar.self), Int32(clamping: count), nil),
-                "binding a value")
-            offset += count
-            index += 1
+            let start = buffers[buffer].baseAddress! + offset
+            if length > 0 { value.withUnsafeBytes { start.copyMemory(from: $0.baseAddress!, byteCount: length) } }
+            // SQLITE_STATIC (a null destructor): SQLite reads the bytes in place, which the buffer keeps until
+            // the next run rebinds them.
+            let status = sqlite3_bind_text(
+                statement, first + Int32(index), start.assumingMemoryBound(to: CChar.self), Int32(clamping: length),
+                nil)
+            try check(status, "binding a value")
+            offset += length
         }
-        try bind(one)
-        try bind(two)
-        if let three { try bind(three) }
         defer { sqlite3_reset(statement) }
         if sqlite3_step(statement) != SQLITE_DONE { throw database.error(operation()) }
     }
