@@ -28,9 +28,10 @@ public final class SQLiteDestination: PageDestination {
     /// or a window's ``SliceWindow/walkKey(table:key:)``.
     public let walkKey: String
     let database: SQLiteDatabase
-    /// The upsert of one row, and the insert of ``batchRows`` new rows at once (``insertSQL(rows:)``).
+    /// The upsert of one row, and the inserts of 2 to ``batchRows`` new rows at once, by their rows, each
+    /// prepared when first needed (``insertSQL(rows:)``).
     private var upsert: SQLiteStatement?
-    private var insertBatch: SQLiteStatement?
+    private var inserts: [Int: SQLiteStatement] = [:]
     private var visit: SQLiteStatement?
     private var saveCheckpoint: SQLiteStatement?
     /// Called after each step of a commit; throwing stops the commit there, leaving the database as a
@@ -68,6 +69,9 @@ public final class SQLiteDestination: PageDestination {
         guard Self.isValidTableName(table) else {
             throw StoreError(
                 "'\(table.prefix(80))' cannot name the table: letters, digits and _, not starting with a digit")
+        }
+        guard unit == nil || window == nil else {
+            throw StoreError("a table is a child resource's or a sliced resource's, not both")
         }
         for column in unit?.columns ?? [] where !Self.isValidTableName(column.name) {
             throw StoreError("'\(column.name.prefix(80))' cannot name a column")
@@ -221,7 +225,6 @@ public final class SQLiteDestination: PageDestination {
                 visited.commitPage()
             }
             upsert = try database.prepare(insertSQL(rows: 1), "preparing the upsert")
-            insertBatch = try database.prepare(insertSQL(rows: Self.batchRows), "preparing the insert")
             visit = try database.prepare(
                 "INSERT OR IGNORE INTO notes_page_visited (\"table\", page) VALUES (?, ?)", "preparing")
             saveCheckpoint = try database.prepare(
@@ -257,7 +260,9 @@ public final class SQLiteDestination: PageDestination {
     /// and keeps its place. More rows are a plain insert that stops at the first such row (`OR FAIL`): an
     /// upsert of many rows, or one that may abort, has SQLite keep a statement journal (a temporary file
     /// of every B-tree page it touches, in case it must undo the statement alone), which cost more than
-    /// the batching saved. A page's rows go in batches until one stops, then one at a time.
+    /// the batching saved. A page's rows go in statements of ``batchRows`` rows, the rows left in one of
+    /// their number, until one stops at a row the table holds: from that statement's first row on, the
+    /// page's rows go one at a time.
     private func insertSQL(rows: Int) -> String {
         let columns = rowColumns + pageColumns
         let shared = (1...pageColumns.count).map { "?\($0)" }
@@ -282,7 +287,7 @@ public final class SQLiteDestination: PageDestination {
     private func commitHeld(_ page: FetchedPage, checkpoint: WalkCheckpoint, nextIdentity: String?)
         throws(StoreError)
     {
-        guard let upsert, let insertBatch, let visit, let saveCheckpoint else {
+        guard let upsert, let visit, let saveCheckpoint else {
             throw StoreError("the destination was not opened")
         }
         let fetchedAt = Array(SinceValue.rfc3339(Date().timeIntervalSince1970.rounded(.down)).utf8)
@@ -300,10 +305,10 @@ public final class SQLiteDestination: PageDestination {
                 try forget.bind(1, text: walkKey)
                 try forget.step("starting the run")
             }
-            // The page's time, run and parent are the same for every row: bound once to both statements, then
-            // each run binds its rows' ids, JSON and titles (``SQLiteStatement/run(texts:from:_:_:)`` keeps
-            // the page's bindings).
-            for statement in [upsert, insertBatch] {
+            // The page's time, run and parent are the same for every row: bound once a page to each statement
+            // the page uses, then each run binds its rows' ids, JSON and titles
+            // (``SQLiteStatement/run(texts:from:_:_:)`` keeps the page's bindings).
+            func bindPage(_ statement: SQLiteStatement) throws(SQLiteError) {
                 statement.reset()
                 try statement.bind(1, text: fetchedAt)
                 try statement.bind(2, integer: checkpoint.runNumber)
@@ -319,6 +324,8 @@ public final class SQLiteDestination: PageDestination {
                 }
                 if let window { try statement.bind(3, text: window.key) }
             }
+            try bindPage(upsert)
+            var bound: Set<Int> = []
             // The page's number alone in the error's words: a closure that named `page` copied the whole page
             // (a retain of each of its parts) for every row.
             let number = page.number
@@ -338,10 +345,20 @@ public final class SQLiteDestination: PageDestination {
             var done = 0
             var batching = true
             while done < notes.count {
-                if batching && notes.count - done >= Self.batchRows {
+                if batching && notes.count - done > 1 {
+                    // Whole batches, then the rows left in one statement of their number.
+                    let rows = min(notes.count - done, Self.batchRows)
+                    let insert: SQLiteStatement
+                    if let prepared = inserts[rows] {
+                        insert = prepared
+                    } else {
+                        insert = try database.prepare(insertSQL(rows: rows), "preparing the insert")
+                        inserts[rows] = insert
+                    }
+                    if bound.insert(rows).inserted { try bindPage(insert) }
                     do {
-                        try write(Self.batchRows, with: insertBatch, from: done)
-                        done += Self.batchRows
+                        try write(rows, with: insert, from: done)
+                        done += rows
                     } catch {
                         guard error.isKeyConflict else { throw error }
                         // A row the table holds: the batch's rows (those written before it are written again,

@@ -1,6 +1,7 @@
 import Foundation
 import NotesFetch
 import NotesFetchTesting
+import NotesPage
 import TestSupport
 import Testing
 
@@ -47,6 +48,34 @@ struct SQLiteChildWalkTests {
         var keys: [String] = []
         try table.forEachParentRow(child: true, under: "o'r/1") { keys.append($0.key) }
         #expect(keys == ["o'r%2F1/r1", "o'r%2F1/r2", "o'r%2F1/r3", "o'r%2F1/r4", "o'r%2F1/r5"])
+    }
+
+    @Test(
+        "A child's rows go in batches too, each with its parent's columns; walked again, a row kept is replaced in place"
+    )
+    func batches() async throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        let path = scratch.path("api.db")
+        // Pages of 40: a statement of 32 rows, then one of 8.
+        let api = SyncAPI(count: 70, size: 40)
+        let columns: [ChildUnit.Column] = [.init(name: "parent_id", value: "7"), .init(name: "owner", value: nil)]
+        try await Self.walk(api, parent: "p", into: path, columns: columns)
+        try await Self.walk(api, parent: "q", into: path, columns: columns)
+        api.put(.init(id: "n1", title: "new", updatedAt: SyncAPI.minute(0)))
+        try await Self.walk(api, parent: "p", run: 2, into: path, columns: columns)
+        #expect(
+            try SQLiteShell.query(
+                path,
+                "SELECT parent, count(*), count(DISTINCT id), sum(parent_id = '7'), sum(owner IS NULL), max(run) FROM comments GROUP BY 1"
+            ) == "p|71|71|71|71|2\nq|70|70|70|70|1\n")
+        let order = try SQLiteShell.query(path, "SELECT id FROM comments WHERE parent = 'p' ORDER BY rowid")
+        #expect(order.split(separator: "\n") == (1...70).map { "r\($0)" }[...] + ["n1"])
+        #expect(throws: StoreError.self) {
+            try SQLiteDestination(
+                path: path, table: "both", unit: ChildUnit(parent: "p", parentRun: 1),
+                window: SliceWindow(path: FieldPath("updated_at"), start: 0, end: 60))
+        }
     }
 
     @Test("A parent's walk stopped and resumed restores its own ids only, and goes on after its last page")

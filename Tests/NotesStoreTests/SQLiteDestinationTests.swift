@@ -125,6 +125,7 @@ struct SQLiteDestinationTests {
         Thread.detachNewThread {
             while !done.isCancelled {
                 counts.append((try? shared.rows().count) ?? -1)
+                Thread.sleep(forTimeInterval: 0.000_2)  // the lock is not fair: the commits get their turn
             }
             finished.signal()
         }

@@ -35,7 +35,7 @@ package struct SQLiteError: Error, Sendable, CustomStringConvertible {
 package final class SQLiteDatabase {
     private let handle: OpaquePointer
     /// A recursive mutex of SQLite's (an operation may call another), held by ``serialized(_:)``.
-    private let mutex: OpaquePointer?
+    private let mutex: OpaquePointer
     package let path: String
 
     /// Opens (creating when `create`) the database at `path`, waiting up to `busyTimeout` seconds for
@@ -56,11 +56,19 @@ package final class SQLiteDatabase {
             if let handle { sqlite3_close_v2(handle) }
             throw SQLiteError(code: status, message: message, operation: "opening '\(path)'")
         }
+        // A library built without threads has mutexes that do nothing: the connection could not be handed
+        // from one thread to another safely.
+        guard sqlite3_threadsafe() != 0, let mutex = sqlite3_mutex_alloc(SQLITE_MUTEX_RECURSIVE) else {
+            sqlite3_close_v2(handle)
+            throw SQLiteError(
+                code: SQLITE_MISUSE, message: "this SQLite library has no mutexes (built with SQLITE_THREADSAFE=0)",
+                operation: "opening '\(path)'")
+        }
         sqlite3_extended_result_codes(handle, 1)
         sqlite3_busy_timeout(handle, Int32(max(0, min(busyTimeout, 3600)) * 1000))
         self.handle = handle
         self.path = path
-        mutex = sqlite3_mutex_alloc(SQLITE_MUTEX_RECURSIVE)
+        self.mutex = mutex
     }
 
     deinit {
@@ -121,8 +129,8 @@ package final class SQLiteStatement {
     private let statement: OpaquePointer
     private let database: SQLiteDatabase
     /// What ``run(texts:from:_:_:)`` binds in place, in buffers of ``bufferSize`` bytes (or one text's, when
-    /// larger): never empty, so a base address is never null.
-    private var buffers = [UnsafeMutableRawBufferPointer.allocate(byteCount: bufferSize, alignment: 1)]
+    /// larger), made by the first run: a buffer is never empty, so its base address is never null.
+    private var buffers: [UnsafeMutableRawBufferPointer] = []
     private static let bufferSize = 64 << 10
 
     fileprivate init(_ statement: OpaquePointer, database: SQLiteDatabase) {
@@ -191,12 +199,12 @@ package final class SQLiteStatement {
     ) throws(SQLiteError) {
         // Each text goes after the one before in the current buffer, or at the start of the next (made when
         // missing): a buffer is never moved while the texts in it are bound.
-        var buffer = 0
+        var buffer = -1
         var offset = 0
         for index in 0..<count {
             let value = text(index)
             let length = value.count
-            if offset + length > buffers[buffer].count {
+            if buffer < 0 || offset + length > buffers[buffer].count {
                 buffer += 1
                 offset = 0
                 if buffer == buffers.count {
