@@ -88,7 +88,7 @@ struct SQLiteDestinationTests {
         let scratch = try Scratch()
         defer { scratch.remove() }
         let path = scratch.path("notes.db")
-        // Pages of 80: two batches, then 16 rows one at a time.
+        // Pages of 80: two statements of 32 rows, then one of 16.
         let api = SyncAPI(count: 150, size: 80)
         try await Self.walk(api, into: path)
         #expect(try SQLiteShell.query(path, "SELECT count(*), count(DISTINCT id) FROM notes") == "150|150\n")
