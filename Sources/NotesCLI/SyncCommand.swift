@@ -401,12 +401,12 @@ struct SyncCommand {
     private static func url(of resource: SourceResource, in source: SourceFile) throws(UsageError) -> String {
         let path = resource.path
         let place = "\(source.file):\(resource.mark): resource '\(resource.name)'"
-        if path.hasPrefix("http://") || path.hasPrefix("https://") { return path }
+        if ParentTemplate.isWholeURL(path) { return path }
         guard let base = source.baseURL else {
             throw UsageError(
                 "\(place): the path '\(SourceError.clip(path))' is not a whole URL and the source has no base-url")
         }
-        guard base.hasPrefix("http://") || base.hasPrefix("https://") else {
+        guard ParentTemplate.isWholeURL(base) else {
             throw UsageError("\(source.file): base-url '\(SourceError.clip(base))' is not an http:// or https:// URL")
         }
         let folder = base.hasSuffix("/") ? base : base + "/"

@@ -90,7 +90,7 @@ public struct ParentTemplate: Sendable, Hashable {
                 text += Self.percentEncoded(try parent.text(at: path), dots: !inQuery)
             }
         }
-        if text.hasPrefix("http://") || text.hasPrefix("https://") {
+        if Self.isWholeURL(text) {
             // A whole URL written in the template: its host is the template's own, never a parent's value.
             guard case .text(let literal) = parts[0], let scheme = literal.firstRange(of: "://"),
                 literal[scheme.upperBound...].contains("/") || parts.count == 1
@@ -101,6 +101,13 @@ public struct ParentTemplate: Sendable, Hashable {
             return text
         }
         return (folder ?? "") + text.drop { $0 == "/" }
+    }
+
+    /// Whether `text` is a whole http or https URL, not a path: its scheme is read without regard to case,
+    /// as RFC 3986 reads it (`HTTPS://` and `htTp://` are whole URLs too).
+    public static func isWholeURL(_ text: String) -> Bool {
+        let start = text.prefix(8).lowercased()
+        return start.hasPrefix("http://") || start.hasPrefix("https://")
     }
 
     /// A header's value with the placeholders' values as they are.

@@ -59,6 +59,8 @@ struct ParentTemplateTests {
             try Self.url("https://api.example.com/x/{parent.a}", #"{"a": "b"}"#) == "https://api.example.com/x/b")
         for template in [
             "https://api.example.com{parent.a}/x", "https://{parent.a}/x", "http://api.example.com{parent.a}",
+            // A scheme is read without regard to case.
+            "HTTPS://{parent.a}/x", "htTp://{parent.a}",
         ] {
             #expect(
                 Self.error { try Self.url(template, #"{"a": ".evil.example"}"#) }
