@@ -32,10 +32,14 @@ public enum Spawning {
     ///
     /// While this process holds more than ``descriptorLimit`` descriptors the start waits, the lock held
     /// so that no other start or pipe adds to them, for the tests running beside this one to end their
-    /// children: the end-to-end tests, all started together, hold some 850 between them for a while, and
-    /// more on a slower machine. Still over the limit after ``descriptorWait``, it throws
-    /// ``TooManyDescriptors`` rather than start (and risk Foundation's crash): a test that leaks them fails
-    /// by name.
+    /// children. Still over the limit after ``descriptorWait``, it throws ``TooManyDescriptors`` rather than
+    /// start (and risk Foundation's crash): a test that leaks them fails by name.
+    ///
+    /// The wait is a last resort. It blocks its thread, and the tests run on a pool of one thread per core:
+    /// two starts waiting stop every test, and none ends its children. Unbounded, the tests all start
+    /// together, each end-to-end test starts its servers and waits, and the process held close to a thousand
+    /// descriptors for a minute (over it on a slower machine, where the wait ran out). `make test` therefore
+    /// runs sixteen tests at a time (`TEST_WIDTH`), which hold some two hundred.
     public static func run(_ process: Process) throws {
         try lock.withLock {
             try waitForRoom(limit: descriptorLimit, within: descriptorWait, held: heldDescriptors)
@@ -68,8 +72,8 @@ public struct TooManyDescriptors: Error, CustomStringConvertible {
 
     public var description: String {
         "this test process held \(held) descriptors, over \(Spawning.descriptorLimit), for \(Spawning.descriptorWait): "
-            + "a test leaks them (a Process never waited for keeps its pipes), and Foundation's Process.run() can "
-            + "crash listing that many"
+            + "a test leaks them (a Process never waited for keeps its pipes), or too many tests ran at once "
+            + "(make test runs TEST_WIDTH at a time), and Foundation's Process.run() can crash listing that many"
     }
 }
 
