@@ -8,8 +8,14 @@ struct CompactJSONWriter: ~Copyable {
     private var storage: UnsafeMutableRawPointer
     private var capacity: Int
     private var count = 0
-    /// Whether the current container already holds a member, for each open container.
-    private var hasMember: [Bool] = []
+    /// Whether each open container but the innermost already holds a member, a bit each, the innermost
+    /// lowest: a stack that costs a shift to push or pop, where an array paid a uniqueness check each time.
+    private var outer: UInt64 = 0
+    /// The bits pushed out of ``outer`` past its 64 (a note nested deeper than 64, allowed by `--max-depth`).
+    private var spilled: [Bool] = []
+    /// The containers open.
+    private var depth = 0
+    /// Whether the innermost open container already holds a member.
     private var current = false
     private var afterKey = false
 
@@ -29,7 +35,9 @@ struct CompactJSONWriter: ~Copyable {
 
     mutating func reset() {
         count = 0
-        hasMember.removeAll(keepingCapacity: true)
+        outer = 0
+        depth = 0
+        if !spilled.isEmpty { spilled.removeAll(keepingCapacity: true) }
         current = false
         afterKey = false
     }
@@ -44,17 +52,66 @@ struct CompactJSONWriter: ~Copyable {
     /// Copies `text` into room ``reserve(_:)`` made.
     @inline(__always)
     private mutating func copy(_ text: UnsafeRawBufferPointer) {
-        guard let base = text.baseAddress else { return }
-        (storage + count).copyMemory(from: base, byteCount: text.count)
+        Self.copy(text, to: storage + count)
         count += text.count
+    }
+
+    /// Copies `text` to `target`.
+    ///
+    /// Most keys and strings of a record are short: up to 16 bytes go as two loads and two stores that may
+    /// overlap, where a call to `memcpy` cost more than the copy.
+    @inline(__always)
+    private static func copy(_ text: UnsafeRawBufferPointer, to target: UnsafeMutableRawPointer) {
+        guard let base = text.baseAddress else { return }
+        let length = text.count
+        if length >= 8 && length <= 16 {
+            let head = base.loadUnaligned(as: UInt64.self)
+            let tail = base.loadUnaligned(fromByteOffset: length - 8, as: UInt64.self)
+            target.storeBytes(of: head, as: UInt64.self)
+            target.storeBytes(of: tail, toByteOffset: length - 8, as: UInt64.self)
+        } else if length >= 4 && length < 8 {
+            let head = base.loadUnaligned(as: UInt32.self)
+            let tail = base.loadUnaligned(fromByteOffset: length - 4, as: UInt32.self)
+            target.storeBytes(of: head, as: UInt32.self)
+            target.storeBytes(of: tail, toByteOffset: length - 4, as: UInt32.self)
+        } else if length < 4 {
+            for index in 0..<length {
+                target.storeBytes(
+                    of: base.load(fromByteOffset: index, as: UInt8.self), toByteOffset: index, as: UInt8.self)
+            }
+        } else {
+            target.copyMemory(from: base, byteCount: length)
+        }
+    }
+
+    /// Writes `"text"` (`text` needing no escape) after `prefix` bytes (a separator, or none) and before
+    /// `suffix` (a colon, or none), into room ``reserve(_:)`` made, the count kept in a local: a store
+    /// through the buffer's pointer could be the count itself as far as the compiler knows, so a count in
+    /// `self` is read again after every byte.
+    @inline(__always)
+    private mutating func quoted(_ text: UnsafeRawBufferPointer, comma: Bool, colon: Bool) {
+        let target = storage
+        var at = count
+        if comma {
+            target.storeBytes(of: UInt8(ascii: ","), toByteOffset: at, as: UInt8.self)
+            at += 1
+        }
+        target.storeBytes(of: UInt8(ascii: "\""), toByteOffset: at, as: UInt8.self)
+        Self.copy(text, to: target + at + 1)
+        at += text.count + 1
+        target.storeBytes(of: UInt8(ascii: "\""), toByteOffset: at, as: UInt8.self)
+        at += 1
+        if colon {
+            target.storeBytes(of: UInt8(ascii: ":"), toByteOffset: at, as: UInt8.self)
+            at += 1
+        }
+        count = at
     }
 
     @inline(__always)
     private mutating func append(_ text: UnsafeRawBufferPointer) {
-        guard let base = text.baseAddress, !text.isEmpty else { return }
-        if count + text.count > capacity { grow(to: count + text.count) }
-        (storage + count).copyMemory(from: base, byteCount: text.count)
-        count += text.count
+        reserve(text.count)
+        copy(text)
     }
 
     /// Room for `extra` more bytes, so that the stores after it need no check of their own.
@@ -83,13 +140,18 @@ struct CompactJSONWriter: ~Copyable {
     mutating func open(_ bracket: UInt8) {
         separate()
         append(bracket)
-        hasMember.append(current)
+        if depth >= UInt64.bitWidth { spilled.append(outer >> 63 != 0) }
+        outer = outer << 1 | (current ? 1 : 0)
+        depth += 1
         current = false
     }
 
     mutating func close(_ bracket: UInt8) {
         append(bracket)
-        current = hasMember.removeLast()
+        depth -= 1
+        current = outer & 1 != 0
+        outer >>= 1
+        if depth >= UInt64.bitWidth, spilled.removeLast() { outer |= 1 << 63 }
     }
 
     /// - Parameter plain: The key holds no byte a JSON string must escape: it is copied as it is.
@@ -97,11 +159,7 @@ struct CompactJSONWriter: ~Copyable {
         if plain {
             // `,"key":` with one check for room.
             reserve(key.count + 4)
-            if current { put(UInt8(ascii: ",")) }
-            put(UInt8(ascii: "\""))
-            copy(key)
-            put(UInt8(ascii: "\""))
-            put(UInt8(ascii: ":"))
+            quoted(key, comma: current, colon: true)
         } else {
             if current { append(UInt8(ascii: ",")) }
             string(key, plain: false)
@@ -113,8 +171,17 @@ struct CompactJSONWriter: ~Copyable {
 
     /// - Parameter plain: The string holds no byte a JSON string must escape: it is copied as it is.
     mutating func value(string: UnsafeRawBufferPointer, plain: Bool = false) {
+        if plain {
+            // `,"string"` (or `"string"` after a key) with one check for room.
+            reserve(string.count + 3)
+            let comma = !afterKey && current
+            if !afterKey { current = true }
+            afterKey = false
+            quoted(string, comma: comma, colon: false)
+            return
+        }
         separate()
-        self.string(string, plain: plain)
+        self.string(string, plain: false)
     }
 
     mutating func value(raw: UnsafeRawBufferPointer) {

@@ -1,3 +1,4 @@
+import NotesJSON
 import NotesPage
 import Testing
 
@@ -101,6 +102,31 @@ struct RecordTests {
         let result = ids(#"{"notes": [{"id": \#(id), "title": "x"}]}"#)
         #expect(message(result) == expected)
         if case .failure(let error) = result { #expect(error.code == .invalidID && error.noteIndex == 0) }
+    }
+
+    @Test(
+        "A note's JSON is compact at any depth, past 64 levels too: each container's members separated as in the body",
+        arguments: [1, 2, 63, 64, 65, 66, 129, 200])
+    func jsonAtDepth(depth: Int) throws {
+        // Level k holds a member before and after the level inside it, objects and arrays in turn, so that
+        // whether a container already holds a member must be remembered across every level below it.
+        func nested(_ level: Int, spaced: Bool) -> String {
+            let gap = spaced ? " " : ""
+            guard level < depth else { return "[]" }
+            let inner = nested(level + 1, spaced: spaced)
+            return level.isMultiple(of: 2)
+                ? "{\"a\":\(gap)\(level),\(gap)\"n\":\(gap)\(inner),\(gap)\"z\":\(gap)[\(level)]}"
+                : "[\(level),\(gap)\(inner),\(gap)\"\(level)\",\(gap){}]"
+        }
+        let body = "{\"notes\": [{\"id\": \"x\", \"v\": \(nested(0, spaced: true)), \"title\": \"t\"}]}"
+        var configuration = PageConfiguration(limits: JSONLimits(maxDepth: depth + 4))
+        configuration.keepsJSON = true
+        var decoder = PageDecoder(configuration: configuration)
+        var notes: [Note] = []
+        try decoder.feed(Array(body.utf8)[...], into: &notes)
+        _ = try decoder.finish(into: &notes)
+        let expected = "{\"id\":\"x\",\"v\":\(nested(0, spaced: false)),\"title\":\"t\"}"
+        #expect(notes.map { String(decoding: $0.json ?? [], as: UTF8.self) } == [expected])
     }
 
     @Test("An integer and a string of the same digits are the same id")
