@@ -111,7 +111,8 @@ extension PageState {
                 return acceptID(text) && write(string: text)
             case .noteTitle:
                 hasTitle = true
-                Self.set(&noteTitle, to: text)
+                // Only a note built needs its title's bytes.
+                if configuration.keepsNotes { Self.set(&noteTitle, to: text) }
                 return write(string: text)
             case .noteIDCandidate:
                 idCandidates.append((idCandidateKey, Array(text.assumingMemoryBound(to: UInt8.self))))
