@@ -84,10 +84,10 @@ struct CompactJSONWriter: ~Copyable {
         }
     }
 
-    /// Writes `"text"` (`text` needing no escape) after `prefix` bytes (a separator, or none) and before
-    /// `suffix` (a colon, or none), into room ``reserve(_:)`` made, the count kept in a local: a store
-    /// through the buffer's pointer could be the count itself as far as the compiler knows, so a count in
-    /// `self` is read again after every byte.
+    /// Writes `"text"` (`text` needing no escape), a comma before it when `comma` and a colon after it
+    /// when `colon`, into room ``reserve(_:)`` made. The count is kept in a local: a store through the
+    /// buffer's pointer could be the count itself as far as the compiler knows, so a count in `self` is
+    /// read again after every byte.
     @inline(__always)
     private mutating func quoted(_ text: UnsafeRawBufferPointer, comma: Bool, colon: Bool) {
         let target = storage
@@ -147,6 +147,7 @@ struct CompactJSONWriter: ~Copyable {
     }
 
     mutating func close(_ bracket: UInt8) {
+        assert(depth > 0, "a container closed that was not open")
         append(bracket)
         depth -= 1
         current = outer & 1 != 0
