@@ -75,6 +75,7 @@ extension PageState {
 
     /// An event inside a note: `level` keys below the note (0: the note object itself, -1: a container off
     /// the id and title paths), `paths` the ones this object is on the way to (``NotePaths``).
+    @inline(__always)
     mutating func inNote(_ event: JSONEvent, level: Int, paths: UInt8) -> Bool {
         let role = paths != 0 ? self.role : .noteOther
         if paths != 0 { self.role = .none }
