@@ -89,10 +89,39 @@ notes_json_block notes_json_classify_avx2(const uint8_t *bytes) {
     return block;
 }
 
+__attribute__((target("avx512f,avx512bw")))
+notes_json_utf8 notes_json_utf8_avx512(const uint8_t *bytes) {
+    __m512i text = _mm512_loadu_si512((const void *)bytes);
+    uint64_t plane[8];
+    for (int k = 0; k < 8; k++) plane[k] = _mm512_test_epi8_mask(text, _mm512_set1_epi8((char)(1 << k)));
+    return notes_json_utf8_from_planes(plane);
+}
+
+__attribute__((target("avx2")))
+notes_json_utf8 notes_json_utf8_avx2(const uint8_t *bytes) {
+    uint64_t plane[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+    for (int part = 0; part < 2; part++) {
+        __m256i text = _mm256_loadu_si256((const __m256i *)(bytes + 32 * part));
+        int shift = 32 * part;
+        // As in notes_json_utf8_check: bit k of each byte moved to its top, where movemask reads it.
+        plane[7] |= notes_json_mask32(text, shift);
+        plane[6] |= notes_json_mask32(_mm256_slli_epi16(text, 1), shift);
+        plane[5] |= notes_json_mask32(_mm256_slli_epi16(text, 2), shift);
+        plane[4] |= notes_json_mask32(_mm256_slli_epi16(text, 3), shift);
+        plane[3] |= notes_json_mask32(_mm256_slli_epi16(text, 4), shift);
+        plane[2] |= notes_json_mask32(_mm256_slli_epi16(text, 5), shift);
+        plane[1] |= notes_json_mask32(_mm256_slli_epi16(text, 6), shift);
+        plane[0] |= notes_json_mask32(_mm256_slli_epi16(text, 7), shift);
+    }
+    return notes_json_utf8_from_planes(plane);
+}
+
 #else
 
 int notes_json_wide_classifier(void) { return 0; }
 notes_json_block notes_json_classify_avx512(const uint8_t *bytes) { return notes_json_classify(bytes); }
 notes_json_block notes_json_classify_avx2(const uint8_t *bytes) { return notes_json_classify(bytes); }
+notes_json_utf8 notes_json_utf8_avx512(const uint8_t *bytes) { return notes_json_utf8_check(bytes); }
+notes_json_utf8 notes_json_utf8_avx2(const uint8_t *bytes) { return notes_json_utf8_check(bytes); }
 
 #endif

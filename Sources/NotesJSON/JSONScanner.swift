@@ -125,30 +125,43 @@ struct JSONScanner {
                 }
             let keep = ~UInt64(0) << UInt64(skip)
 
-            // Escapes and multi-byte sequences, checked whole; what they cover is masked out.
-            var sequences = (block.backslash | block.high) & keep
+            // Escapes, checked whole; what they cover is masked out.
+            var escapes = block.backslash & keep
             var starts: UInt64 = 0
             var escapedQuotes: UInt64 = 0
             var nextSkip = 0
-            while sequences != 0 {
-                let position = sequences.trailingZeroBitCount
+            while escapes != 0 {
+                let position = escapes.trailingZeroBitCount
                 let at = i + position
-                let length: Int
-                if buffer[at] == UInt8(ascii: "\\") {
-                    length = Self.escapeLength(buffer, at: at)
-                    if length == 0 { return i + skip }
-                    if buffer[at + 1] == UInt8(ascii: "\"") { escapedQuotes |= 2 << UInt64(position) }
-                } else {
-                    length = Self.utf8Length(buffer, at: at)
-                    if length == 0 { return i + skip }
-                }
+                let length = Self.escapeLength(buffer, at: at)
+                if length == 0 { return i + skip }
+                if buffer[at + 1] == UInt8(ascii: "\"") { escapedQuotes |= 2 << UInt64(position) }
                 starts |= 1 << UInt64(position)
                 let end = position + length
                 if end >= 64 {
                     nextSkip = end - 64
                     break
                 }
-                sequences &= ~UInt64(0) << UInt64(end)
+                escapes &= ~UInt64(0) << UInt64(end)
+            }
+            // Multi-byte sequences, by the block's UTF-8 masks; one that runs into the next block is checked
+            // whole here, and its bytes there skipped.
+            let high = block.high & keep
+            if high != 0 {
+                let utf8 =
+                    switch classifier {
+                    case 2: notes_json_utf8_avx512(base + i)
+                    case 1: notes_json_utf8_avx2(base + i)
+                    default: notes_json_utf8_check(base + i)
+                    }
+                if utf8.error & keep != 0 { return i + skip }
+                if utf8.open != 0 {
+                    let position = utf8.open.trailingZeroBitCount
+                    let length = Self.utf8Length(buffer, at: i + position)
+                    if length == 0 { return i + skip }
+                    nextSkip = position + length - 64
+                }
+                starts |= high
             }
 
             // Bit k of `inside`: byte k is in a string (its opening quote included, its closing one not).

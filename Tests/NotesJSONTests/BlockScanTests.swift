@@ -38,6 +38,83 @@ struct BlockScanTests {
         }
     }
 
+    @Test("The UTF-8 masks find every block that is no prefix of valid UTF-8, and the sequence left open")
+    func utf8Masks() {
+        var random = SeededRandom(seed: 13)
+        // Sequences at the edges of each rule, valid and not, and ASCII; 64 bytes cut from a run of them
+        // start and end anywhere, inside a sequence too.
+        let pieces: [[UInt8]] = [
+            [0x41], [0x22], [0x7F], [0x00], [0xC2, 0x80], [0xDF, 0xBF], [0xE0, 0xA0, 0x80], [0xE0, 0x9F, 0xBF],
+            [0xE1, 0x80, 0x80], [0xED, 0x9F, 0xBF], [0xED, 0xA0, 0x80], [0xEF, 0xBF, 0xBF], [0xF0, 0x90, 0x80, 0x80],
+            [0xF0, 0x8F, 0xBF, 0xBF], [0xF3, 0xBF, 0xBF, 0xBF], [0xF4, 0x8F, 0xBF, 0xBF], [0xF4, 0x90, 0x80, 0x80],
+            [0xC0, 0x80], [0xC1, 0xBF], [0xF5, 0x80, 0x80, 0x80], [0xFF], [0x80], [0xBF], [0xC3], [0xE2, 0x82],
+            [0xC3, 0x41], [0xE2, 0x28, 0xA1],
+        ]
+        var blocks: [[UInt8]] = (0..<4).map { part in (0..<64).map { UInt8(part * 64 + $0) } }
+        for round in 0..<20_000 {
+            var run: [UInt8] = []
+            // Mostly valid text, so that valid blocks are common.
+            let valid = round % 2 == 0
+            while run.count < 72 {
+                let piece = pieces[Int(random.next() % UInt64(pieces.count))]
+                if valid && Self.utf8Prefix(piece) != (true, 0) { continue }
+                run += piece
+            }
+            let start = valid && round % 4 == 0 ? 0 : Int(random.next() % 8)
+            blocks.append(Array(run[start..<start + 64]))
+        }
+        let wide = notes_json_wide_classifier()
+        var checks: [(UnsafePointer<UInt8>) -> notes_json_utf8] = [notes_json_utf8_check, notes_json_utf8_portable]
+        if wide >= 1 { checks.append(notes_json_utf8_avx2) }
+        if wide >= 2 { checks.append(notes_json_utf8_avx512) }
+        var validBlocks = 0
+        var openBlocks = 0
+        for block in blocks {
+            let expected = Self.utf8Prefix(block)
+            let portable = block.withUnsafeBufferPointer { notes_json_utf8_portable($0.baseAddress!) }
+            #expect((portable.error == 0) == expected.valid, "\(block)")
+            if expected.valid {
+                validBlocks += 1
+                #expect(portable.open == expected.open, "\(block)")
+                if expected.open != 0 { openBlocks += 1 }
+            }
+            for check in checks {
+                let masks = block.withUnsafeBufferPointer { check($0.baseAddress!) }
+                #expect(masks.error == portable.error && masks.open == portable.open, "\(block)")
+            }
+        }
+        #expect(validBlocks > 4_000 && openBlocks > 1_000, "\(validBlocks) valid, \(openBlocks) open")
+    }
+
+    /// Whether `bytes` begin some valid UTF-8 text, read one sequence at a time, and the bit of the lead
+    /// byte of a sequence they cut short (0 for none).
+    private static func utf8Prefix(_ bytes: [UInt8]) -> (valid: Bool, open: UInt64) {
+        var index = 0
+        while index < bytes.count {
+            let lead = bytes[index]
+            let length: Int
+            var second: ClosedRange<UInt8> = 0x80...0xBF
+            switch lead {
+            case 0x00...0x7F: length = 1
+            case 0xC2...0xDF: length = 2
+            case 0xE0: (length, second) = (3, 0xA0...0xBF)
+            case 0xED: (length, second) = (3, 0x80...0x9F)
+            case 0xE1...0xEF: length = 3
+            case 0xF0: (length, second) = (4, 0x90...0xBF)
+            case 0xF4: (length, second) = (4, 0x80...0x8F)
+            case 0xF1...0xF3: length = 4
+            default: return (false, 0)
+            }
+            for offset in 1..<max(length, 1) {
+                if index + offset == bytes.count { return (true, UInt64(1) << UInt64(index)) }
+                let range = offset == 1 ? second : 0x80...0xBF
+                if !range.contains(bytes[index + offset]) { return (false, 0) }
+            }
+            index += length
+        }
+        return (true, 0)
+    }
+
     @Test("A plain run ends at the first byte a string cannot hold as it is, in its last few bytes too")
     func plainRun() {
         var random = SeededRandom(seed: 11)

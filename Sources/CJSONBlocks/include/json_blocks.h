@@ -119,6 +119,86 @@ static inline notes_json_block notes_json_classify(const uint8_t *bytes) {
     return block;
 }
 
+// UTF-8 in one block (RFC 3629), as bit masks: `error` has bits where the block's own bytes break the
+// rules (a byte that is never UTF-8, a continuation byte no lead byte of the block asks for, a lead byte
+// not followed by its continuations, an overlong form, a surrogate, a code point past U+10FFFF); `open` has
+// the bit of a lead byte whose sequence runs past the block's end, checked only as far as the block goes.
+// A block is a prefix of valid UTF-8 exactly when `error` is 0; continuation bytes at its start that
+// finish a sequence of the block before are errors here, for the caller to mask out.
+typedef struct {
+    uint64_t error;
+    uint64_t open;
+} notes_json_utf8;
+
+// From the block's bit planes: bit i of plane[k] is bit k of byte i.
+static inline notes_json_utf8 notes_json_utf8_from_planes(const uint64_t plane[8]) {
+    uint64_t b7 = plane[7], b6 = plane[6], b5 = plane[5], b4 = plane[4];
+    uint64_t b3 = plane[3], b2 = plane[2], b1 = plane[1], b0 = plane[0];
+    uint64_t continuation = b7 & ~b6;                             // 80..BF
+    uint64_t lead = b7 & b6;                                      // C0..FF
+    uint64_t lead2 = lead & ~b5;                                  // C0..DF
+    uint64_t lead3 = lead & b5 & ~b4;                             // E0..EF
+    uint64_t lead4 = lead & b5 & b4 & ~b3 & ~(b2 & (b1 | b0));    // F0..F4
+    uint64_t never = (lead2 & ~(b4 | b3 | b2 | b1))               // C0, C1: overlong always
+                     | (lead & b5 & b4 & ~lead4);                 // F5..FF
+    uint64_t wanted = (lead2 | lead3 | lead4) << 1 | (lead3 | lead4) << 2 | lead4 << 3;
+    uint64_t low_nibble_zero = ~(b3 | b2 | b1 | b0);
+    // The second byte's range narrows after four lead bytes.
+    uint64_t e0 = lead3 & low_nibble_zero, ed = lead3 & b3 & b2 & ~b1 & b0;
+    uint64_t f0 = lead4 & low_nibble_zero, f4 = lead4 & b2;
+    uint64_t below_a0 = continuation & ~b5, below_90 = below_a0 & ~b4;
+    notes_json_utf8 result;
+    result.error = never | (wanted ^ continuation)
+                   | (e0 << 1 & below_a0)                       // E0 80..9F: overlong
+                   | (ed << 1 & continuation & b5)              // ED A0..BF: a surrogate
+                   | (f0 << 1 & below_90)                       // F0 80..8F: overlong
+                   | (f4 << 1 & continuation & ~below_90);      // F4 90..BF: past U+10FFFF
+    result.open = ((lead2 | lead3 | lead4) & (UINT64_C(1) << 63)) | ((lead3 | lead4) & (UINT64_C(3) << 62))
+                  | (lead4 & (UINT64_C(7) << 61));
+    return result;
+}
+
+// The plain C reading of the planes: what the SIMD paths must match.
+static inline notes_json_utf8 notes_json_utf8_portable(const uint8_t *bytes) {
+    uint64_t plane[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+    for (int i = 0; i < 64; i++) {
+        for (int k = 0; k < 8; k++) plane[k] |= (uint64_t)((bytes[i] >> k) & 1) << i;
+    }
+    return notes_json_utf8_from_planes(plane);
+}
+
+static inline notes_json_utf8 notes_json_utf8_check(const uint8_t *bytes) {
+#if defined(__SSE2__)
+    uint64_t plane[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+    for (int part = 0; part < 4; part++) {
+        __m128i text = _mm_loadu_si128((const __m128i *)(bytes + 16 * part));
+        int shift = 16 * part;
+        // Shifting 16-bit lanes left by 7 - k puts bit k of each byte at its top (the bits that cross from
+        // the lane's low byte land below the high byte's top bit), where movemask reads it.
+        plane[7] |= notes_json_mask16(text, shift);
+        plane[6] |= notes_json_mask16(_mm_slli_epi16(text, 1), shift);
+        plane[5] |= notes_json_mask16(_mm_slli_epi16(text, 2), shift);
+        plane[4] |= notes_json_mask16(_mm_slli_epi16(text, 3), shift);
+        plane[3] |= notes_json_mask16(_mm_slli_epi16(text, 4), shift);
+        plane[2] |= notes_json_mask16(_mm_slli_epi16(text, 5), shift);
+        plane[1] |= notes_json_mask16(_mm_slli_epi16(text, 6), shift);
+        plane[0] |= notes_json_mask16(_mm_slli_epi16(text, 7), shift);
+    }
+    return notes_json_utf8_from_planes(plane);
+#elif defined(__ARM_NEON) && defined(__aarch64__)
+    uint64_t plane[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+    for (int part = 0; part < 4; part++) {
+        uint8x16_t text = vld1q_u8(bytes + 16 * part);
+        for (int k = 0; k < 8; k++) {
+            plane[k] |= notes_json_mask16(vtstq_u8(text, vdupq_n_u8((uint8_t)(1 << k))), 16 * part);
+        }
+    }
+    return notes_json_utf8_from_planes(plane);
+#else
+    return notes_json_utf8_portable(bytes);
+#endif
+}
+
 // The widest classifier this processor and its operating system can run: 2 for AVX-512BW, 1 for AVX2, 0
 // for none (the inline classifier above). Asked once (cpuid, xgetbv); always 0 off x86-64.
 int notes_json_wide_classifier(void);
@@ -127,5 +207,7 @@ int notes_json_wide_classifier(void);
 // only what notes_json_wide_classifier says the processor has.
 notes_json_block notes_json_classify_avx512(const uint8_t *bytes);
 notes_json_block notes_json_classify_avx2(const uint8_t *bytes);
+notes_json_utf8 notes_json_utf8_avx512(const uint8_t *bytes);
+notes_json_utf8 notes_json_utf8_avx2(const uint8_t *bytes);
 
 #endif
