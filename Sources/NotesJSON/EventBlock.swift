@@ -8,6 +8,7 @@
 ///
 /// Memory: `inputCapacity` bytes of input; at most one event (24 bytes) per byte of input, plus one per
 /// piece and two more; an arena no larger than the input plus one carried token (`maxTokenBytes`).
+@usableFromInline
 struct EventBlock {
     /// One piece of the block's input.
     struct Piece {
@@ -17,7 +18,7 @@ struct EventBlock {
         var scanned: ScannedPiece?
     }
 
-    let input: UnsafeMutableRawPointer
+    @usableFromInline let input: UnsafeMutableRawPointer
     let inputCapacity: Int
     var inputCount = 0
     /// Each piece of the input, in order: the parser is fed piece by piece, as the caller fed it.
@@ -25,10 +26,10 @@ struct EventBlock {
     /// Whether the document ends after this block's input.
     var isLast = false
 
-    private(set) var events: UnsafeMutablePointer<RecordedEvent>
-    private(set) var eventCount = 0
+    @usableFromInline private(set) var events: UnsafeMutablePointer<RecordedEvent>
+    @usableFromInline private(set) var eventCount = 0
     private var eventCapacity: Int
-    private var arena: UnsafeMutableRawPointer
+    @usableFromInline private(set) var arena: UnsafeMutableRawPointer
     private var arenaCount = 0
     private var arenaCapacity: Int
     /// The document's error, after the recorded events: nothing follows it.
@@ -150,7 +151,7 @@ struct EventBlock {
     // MARK: - Replaying (the caller's thread)
 
     /// The bytes of a key, string or number event.
-    @inline(__always)
+    @inlinable @inline(__always)
     func bytes(of event: RecordedEvent) -> UnsafeRawBufferPointer {
         let count = event.count
         guard count > 0 else { return UnsafeRawBufferPointer(start: nil, count: 0) }
@@ -160,7 +161,9 @@ struct EventBlock {
 }
 
 /// One recorded event: 24 bytes.
+@usableFromInline
 struct RecordedEvent {
+    @usableFromInline
     enum Kind: UInt8 {
         case startObject, endObject, startArray, endArray, key, string, number, isFalse, isTrue, null
         /// Not an event: the parser's ``JSONStreamParser/offset`` after a piece of the input (in `end`).
@@ -168,12 +171,12 @@ struct RecordedEvent {
     }
 
     /// The document offset just past the token (for ``Kind/pieceEnd``, the parser's offset).
-    let end: Int
+    @usableFromInline let end: Int
     /// The token's bytes: an offset into the block's input, or (negative) the complement of an offset into
     /// its arena.
-    let location: Int
+    @usableFromInline let location: Int
     /// The kind in the top byte, the token's byte count below.
-    private let packed: UInt64
+    @usableFromInline let packed: UInt64
 
     init(end: Int, location: Int, kind: Kind, count: Int) {
         self.end = end
@@ -181,6 +184,6 @@ struct RecordedEvent {
         packed = UInt64(kind.rawValue) << 56 | UInt64(count)
     }
 
-    var kind: Kind { Kind(rawValue: UInt8(truncatingIfNeeded: packed >> 56))! }
-    var count: Int { Int(packed & 0x00FF_FFFF_FFFF_FFFF) }
+    @inlinable var kind: Kind { Kind(rawValue: UInt8(truncatingIfNeeded: packed >> 56))! }
+    @inlinable var count: Int { Int(packed & 0x00FF_FFFF_FFFF_FFFF) }
 }

@@ -12,6 +12,8 @@ final class PipelineCore: @unchecked Sendable {
     var parser: JSONStreamParser
     /// The handler the document's events go to, on the caller's thread.
     let handler: any JSONEventHandler
+    /// The same handler when it replays a block's events itself.
+    private let blockHandler: (any BlockEventHandler)?
     /// Set once the document passes the threshold.
     var ring: EventRing?
     /// Runs ``work()`` once the document passes the threshold: the worker lent for the document, or a
@@ -51,6 +53,7 @@ final class PipelineCore: @unchecked Sendable {
         self.worker = worker
         maxDocumentBytes = limits.maxDocumentBytes
         self.handler = handler
+        blockHandler = handler as? any BlockEventHandler
         parser = JSONStreamParser(limits: limits, handler: handler)
     }
 
@@ -205,37 +208,36 @@ final class PipelineCore: @unchecked Sendable {
             replayed += 1
         }
         let events = block.pointee.events
-        for index in 0..<block.pointee.eventCount {
-            let recorded = events[index]
-            let event: JSONEvent
-            switch recorded.kind {
-            case .startObject: event = .startObject
-            case .endObject: event = .endObject
-            case .startArray: event = .startArray
-            case .endArray: event = .endArray
-            case .key: event = .key(block.pointee.bytes(of: recorded))
-            case .string: event = .string(block.pointee.bytes(of: recorded))
-            case .number: event = .number(block.pointee.bytes(of: recorded))
-            case .isFalse: event = .bool(false)
-            case .isTrue: event = .bool(true)
-            case .null: event = .null
-            case .pieceEnd:
-                replayedOffset = recorded.end
-                continue
+        let eventCount = block.pointee.eventCount
+        let recorded = RecordedEvents(block)
+        let stop =
+            if let blockHandler {
+                blockHandler.handle(recorded: recorded)
+            } else {
+                replay(recorded)
             }
-            // A key or string in the block's own input is the document's bytes: yajl unescapes into a
-            // buffer of its own, so it had no escape.
-            let plain = recorded.location >= 0 && (recorded.kind == .key || recorded.kind == .string)
-            if !(plain ? handler.handle(plainText: event) : handler.handle(event)) {
-                // The parser's offset is the end of the piece holding this event, as on one thread.
-                var after = index + 1
-                while after < block.pointee.eventCount && events[after].kind != .pieceEnd { after += 1 }
-                if after < block.pointee.eventCount { replayedOffset = events[after].end }
-                try fail(JSONError(.stopped, offset: recorded.end, message: "stopped by the handler"))
-            }
+        // The parser's offset: the end of the last piece replayed, or, at a stop, of the piece holding the
+        // event that stopped, as on one thread.
+        var through = stop.map { $0 + 1 } ?? eventCount
+        if stop != nil {
+            while through < eventCount && events[through].kind != .pieceEnd { through += 1 }
+            if through < eventCount { through += 1 }
+        }
+        if let last = (0..<through).last(where: { events[$0].kind == .pieceEnd }) { replayedOffset = events[last].end }
+        if let stop {
+            try fail(JSONError(.stopped, offset: events[stop].end, message: "stopped by the handler"))
         }
         if let error = block.pointee.failure { try fail(error) }
         return true
+    }
+
+    /// Gives the handler `events` one by one. - Returns: The index of the event it stopped at, or `nil`.
+    private func replay(_ events: RecordedEvents) -> Int? {
+        for index in 0..<events.count {
+            guard let (event, plain) = events[index] else { continue }
+            if !(plain ? handler.handle(plainText: event) : handler.handle(event)) { return index }
+        }
+        return nil
     }
 
     private func fail(_ error: JSONError) throws(JSONError) -> Never {

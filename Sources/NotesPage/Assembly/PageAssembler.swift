@@ -6,7 +6,7 @@ import NotesJSON
 /// property costs a dynamic exclusivity check on every access, and this one is touched on every event
 /// (measured: about a sixth of the instructions of a decode). Only the decoder that owns this assembler
 /// touches the state, never concurrently with a parse.
-final class PageAssembler: JSONEventHandler {
+final class PageAssembler: BlockEventHandler {
     let state: UnsafeMutablePointer<PageState>
 
     init(configuration: PageConfiguration, ids: IDSet) {
@@ -27,6 +27,17 @@ final class PageAssembler: JSONEventHandler {
         state.pointee.plainText = true
         defer { state.pointee.plainText = false }
         return state.pointee.handle(event)
+    }
+
+    func handle(recorded events: RecordedEvents) -> Int? {
+        let state = self.state
+        defer { state.pointee.plainText = false }
+        for index in 0..<events.count {
+            guard let (event, plain) = events[index] else { continue }
+            state.pointee.plainText = plain
+            if !state.pointee.handle(event) { return index }
+        }
+        return nil
     }
 }
 
