@@ -46,26 +46,60 @@ final class PageAssembler: BlockEventHandler {
 ///
 /// It never throws from a callback: it returns `false` to stop yajl and keeps the reason in ``failure``.
 struct PageState: ~Copyable {
-    /// What an open container is to the page.
-    enum Frame {
-        /// An object on the way to some of the paths (``PathMask``), `level` keys deep.
-        case path(level: Int, paths: PathMask)
-        /// The notes array.
-        case items
-        /// A top-level array that may be the items (``PathDetection/items``), before its first element.
-        case candidate
-        /// An item holding the record at ``PageConfiguration/recordKey`` (a GraphQL edge).
-        case recordItem
-        /// A note object.
-        case note
-        /// An object inside a note on the way to its id or title (``NotePaths``), `level` keys deep.
-        case noteWay(level: Int, paths: UInt8)
-        /// A container inside a note: copied to the note's JSON.
-        case inNote
-        /// An object or array at a field path, copied to ``PageState/fieldJSON`` (``capture``).
-        case capture
-        /// A container of no interest.
-        case skip
+    /// What an open container is to the page: a kind, and what the kind needs (a plain struct, so that the
+    /// state machine dispatches on one byte).
+    struct Frame {
+        enum Kind: UInt8 {
+            /// An object on the way to some of the paths (``paths``), ``level`` keys deep.
+            case path
+            /// The notes array.
+            case items
+            /// A top-level array that may be the items (``PathDetection/items``), before its first element.
+            case candidate
+            /// An item holding the record at ``PageConfiguration/recordKey`` (a GraphQL edge).
+            case recordItem
+            /// A note object.
+            case note
+            /// An object inside a note on the way to its id or title (``notePaths``), ``level`` keys deep.
+            case noteWay
+            /// A container inside a note: copied to the note's JSON.
+            case inNote
+            /// An object or array at a field path, copied to ``PageState/fieldJSON`` (``capture``).
+            case capture
+            /// A container of no interest.
+            case skip
+        }
+
+        var kind: Kind
+        /// The id and title paths a ``Kind/noteWay`` object is on the way to (``NotePaths``).
+        var notePaths: UInt8 = 0
+        var level = 0
+        /// The page's paths a ``Kind/path`` object is on the way to.
+        var paths = PathMask()
+
+        static let items = Frame(kind: .items)
+        static let candidate = Frame(kind: .candidate)
+        static let recordItem = Frame(kind: .recordItem)
+        static let note = Frame(kind: .note)
+        static let inNote = Frame(kind: .inNote)
+        static let capture = Frame(kind: .capture)
+        static let skip = Frame(kind: .skip)
+
+        static func path(level: Int, paths: PathMask) -> Frame { Frame(kind: .path, level: level, paths: paths) }
+
+        static func noteWay(level: Int, paths: UInt8) -> Frame { Frame(kind: .noteWay, notePaths: paths, level: level) }
+    }
+
+    /// What the next value inside a note is to it.
+    enum NoteRole {
+        case none
+        case id
+        case title
+        case other
+        /// An object inside the note that may lead to the id or title.
+        case descend(level: Int, paths: UInt8)
+        /// A member of the first note that may hold its id when it has no `id` (``PathDetection/id``).
+        case idCandidate
     }
 
     /// What the next value is to the page.
@@ -77,15 +111,8 @@ struct PageState: ~Copyable {
         case field(Int)
         case descend(level: Int, paths: PathMask)
         case skip
-        case noteID
-        case noteTitle
-        case noteOther
         /// A top-level array that may be the items (``PathDetection/items``).
         case candidate
-        /// An object inside the note that may lead to the id or title.
-        case noteDescend(level: Int, paths: UInt8)
-        /// A member of the first note that may hold its id when it has no `id` (``PathDetection/id``).
-        case noteIDCandidate
     }
 
     let configuration: PageConfiguration
@@ -94,6 +121,7 @@ struct PageState: ~Copyable {
 
     var frames: Stack<Frame>
     var role = Role.none
+    var noteRole = NoteRole.none
     var started = false
     var foundItems = false
     var isBareArray = false
@@ -177,17 +205,18 @@ struct PageState: ~Copyable {
         frames = Stack(capacity: configuration.limits.maxDepth + 1)
     }
 
+    @inline(__always)
     mutating func handle(_ event: JSONEvent) -> Bool {
         guard let frame = frames.last else { return top(event) }
-        switch frame {
+        switch frame.kind {
         case .note: return inNote(event, level: 0, paths: notePaths.all)
-        case .noteWay(let level, let paths): return inNote(event, level: level, paths: paths)
+        case .noteWay: return inNote(event, level: frame.level, paths: frame.notePaths)
         case .inNote: return inNote(event, level: -1, paths: 0)
         case .items: return inItems(event)
         case .recordItem: return inRecordItem(event)
         case .capture: return inCapture(event)
         case .candidate: return inCandidate(event)
-        case .path(let level, let paths): return inPath(event, level: level, paths: paths)
+        case .path: return inPath(event, level: frame.level, paths: frame.paths)
         case .skip:
             switch event {
             case .startObject, .startArray: frames.append(.skip)

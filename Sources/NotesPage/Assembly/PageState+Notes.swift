@@ -77,8 +77,8 @@ extension PageState {
     /// the id and title paths), `paths` the ones this object is on the way to (``NotePaths``).
     @inline(__always)
     mutating func inNote(_ event: JSONEvent, level: Int, paths: UInt8) -> Bool {
-        let role = paths != 0 ? self.role : .noteOther
-        if paths != 0 { self.role = .none }
+        let role = paths != 0 ? noteRole : .other
+        if paths != 0 { noteRole = .none }
         let keeps = configuration.keepsJSON
         switch event {
         case .key(let key):
@@ -87,35 +87,35 @@ extension PageState {
             switch notePaths.match(key, level: level, paths: paths) {
             case NotePaths.idEnd:
                 if hasID { return fail(.duplicateField, "note has two '\(notePaths.id)' fields", note: noteCount) }
-                self.role = .noteID
+                noteRole = .id
             case NotePaths.titleEnd:
                 if hasTitle {
                     return fail(
                         .duplicateField, "note has two '\(notePaths.title?.description ?? "title")' fields",
                         note: noteCount)
                 }
-                self.role = .noteTitle
+                noteRole = .title
             case 0:
                 if detectingID, level == 0, PathDetection.idNames.contains(where: { $0.utf8.elementsEqual(key) }) {
                     idCandidateKey = Array(key.assumingMemoryBound(to: UInt8.self))
-                    self.role = .noteIDCandidate
+                    noteRole = .idCandidate
                 } else {
-                    self.role = .noteOther
+                    noteRole = .other
                 }
             case let along:
-                self.role = .noteDescend(level: level + 1, paths: along)
+                noteRole = .descend(level: level + 1, paths: along)
             }
             return true
         case .string(let text):
             switch role {
-            case .noteID:
+            case .id:
                 return acceptID(text) && write(string: text)
-            case .noteTitle:
+            case .title:
                 hasTitle = true
                 // Only a note built needs its title's bytes.
                 if configuration.keepsNotes { Self.set(&noteTitle, to: text) }
                 return write(string: text)
-            case .noteIDCandidate:
+            case .idCandidate:
                 idCandidates.append((idCandidateKey, Array(text.assumingMemoryBound(to: UInt8.self))))
                 return write(string: text)
             default:
@@ -129,7 +129,7 @@ extension PageState {
             return true
         default:
             switch role {
-            case .noteID:
+            case .id:
                 guard case .number(let text) = event else {
                     return fail(
                         .invalidID, "id is \(Self.describe(event)), not a string or an integer", note: noteCount)
@@ -140,9 +140,9 @@ extension PageState {
                         note: noteCount)
                 }
                 guard acceptID(text) else { return false }
-            case .noteTitle where titleRequired:
+            case .title where titleRequired:
                 return fail(.invalidTitle, "title is \(Self.describe(event)), not a string", note: noteCount)
-            case .noteIDCandidate:
+            case .idCandidate:
                 if case .number(let text) = event, Self.nonInteger(text) == nil {
                     idCandidates.append((idCandidateKey, Array(text.assumingMemoryBound(to: UInt8.self))))
                 }
@@ -159,7 +159,7 @@ extension PageState {
                 default: break
                 }
             }
-            if case .noteDescend(let level, let paths) = role, case .startObject = event {
+            if case .descend(let level, let paths) = role, case .startObject = event {
                 frames.append(.noteWay(level: level, paths: paths))
             } else if event.isStart {
                 frames.append(.inNote)
