@@ -12,23 +12,35 @@ public struct Note: Sendable, Hashable {
     ///   - title: The note's title.
     ///   - json: The note's JSON text, if any; defaults to none.
     public init(id: String, title: String, json: String? = nil) {
-        guard var json else {
-            self.init(id: Array(id.utf8), title: Array(title.utf8), json: nil)
-            return
+        var id = id
+        var title = title
+        var json = json
+        self = id.withUTF8 { id in
+            title.withUTF8 { title in
+                guard json != nil else {
+                    return Note(id: UnsafeRawBufferPointer(id), title: UnsafeRawBufferPointer(title), json: nil)
+                }
+                return json!.withUTF8 {
+                    Note(
+                        id: UnsafeRawBufferPointer(id), title: UnsafeRawBufferPointer(title),
+                        json: UnsafeRawBufferPointer($0))
+                }
+            }
         }
-        self = json.withUTF8 { Note(id: Array(id.utf8), title: Array(title.utf8), json: UnsafeRawBufferPointer($0)) }
     }
 
-    init(id: [UInt8], title: [UInt8], json: UnsafeRawBufferPointer?) {
+    /// A note of these bytes, copied into its one buffer.
+    init(id: UnsafeRawBufferPointer, title: UnsafeRawBufferPointer, json: UnsafeRawBufferPointer?) {
+        let total = id.count + title.count + (json?.count ?? 0)
         var storage: [UInt8] = []
-        storage.reserveCapacity(id.count + title.count + (json?.count ?? 0))
-        storage.append(contentsOf: id)
-        storage.append(contentsOf: title)
+        storage.reserveCapacity(total)
+        storage.append(contentsOf: id.assumingMemoryBound(to: UInt8.self))
+        storage.append(contentsOf: title.assumingMemoryBound(to: UInt8.self))
         if let json { storage.append(contentsOf: json.assumingMemoryBound(to: UInt8.self)) }
         self.storage = storage
-        self.idCount = id.count
-        self.titleCount = title.count
-        self.hasJSON = json != nil
+        idCount = id.count
+        titleCount = title.count
+        hasJSON = json != nil
     }
 
     public var id: String { String(decoding: idBytes, as: UTF8.self) }

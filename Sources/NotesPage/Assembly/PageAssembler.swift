@@ -145,9 +145,9 @@ struct PageState: ~Copyable {
     var otherArrays: [String] = []
 
     /// The id of the last note of the page so far, kept or skipped (keyset pagination goes on after it).
-    var lastIDBytes: [UInt8] = []
+    var lastIDBytes = ByteBuffer()
 
-    var lastID: [UInt8]? { noteCount == 0 ? nil : lastIDBytes }
+    var lastID: [UInt8]? { noteCount == 0 ? nil : Array(lastIDBytes.bytes) }
 
     /// Notes finished since the caller last took them.
     var notes: [Note] = []
@@ -167,8 +167,8 @@ struct PageState: ~Copyable {
     var detectedID: [UInt8]?
 
     // The note being read.
-    var noteID: [UInt8] = []
-    var noteTitle: [UInt8] = []
+    var noteID = ByteBuffer()
+    var noteTitle = ByteBuffer()
     var hasID = false
     var hasTitle = false
     /// Whether the note being read repeats an id and is to be left out.

@@ -113,7 +113,7 @@ extension PageState {
             case .title:
                 hasTitle = true
                 // Only a note built needs its title's bytes.
-                if configuration.keepsNotes { Self.set(&noteTitle, to: text) }
+                if configuration.keepsNotes { noteTitle.set(text) }
                 return write(string: text)
             case .idCandidate:
                 idCandidates.append((idCandidateKey, Array(text.assumingMemoryBound(to: UInt8.self))))
@@ -188,12 +188,6 @@ extension PageState {
         return true
     }
 
-    /// Makes `buffer` hold `text`'s bytes and nothing else: one replacement, where clearing it for each note
-    /// and appending cost two calls.
-    static func set(_ buffer: inout [UInt8], to text: UnsafeRawBufferPointer) {
-        buffer.replaceSubrange(buffer.indices, with: text.assumingMemoryBound(to: UInt8.self))
-    }
-
     mutating func acceptID(_ text: UnsafeRawBufferPointer) -> Bool {
         if text.isEmpty { return fail(.invalidID, "id is an empty string", note: noteCount) }
         if text.count > IDSet.maxIDBytes {
@@ -203,7 +197,7 @@ extension PageState {
             if configuration.duplicates == .skip {
                 isDuplicate = true
                 hasID = true
-                Self.set(&noteID, to: text)
+                noteID.set(text)
                 return true
             }
             let onPage = page == ids.committedPages ? "earlier on this page" : "on page \(page + 1)"
@@ -211,7 +205,7 @@ extension PageState {
                 .duplicateID(firstPage: page), "duplicate id \(Self.quote(text)), seen \(onPage)", note: noteCount)
         }
         hasID = true
-        Self.set(&noteID, to: text)
+        noteID.set(text)
         return true
     }
 
@@ -231,9 +225,13 @@ extension PageState {
             // Read, checked and counted; nobody asked for the note itself.
         } else if configuration.keepsJSON {
             writer.close(UInt8(ascii: "}"))
-            notes.append(Note(id: noteID, title: hasTitle ? noteTitle : [], json: writer.bytes))
+            notes.append(
+                Note(
+                    id: noteID.bytes, title: hasTitle ? noteTitle.bytes : .init(start: nil, count: 0),
+                    json: writer.bytes))
         } else {
-            notes.append(Note(id: noteID, title: hasTitle ? noteTitle : [], json: nil))
+            notes.append(
+                Note(id: noteID.bytes, title: hasTitle ? noteTitle.bytes : .init(start: nil, count: 0), json: nil))
         }
         // The buffers trade places, so keeping the last id costs no copy: the next note's id replaces what
         // `noteID` then holds.
