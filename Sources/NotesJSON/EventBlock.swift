@@ -98,32 +98,15 @@ struct EventBlock {
 
     // MARK: - Recording (the parsing thread)
 
-    @inline(__always)
-    mutating func record(_ kind: RecordedEvent.Kind, end: Int) {
-        if eventCount == eventCapacity { growEvents() }
-        (events + eventCount).initialize(to: RecordedEvent(end: end, location: 0, kind: kind, count: 0))
-        eventCount += 1
+    /// The records and their room, lent to the parsing thread's recorder (``YajlPosition/begin(_:)``) while
+    /// it records this block, and taken back after (it may have grown them).
+    var recordStorage: (events: UnsafeMutablePointer<RecordedEvent>, count: Int, capacity: Int) {
+        get { (events, eventCount, eventCapacity) }
+        set { (events, eventCount, eventCapacity) = newValue }
     }
 
-    @inline(__always)
-    mutating func record(_ kind: RecordedEvent.Kind, _ bytes: UnsafeRawBufferPointer, end: Int) {
-        if eventCount == eventCapacity { growEvents() }
-        var location = 0
-        if let start = bytes.baseAddress, bytes.count > 0 {
-            let inputStart = UnsafeRawPointer(input)
-            if start >= inputStart && start + bytes.count <= inputStart + inputCount {
-                location = start - inputStart
-            } else {
-                location = ~copyToArena(bytes)
-            }
-        }
-        (events + eventCount).initialize(
-            to: RecordedEvent(end: end, location: location, kind: kind, count: bytes.count))
-        eventCount += 1
-    }
-
-    /// Copies `bytes` into the arena. - Returns: their offset there.
-    private mutating func copyToArena(_ bytes: UnsafeRawBufferPointer) -> Int {
+    /// Copies `bytes` (a token outside the block's input) into the arena. - Returns: their offset there.
+    mutating func copyToArena(_ bytes: UnsafeRawBufferPointer) -> Int {
         if arenaCapacity - arenaCount < bytes.count {
             var capacity = arenaCapacity * 2
             while capacity - arenaCount < bytes.count { capacity *= 2 }
@@ -137,15 +120,6 @@ struct EventBlock {
         (arena + offset).copyMemory(from: bytes.baseAddress!, byteCount: bytes.count)
         arenaCount += bytes.count
         return offset
-    }
-
-    private mutating func growEvents() {
-        let capacity = eventCapacity * 2
-        let grown = UnsafeMutablePointer<RecordedEvent>.allocate(capacity: capacity)
-        grown.moveInitialize(from: events, count: eventCount)
-        events.deallocate()
-        events = grown
-        eventCapacity = capacity
     }
 
     // MARK: - Replaying (the caller's thread)

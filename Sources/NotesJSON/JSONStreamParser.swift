@@ -104,7 +104,7 @@ public struct JSONStreamParser: ~Copyable {
     }
 
     private mutating func parse(_ bytes: UnsafeRawBufferPointer) throws(JSONError) {
-        context.position.pointee.base = yajlOffset
+        context.position.base = yajlOffset
         switch yajl.parse(bytes) {
         case .ok:
             yajlOffset += bytes.count
@@ -130,8 +130,8 @@ public struct JSONStreamParser: ~Copyable {
         if let failure { throw failure }
         precondition(!finished, "finish() called twice")
         try parseCarry()
-        context.position.pointee.base = offset
-        context.position.pointee.isCompleting = true
+        context.position.base = offset
+        context.position.isCompleting = true
         switch yajl.complete() {
         case .ok where insideString:
             // yajl ends happily on a string left open after a complete value (`{} "`): not JSON.

@@ -25,7 +25,7 @@ final class PipelineCore: @unchecked Sendable {
     private var working = false
     private var thread: WorkerThread?
     /// Where the parser's yajl is, and which block the parsing thread records its events into.
-    private var position: UnsafeMutablePointer<YajlPosition>?
+    private var position: YajlPosition?
     /// The scan stage, on the caller's thread once the parse has moved: taken over from ``parser`` at the
     /// threshold, so that the two threads share the work about evenly (scan and replay here; yajl and
     /// recording there).
@@ -170,6 +170,7 @@ final class PipelineCore: @unchecked Sendable {
         self.ring = ring
         borrowed = lent != nil
         position = parser.callbackContext.position
+        parser.callbackContext.startRecording()
         replayedOffset = parser.offset
         if options.scansOnCaller { scanStage = parser.pieceScanner }
         working = true
@@ -253,8 +254,9 @@ final class PipelineCore: @unchecked Sendable {
         var index = 0
         while ring.waitFilled(beyond: index) {
             let block = ring.block(index)
-            position!.pointee.recording = block
+            position!.begin(block)
             let ended = parse(block)
+            position!.end(block)
             ring.parsed(index + 1)
             if ended { return }
             index += 1
@@ -275,10 +277,10 @@ final class PipelineCore: @unchecked Sendable {
                 }
             } catch {
                 block.pointee.failure = error
-                block.pointee.record(.pieceEnd, end: parser.offset)
+                position!.record(.pieceEnd, end: parser.offset)
                 return true
             }
-            block.pointee.record(.pieceEnd, end: parser.offset)
+            position!.record(.pieceEnd, end: parser.offset)
             start = piece.end
         }
         guard block.pointee.isLast else { return false }
@@ -287,7 +289,7 @@ final class PipelineCore: @unchecked Sendable {
         } catch {
             block.pointee.failure = error
         }
-        block.pointee.record(.pieceEnd, end: parser.offset)
+        position!.record(.pieceEnd, end: parser.offset)
         return true
     }
 }
