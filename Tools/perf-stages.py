@@ -25,9 +25,10 @@ import tempfile
 # (stage, pattern on "dso symbol"), the first match wins.
 STAGES = [
     ("yajl (tokens)", r"^libyajl|yajl_"),
-    ("scanner (caps, UTF-8, strings, before yajl)", r"JSONScanner|PieceScanner|\$s9NotesJSON5ASCII|json_blocks|notes_json_"),
+    ("scanner (caps, UTF-8, strings, before yajl)",
+     r"JSONScanner|PieceScanner|\$s9NotesJSON5ASCII|json_blocks|notes_json_(classify|utf8|wide)"),
     ("event hand-off between threads (recording, replay)",
-     r"PipelineCore|yajlCallbacks|EventRecorder|EventRing|EventBlock|JSONPipeline|WorkerThread"),
+     r"PipelineCore|yajlCallbacks|notes_json_record|EventRing|EventBlock|JSONPipeline|WorkerThread"),
     ("assembly (records, fields, contract)", r"9NotesPage0B5State|PageAssembler|NotePaths|PathMask|9NotesPage5Stack|PageDecoder|9NotesPage0B9Assembler"),
     ("a record's JSON kept", r"CompactJSONWriter"),
     ("id set", r"9NotesPage5Table|IDSet|Hasher"),
