@@ -46,7 +46,7 @@ if stale "$build/FuzzFetch.o" "${driver[@]}" "$modules/NotesFetch.swiftmodule" "
     swiftc "${flags[@]}" -module-name FuzzFetch -wmo -c "${driver[@]}" -o "$build/FuzzFetch.o"
 fi
 objects=("$modules/NotesSystem.o" "$modules/NotesJSON.o" "$modules/NotesPage.o" "$modules/NotesFetch.o"
-    "$build/FuzzFetch.o" "$modules/json_blocks.o")
+    "$build/FuzzFetch.o" "$modules/json_blocks.o" "$modules/json_record.o")
 if stale "$build/fuzz-fetch" "${objects[@]}"; then
     swiftc -sanitize="$sanitizers" -use-ld=lld "${objects[@]}" -lyajl -o "$build/fuzz-fetch"
 fi

@@ -39,7 +39,7 @@ echo "fuzz-source: building $build/fuzz-source"
 swiftc "${flags[@]}" -module-name FuzzSource -wmo -c Tools/reliability/fuzz/FuzzSource.swift -o "$build/FuzzSource.o"
 objects=()
 for module in NotesSystem NotesJSON NotesPage NotesFetch NotesSync; do objects+=("$modules/$module.o"); done
-swiftc -sanitize="$sanitizers" -use-ld=lld "${objects[@]}" "$build/FuzzSource.o" "$modules/json_blocks.o" -lyaml -lyajl \
+swiftc -sanitize="$sanitizers" -use-ld=lld "${objects[@]}" "$build/FuzzSource.o" "$modules/json_blocks.o" "$modules/json_record.o" -lyaml -lyajl \
     -o "$build/fuzz-source"
 
 make_seeds Tools/reliability/fuzz/source-seeds Fixtures/regressions-source --json-test-suite

@@ -36,7 +36,7 @@ echo "fuzz: building $build/fuzz-page"
 swiftc "${flags[@]}" -module-name FuzzPage -wmo -c Tools/reliability/fuzz/FuzzPage.swift \
     Tools/reliability/fuzz/StrictJSON.swift -o "$build/FuzzPage.o"
 swiftc -sanitize="$sanitizers" -use-ld=lld "$modules/NotesSystem.o" "$modules/NotesJSON.o" "$modules/NotesPage.o" \
-    "$build/FuzzPage.o" "$modules/json_blocks.o" -lyajl -o "$build/fuzz-page"
+    "$build/FuzzPage.o" "$modules/json_blocks.o" "$modules/json_record.o" -lyajl -o "$build/fuzz-page"
 
 make_seeds Fixtures/contract Fixtures/regressions --json-test-suite
 binary=$build/fuzz-page corpus=${FUZZ_CORPUS:-$work/corpus} max_len=8192 dict=Tools/reliability/fuzz/page.dict

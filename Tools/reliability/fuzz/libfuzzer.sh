@@ -43,7 +43,8 @@ fuzz_modules() {
         rm -f "$modules"/*.o "$modules"/*.swiftmodule "$modules/flags"
         printf '%s' "$stamp" >"$modules/flags"
     fi
-    if stale "$modules/json_blocks.o" Sources/CJSONBlocks/json_blocks.c Sources/CJSONBlocks/include/*.h; then
+    if stale "$modules/json_blocks.o" Sources/CJSONBlocks/*.c Sources/CJSONBlocks/include/*.h \
+        || stale "$modules/json_record.o" Sources/CJSONBlocks/*.c Sources/CJSONBlocks/include/*.h; then
         compile_blocks "$modules" "$sanitizers"
     fi
 }
@@ -79,15 +80,17 @@ module() {
     fi
 }
 
-# Compiles the scanner's C classifiers (Sources/CJSONBlocks/json_blocks.c, which NotesJSON calls) into
-# $1/json_blocks.o with the toolchain's clang, instrumented as the Swift modules are: $2 is the sanitizer
-# list swiftc takes (fuzzer,address[,undefined]); the C object takes fuzzer-no-link for coverage, not the
-# fuzzer's main.
+# Compiles the C that NotesJSON calls (Sources/CJSONBlocks: the scanner's classifiers, json_blocks.c, and
+# the recording callbacks, json_record.c) into $1/json_blocks.o and $1/json_record.o with the toolchain's
+# clang, instrumented as the Swift modules are: $2 is the sanitizer list swiftc takes
+# (fuzzer,address[,undefined]); the C objects take fuzzer-no-link for coverage, not the fuzzer's main.
 compile_blocks() {
-    local build=$1 sanitizers=${2/fuzzer/fuzzer-no-link} clang
+    local build=$1 sanitizers=${2/fuzzer/fuzzer-no-link} clang source
     clang=$(dirname "$(readlink -f "$(command -v swiftc)")")/clang
-    "$clang" -O2 -g -fsanitize="$sanitizers" -I Sources/CJSONBlocks/include -c Sources/CJSONBlocks/json_blocks.c \
-        -o "$build/json_blocks.o"
+    for source in json_blocks json_record; do
+        "$clang" -O2 -g -fsanitize="$sanitizers" -I Sources/CJSONBlocks/include -c "Sources/CJSONBlocks/$source.c" \
+            -o "$build/$source.o"
+    done
 }
 
 # Makes $work (removed on exit) with seeds/ holding the files of each directory named that exists (a
