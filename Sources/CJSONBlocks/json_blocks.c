@@ -104,14 +104,7 @@ notes_json_utf8 notes_json_utf8_avx2(const uint8_t *bytes) {
         __m256i text = _mm256_loadu_si256((const __m256i *)(bytes + 32 * part));
         int shift = 32 * part;
         // As in notes_json_utf8_check: bit k of each byte moved to its top, where movemask reads it.
-        plane[7] |= notes_json_mask32(text, shift);
-        plane[6] |= notes_json_mask32(_mm256_slli_epi16(text, 1), shift);
-        plane[5] |= notes_json_mask32(_mm256_slli_epi16(text, 2), shift);
-        plane[4] |= notes_json_mask32(_mm256_slli_epi16(text, 3), shift);
-        plane[3] |= notes_json_mask32(_mm256_slli_epi16(text, 4), shift);
-        plane[2] |= notes_json_mask32(_mm256_slli_epi16(text, 5), shift);
-        plane[1] |= notes_json_mask32(_mm256_slli_epi16(text, 6), shift);
-        plane[0] |= notes_json_mask32(_mm256_slli_epi16(text, 7), shift);
+        for (int k = 0; k < 8; k++) plane[k] |= notes_json_mask32(_mm256_slli_epi16(text, 7 - k), shift);
     }
     return notes_json_utf8_from_planes(plane);
 }

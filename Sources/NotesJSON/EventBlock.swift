@@ -149,14 +149,8 @@ struct RecordedEvent {
     /// The token's bytes: an offset into the block's input, or (negative) the complement of an offset into
     /// its arena.
     @usableFromInline let location: Int
-    /// The kind in the top byte, the token's byte count below.
+    /// The kind in the top byte, the token's byte count below (written by `notes_json_record_at`, in C).
     @usableFromInline let packed: UInt64
-
-    init(end: Int, location: Int, kind: Kind, count: Int) {
-        self.end = end
-        self.location = location
-        packed = UInt64(kind.rawValue) << 56 | UInt64(count)
-    }
 
     @inlinable var kind: Kind { Kind(rawValue: UInt8(truncatingIfNeeded: packed >> 56))! }
     @inlinable var count: Int { Int(packed & 0x00FF_FFFF_FFFF_FFFF) }

@@ -125,9 +125,10 @@ struct JSONScanner {
                 }
             let keep = ~UInt64(0) << UInt64(skip)
 
-            // Escapes, checked whole; what they cover is masked out.
+            // Escapes, checked whole; what they cover is masked out. `stringOnly`: their starts and the
+            // non-ASCII bytes, which only a string may hold.
             var escapes = block.backslash & keep
-            var starts: UInt64 = 0
+            var stringOnly: UInt64 = 0
             var escapedQuotes: UInt64 = 0
             var nextSkip = 0
             while escapes != 0 {
@@ -136,7 +137,7 @@ struct JSONScanner {
                 let length = Self.escapeLength(buffer, at: at)
                 if length == 0 { return i + skip }
                 if buffer[at + 1] == UInt8(ascii: "\"") { escapedQuotes |= 2 << UInt64(position) }
-                starts |= 1 << UInt64(position)
+                stringOnly |= 1 << UInt64(position)
                 let end = position + length
                 if end >= 64 {
                     nextSkip = end - 64
@@ -161,7 +162,7 @@ struct JSONScanner {
                     if length == 0 { return i + skip }
                     nextSkip = position + length - 64
                 }
-                starts |= high
+                stringOnly |= high
             }
 
             // Bit k of `inside`: byte k is in a string (its opening quote included, its closing one not).
@@ -179,7 +180,7 @@ struct JSONScanner {
             let bare = ~block.delimiter & ~inside
             let opens = block.open & ~inside
             let clean =
-                starts & ~inside == 0 && block.control == 0 && block.space & inside == 0
+                stringOnly & ~inside == 0 && block.control == 0 && block.space & inside == 0
                 && opening & ~(block.delimiter << 1 | (previousIsDelimiter ? 1 : 0)) == 0
                 && depth + opens.nonzeroBitCount <= maxDepth
             guard clean else { return i + skip }

@@ -175,14 +175,7 @@ static inline notes_json_utf8 notes_json_utf8_check(const uint8_t *bytes) {
         int shift = 16 * part;
         // Shifting 16-bit lanes left by 7 - k puts bit k of each byte at its top (the bits that cross from
         // the lane's low byte land below the high byte's top bit), where movemask reads it.
-        plane[7] |= notes_json_mask16(text, shift);
-        plane[6] |= notes_json_mask16(_mm_slli_epi16(text, 1), shift);
-        plane[5] |= notes_json_mask16(_mm_slli_epi16(text, 2), shift);
-        plane[4] |= notes_json_mask16(_mm_slli_epi16(text, 3), shift);
-        plane[3] |= notes_json_mask16(_mm_slli_epi16(text, 4), shift);
-        plane[2] |= notes_json_mask16(_mm_slli_epi16(text, 5), shift);
-        plane[1] |= notes_json_mask16(_mm_slli_epi16(text, 6), shift);
-        plane[0] |= notes_json_mask16(_mm_slli_epi16(text, 7), shift);
+        for (int k = 0; k < 8; k++) plane[k] |= notes_json_mask16(_mm_slli_epi16(text, 7 - k), shift);
     }
     return notes_json_utf8_from_planes(plane);
 #elif defined(__ARM_NEON) && defined(__aarch64__)

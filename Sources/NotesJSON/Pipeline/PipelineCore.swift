@@ -25,7 +25,7 @@ final class PipelineCore: @unchecked Sendable {
     private var working = false
     private var thread: WorkerThread?
     /// Where the parser's yajl is, and which block the parsing thread records its events into.
-    private var position: YajlPosition?
+    private let position: YajlPosition
     /// The scan stage, on the caller's thread once the parse has moved: taken over from ``parser`` at the
     /// threshold, so that the two threads share the work about evenly (scan and replay here; yajl and
     /// recording there).
@@ -55,6 +55,7 @@ final class PipelineCore: @unchecked Sendable {
         self.handler = handler
         blockHandler = handler as? any BlockEventHandler
         parser = JSONStreamParser(limits: limits, handler: handler)
+        position = parser.callbackContext.position
     }
 
     deinit {
@@ -169,7 +170,6 @@ final class PipelineCore: @unchecked Sendable {
         let ring = lent ?? EventRing(blocks: options.blocks, blockBytes: options.blockBytes)
         self.ring = ring
         borrowed = lent != nil
-        position = parser.callbackContext.position
         parser.callbackContext.startRecording()
         replayedOffset = parser.offset
         if options.scansOnCaller { scanStage = parser.pieceScanner }
@@ -217,14 +217,14 @@ final class PipelineCore: @unchecked Sendable {
             } else {
                 replay(recorded)
             }
-        // The parser's offset: the end of the last piece replayed, or, at a stop, of the piece holding the
-        // event that stopped, as on one thread.
-        var through = stop.map { $0 + 1 } ?? eventCount
-        if stop != nil {
-            while through < eventCount && events[through].kind != .pieceEnd { through += 1 }
-            if through < eventCount { through += 1 }
+        // The parser's offset, as on one thread: at a stop, the end of the piece holding the event that
+        // stopped (the next piece end, or the last one before it if the piece goes on past the block); else
+        // the end of the last piece replayed.
+        let after = stop.map { $0 + 1 } ?? eventCount
+        let isPieceEnd = { (index: Int) in events[index].kind == .pieceEnd }
+        if let end = (after..<eventCount).first(where: isPieceEnd) ?? (0..<after).last(where: isPieceEnd) {
+            replayedOffset = events[end].end
         }
-        if let last = (0..<through).last(where: { events[$0].kind == .pieceEnd }) { replayedOffset = events[last].end }
         if let stop {
             try fail(JSONError(.stopped, offset: events[stop].end, message: "stopped by the handler"))
         }
@@ -254,9 +254,9 @@ final class PipelineCore: @unchecked Sendable {
         var index = 0
         while ring.waitFilled(beyond: index) {
             let block = ring.block(index)
-            position!.begin(block)
+            position.begin(block)
             let ended = parse(block)
-            position!.end(block)
+            position.end(block)
             ring.parsed(index + 1)
             if ended { return }
             index += 1
@@ -277,10 +277,10 @@ final class PipelineCore: @unchecked Sendable {
                 }
             } catch {
                 block.pointee.failure = error
-                position!.record(.pieceEnd, end: parser.offset)
+                position.record(.pieceEnd, end: parser.offset)
                 return true
             }
-            position!.record(.pieceEnd, end: parser.offset)
+            position.record(.pieceEnd, end: parser.offset)
             start = piece.end
         }
         guard block.pointee.isLast else { return false }
@@ -289,7 +289,7 @@ final class PipelineCore: @unchecked Sendable {
         } catch {
             block.pointee.failure = error
         }
-        position!.record(.pieceEnd, end: parser.offset)
+        position.record(.pieceEnd, end: parser.offset)
         return true
     }
 }
