@@ -59,13 +59,14 @@ let package = Package(
 
         /// The system, at the bottom: files read and written with POSIX calls, threads of their own, locks.
         .target(name: "NotesSystem", swiftSettings: swiftSettings),
-        /// The scanner's block classifiers (SSE2, NEON or plain C inline; AVX2 and AVX-512BW chosen at run time).
+        /// The scanner's block classifiers (SSE2, NEON or plain C inline; AVX2 and AVX-512BW chosen at run time),
+        /// the recording of yajl's events, and the id set's prefetch.
         .target(name: "CJSONBlocks"),
         /// A push parser over yajl with hard limits; knows nothing about notes.
         .target(
             name: "NotesJSON", dependencies: ["CYajl", "CJSONBlocks", "NotesSystem"], swiftSettings: swiftSettings),
         /// The page contract: notes, cursors, the id set.
-        .target(name: "NotesPage", dependencies: ["NotesJSON"], swiftSettings: swiftSettings),
+        .target(name: "NotesPage", dependencies: ["NotesJSON", "CJSONBlocks"], swiftSettings: swiftSettings),
         /// Walking a paginated endpoint: the transport protocol and libcurl's (Linux), retries, cursors, the
         /// run's id set. No Foundation networking: a program that links it maps no more than it uses.
         .target(

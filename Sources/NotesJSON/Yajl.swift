@@ -160,6 +160,12 @@ struct YajlPosition {
         nonmutating set { pointer.pointee.completing = newValue ? 1 : 0 }
     }
 
+    /// The document offset just past the token yajl is calling back for, on the thread that parses.
+    var tokenEnd: Int {
+        guard !isCompleting, let handle = pointer.pointee.handle else { return base }
+        return base + (pointer.pointee.consumed?(handle) ?? 0)
+    }
+
     /// Records into `block` (the parsing thread's, until ``end(_:)``).
     func begin(_ block: UnsafeMutablePointer<EventBlock>) {
         let storage = block.pointee.recordStorage

@@ -1,3 +1,5 @@
+import CJSONBlocks
+
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Darwin)
@@ -85,6 +87,22 @@ public final class IDSet {
         return table.pointee.insert(id)
     }
 
+    /// The hash of `id` that ``insert(_:hash:)`` takes, its slot's cache line fetched meanwhile: a page
+    /// prepares a record's id when it reads it and inserts it at the record's end, by when the line, most
+    /// often a miss in a large table, has arrived.
+    @inline(__always)
+    func prepare(_ id: UnsafeRawBufferPointer) -> UInt32 {
+        table.pointee.prepare(id)
+    }
+
+    /// Inserts `id`, whose hash ``prepare(_:)`` gave, into the open page.
+    /// - Precondition: as ``insert(_:)-(UnsafeRawBufferPointer)``.
+    @inline(__always)
+    func insert(_ id: UnsafeRawBufferPointer, hash: UInt32) -> InsertResult {
+        precondition(id.count <= Self.maxIDBytes, "ids are at most \(Self.maxIDBytes) bytes")
+        return table.pointee.insert(id, hash: hash)
+    }
+
     /// Inserts the UTF-8 bytes of `id`.
     @discardableResult
     public func insert(_ id: String) -> InsertResult {
@@ -161,7 +179,18 @@ private struct Table {
     }
 
     mutating func insert(_ id: UnsafeRawBufferPointer) -> IDSet.InsertResult {
+        insert(id, hash: hash(id))
+    }
+
+    @inline(__always)
+    func prepare(_ id: UnsafeRawBufferPointer) -> UInt32 {
         let hash = hash(id)
+        slots.prefetch(Int(hash) & mask)
+        return hash
+    }
+
+    @inline(__always)
+    mutating func insert(_ id: UnsafeRawBufferPointer, hash: UInt32) -> IDSet.InsertResult {
         let (found, slot) = find(id, hash: hash)
         if found { return .duplicate(page: page(of: Self.position(slots[slot]))) }
         slots[slot] = Self.slot(hash: hash, position: append(id))
@@ -412,6 +441,12 @@ private struct SlotChunks {
     subscript(slot: Int) -> UInt64 {
         @inline(__always) get { chunks[slot &>> chunkShift][slot & chunkMask] }
         @inline(__always) nonmutating set { chunks[slot &>> chunkShift][slot & chunkMask] = newValue }
+    }
+
+    /// Starts loading the cache line of `slot`.
+    @inline(__always)
+    func prefetch(_ slot: Int) {
+        notes_prefetch_for_write(chunks[slot &>> chunkShift] + (slot & chunkMask))
     }
 
     /// Whether the table is whole chunks, which ``doubleInPlace()`` can add to.

@@ -102,6 +102,7 @@ public struct PageDecoder: ~Copyable {
         if configuration.keepsJSON { pipeline.scansOnCaller = false }
         parser = PipelinedJSONParser(
             limits: configuration.limits, handler: assembler, options: pipeline, worker: worker)
+        assembler.state.pointee.tokenEnd = parser.tokenEnd
     }
 
     deinit {
@@ -331,7 +332,7 @@ public struct PageDecoder: ~Copyable {
         switch error.kind {
         case .stopped:
             var failure = assembler.state.pointee.failure!
-            failure.offset = error.offset
+            failure.offset = assembler.state.pointee.failureOffset ?? error.offset
             try fail(failure)
         case .syntax, .invalidText:
             try fail(PageError(.invalidJSON, message: "invalid JSON: \(error.message)", offset: error.offset))

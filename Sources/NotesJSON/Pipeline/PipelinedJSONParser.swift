@@ -60,12 +60,24 @@ package struct PipelinedJSONParser: ~Copyable {
         try core.finish()
     }
 
+    /// Where the token the handler is called back for ends, while the parse is on the caller's thread (a
+    /// pipelined parse's handler replays events that carry their ends instead).
+    package var tokenEnd: JSONTokenEnd { JSONTokenEnd(position: core.parser.callbackContext.position) }
+
     /// The state shared with the parsing thread: it lives as long as that thread does.
     package var sharedState: AnyObject { core }
 
     /// The most ring blocks in use at once so far (copied in, parsed or being replayed): never more than
     /// ``JSONPipelineOptions/blocks``.
     package var peakBlocksInUse: Int { core.peakBlocksInUse }
+}
+
+/// The document offset just past the token a handler is called back for, read in the callback, on the
+/// thread that parses (``PipelinedJSONParser/tokenEnd``).
+package struct JSONTokenEnd {
+    let position: YajlPosition
+
+    package var offset: Int { position.tokenEnd }
 }
 
 /// The state behind a ``PipelinedJSONParser``, shared with its parsing thread.

@@ -15,6 +15,12 @@ public struct RecordedEvents {
     @inlinable
     public var count: Int { block.pointee.eventCount }
 
+    /// The document offset just past entry `index`'s token.
+    @inlinable
+    public func end(_ index: Int) -> Int {
+        block.pointee.events[index].end
+    }
+
     /// Entry `index` as an event, with whether its text had no escape in the document (what
     /// ``JSONEventHandler/handle(plainText:)`` is told); `nil` for the end of a piece, which is no event.
     @inlinable

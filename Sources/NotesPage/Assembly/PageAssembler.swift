@@ -31,10 +31,14 @@ final class PageAssembler: BlockEventHandler {
 
     func handle(recorded events: RecordedEvents) -> Int? {
         let state = self.state
-        defer { state.pointee.plainText = false }
+        defer {
+            state.pointee.plainText = false
+            state.pointee.replayedEnd = -1
+        }
         for index in 0..<events.count {
             guard let (event, plain) = events[index] else { continue }
             state.pointee.plainText = plain
+            state.pointee.replayedEnd = events.end(index)
             if !state.pointee.handle(event) { return index }
         }
         return nil
@@ -153,6 +157,8 @@ struct PageState: ~Copyable {
     var notes: [Note] = []
     var noteCount = 0
     var failure: PageError?
+    /// Where ``failure`` is, when not where the parse stopped.
+    var failureOffset: Int?
 
     /// Whether the notes being read must have a title (``PageConfiguration/titleRule``), as of their array.
     var titleRequired = true
@@ -170,8 +176,16 @@ struct PageState: ~Copyable {
     var noteID = ByteBuffer()
     var noteTitle = ByteBuffer()
     var hasID = false
+    /// The id's hash in the id set, from when it was read (``IDSet/prepare(_:)``), and where the id ends
+    /// in the document: a duplicate, found at the note's end, is reported there.
+    var idHash: UInt32 = 0
+    var idEnd = 0
+    /// Where the event being handled ends in the document: set for each event replayed from a parsed block
+    /// (-1 otherwise), else read from the parser calling back (``tokenEnd``).
+    var replayedEnd = -1
+    var tokenEnd: JSONTokenEnd?
     var hasTitle = false
-    /// Whether the note being read repeats an id and is to be left out.
+    /// Whether the note being read repeats an id and is to be left out (known at its end).
     var isDuplicate = false
     var writer = CompactJSONWriter()
     /// Whether the key or string being handled had no escape in the document

@@ -193,20 +193,25 @@ extension PageState {
         if text.count > IDSet.maxIDBytes {
             return fail(.invalidID, "id longer than \(IDSet.maxIDBytes) bytes", note: noteCount)
         }
-        if case .duplicate(let page) = ids.insert(text) {
-            if configuration.duplicates == .skip {
-                isDuplicate = true
-                hasID = true
-                noteID.set(text)
-                return true
-            }
-            let onPage = page == ids.committedPages ? "earlier on this page" : "on page \(page + 1)"
-            return fail(
-                .duplicateID(firstPage: page), "duplicate id \(Self.quote(text)), seen \(onPage)", note: noteCount)
-        }
+        // Taken into the id set when the note ends (``insertID()``): its slot is fetched meanwhile.
+        idHash = ids.prepare(text)
+        idEnd = replayedEnd >= 0 ? replayedEnd : tokenEnd?.offset ?? 0
         hasID = true
         noteID.set(text)
         return true
+    }
+
+    /// The note's id into the run's id set: a duplicate fails the page, or is left out when asked.
+    mutating func insertID() -> Bool {
+        guard case .duplicate(let page) = ids.insert(noteID.bytes, hash: idHash) else { return true }
+        if configuration.duplicates == .skip {
+            isDuplicate = true
+            return true
+        }
+        let onPage = page == ids.committedPages ? "earlier on this page" : "on page \(page + 1)"
+        failureOffset = idEnd
+        return fail(
+            .duplicateID(firstPage: page), "duplicate id \(Self.quote(noteID.bytes)), seen \(onPage)", note: noteCount)
     }
 
     mutating func finishNote() -> Bool {
@@ -214,6 +219,7 @@ extension PageState {
             guard decideID() else { return false }
         }
         guard hasID else { return fail(.missingID, "note has no '\(notePaths.id)'", note: noteCount) }
+        guard insertID() else { return false }
         guard hasTitle || notePaths.title == nil || !titleRequired else {
             return fail(.missingTitle, "note has no '\(notePaths.title!)'", note: noteCount)
         }
