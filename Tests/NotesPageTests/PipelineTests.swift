@@ -150,6 +150,28 @@ struct PipelineTests {
         }
     }
 
+    /// The caller sleeps until half the blocks it waits for are parsed; a parse that ends at an error before
+    /// that many must still wake it, with the error. The error sits late in the page, where the caller,
+    /// which replays faster than yajl parses, is most often already asleep.
+    @Test("A parse that ends at an error wakes a caller waiting for blocks past it")
+    func errorWakesWaitingCaller() throws {
+        let clean = page(count: 3000, seed: 17)
+        let ring = JSONPipelineOptions(threshold: 0, blockBytes: 4096, blocks: 32)
+        for share in [70, 85, 95, 99] {
+            var body = clean
+            let id = Array(#""id":"n\#(3000 * share / 100)""#.utf8)
+            let at = try #require((0...(body.count - id.count)).first { body[$0..<$0 + id.count].elementsEqual(id) })
+            body.insert(UInt8(ascii: "]"), at: at + id.count)  // a syntax error only yajl finds
+            for size in [16 << 10, body.count] {
+                for _ in 0..<5 {
+                    let two = trace(chunks(body, size: size), configuration: PageConfiguration(), pipeline: ring)
+                    #expect(two.error?.code == .invalidJSON, "error at \(share) % of the page, chunks of \(size)")
+                    #expect(two.error?.offset == at + id.count)
+                }
+            }
+        }
+    }
+
     @Test("Every split point of a small page, with a ring of one tiny block")
     func everySplit() {
         let bodies = [

@@ -110,4 +110,6 @@ let rings: [JSONPipelineOptions] = [
     JSONPipelineOptions(threshold: 0, blockBytes: 1000, blocks: 1),
     JSONPipelineOptions(threshold: 3000, blockBytes: 4096, blocks: 2),
     JSONPipelineOptions(threshold: 100_000, blockBytes: 333, blocks: 3),
+    // A fetch's shape: many small blocks, so the caller waits for several at once (half those outstanding).
+    JSONPipelineOptions(threshold: 0, blockBytes: 4096, blocks: 32),
 ]

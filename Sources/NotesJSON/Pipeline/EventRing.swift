@@ -18,6 +18,11 @@ final class EventRing: @unchecked Sendable {
     private var filledCount = 0
     private var parsedCount = 0
     private var stopped = false
+    /// Whether the parsing thread is done with the document (its last block, or an error): no more blocks
+    /// will be parsed.
+    private var parseEnded = false
+    /// The parsed count the caller sleeps until, if it sleeps: the parsing thread wakes it only then.
+    private var wakeAt = Int.max
 
     init(blocks count: Int, blockBytes: Int) {
         self.count = count
@@ -62,15 +67,18 @@ final class EventRing: @unchecked Sendable {
         pthread_mutex_unlock(mutex)
     }
 
-    /// The caller: whether block `index` is parsed, waiting for it if `waiting`.
-    func waitParsed(beyond index: Int, waiting: Bool) -> Bool {
+    /// The caller: whether block `index` is parsed. If it is not and `waiting`, waits until the blocks
+    /// before `target` (past `index`) are, or the parse has ended: one wake-up for several blocks, where
+    /// a wake-up for each would cost both threads a context switch for every block.
+    func waitParsed(beyond index: Int, waiting: Bool, target: Int) -> Bool {
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }
-        while parsedCount <= index {
-            guard waiting else { return false }
-            pthread_cond_wait(parsedSignal, mutex)
-        }
-        return true
+        if parsedCount > index { return true }
+        guard waiting else { return false }
+        wakeAt = max(target, index + 1)
+        while parsedCount < wakeAt && !parseEnded { pthread_cond_wait(parsedSignal, mutex) }
+        wakeAt = .max
+        return parsedCount > index
     }
 
     /// The parsing thread: waits until block `index` is published. - Returns: `false` once stopped.
@@ -81,11 +89,12 @@ final class EventRing: @unchecked Sendable {
         return !stopped
     }
 
-    /// The parsing thread: blocks before `count` are parsed.
-    func parsed(_ count: Int) {
+    /// The parsing thread: blocks before `count` are parsed, and whether that `ended` the document's parse.
+    func parsed(_ count: Int, ended: Bool) {
         pthread_mutex_lock(mutex)
         parsedCount = count
-        pthread_cond_signal(parsedSignal)
+        parseEnded = ended
+        if count >= wakeAt || ended { pthread_cond_signal(parsedSignal) }
         pthread_mutex_unlock(mutex)
     }
 
@@ -96,6 +105,8 @@ final class EventRing: @unchecked Sendable {
         filledCount = 0
         parsedCount = 0
         stopped = false
+        parseEnded = false
+        wakeAt = .max
         pthread_mutex_unlock(mutex)
     }
 

@@ -198,11 +198,23 @@ final class PipelineCore: @unchecked Sendable {
     }
 
     /// Replays the next parsed block, if there is one (or, `waiting`, once there is).
+    ///
+    /// Waiting, it sleeps until half the blocks published and not yet replayed are parsed (at least the
+    /// next): the caller replays faster than yajl parses, so waking for each block would put it to sleep
+    /// again after each, and halving leaves only the last block to replay once the parse ends.
     /// - Returns: Whether a block was replayed.
     /// - Throws: The first error of the document, the handler's stop or the parser's error.
     private func replayNext(waiting: Bool) throws(JSONError) -> Bool {
         let ring = ring!
-        guard replayed < ring.filled, ring.waitParsed(beyond: replayed, waiting: waiting) else { return false }
+        let filled = ring.filled
+        guard replayed < filled,
+            ring.waitParsed(beyond: replayed, waiting: waiting, target: replayed + (filled - replayed + 1) / 2)
+        else {
+            // Blocks are replayed in order, and the parse ends only at the last block or at one with an
+            // error, which throws when replayed: it cannot end before a block the caller waits for.
+            precondition(!waiting, "the parse ended before a block published")
+            return false
+        }
         let block = ring.block(replayed)
         defer {
             block.pointee.reset()
@@ -257,7 +269,7 @@ final class PipelineCore: @unchecked Sendable {
             position.begin(block)
             let ended = parse(block)
             position.end(block)
-            ring.parsed(index + 1)
+            ring.parsed(index + 1, ended: ended)
             if ended { return }
             index += 1
         }
