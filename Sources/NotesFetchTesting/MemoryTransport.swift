@@ -79,6 +79,7 @@ public final class MemoryTransport: HTTPTransport {
                 request.meter?.received(wireBytes: chunk.count)
                 let delivered = chunk.withUnsafeBytes { receiver.receive(body: $0) }
                 if !delivered { return false }
+                receiver.awaitNetwork()
             }
         }
         if let failure { throw failure }

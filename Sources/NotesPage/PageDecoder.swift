@@ -117,10 +117,14 @@ public struct PageDecoder: ~Copyable {
     ///
     /// As of every chunk fed: when the page is decoded on two threads and the answer could still change,
     /// this waits until the decoding has caught up with the chunks.
-    public var hasReadNextBeforeItems: Bool {
+    public var hasReadNextBeforeItems: Bool { hasReadNextBeforeItems(waiting: true) }
+
+    /// ``hasReadNextBeforeItems``, without waiting (`waiting` false): as of the events the handler has
+    /// seen so far, which on two threads may be short of the chunks fed.
+    public func hasReadNextBeforeItems(waiting: Bool) -> Bool {
         // Once the items have started, or the next value came first, the answer is final.
         let state = assembler.state
-        if !state.pointee.foundItems && !state.pointee.nextBeforeItems { parser.synchronize() }
+        if waiting && !state.pointee.foundItems && !state.pointee.nextBeforeItems { parser.synchronize() }
         return state.pointee.nextBeforeItems
     }
 

@@ -200,6 +200,7 @@ public final class URLSessionTransport: HTTPTransport, @unchecked Sendable {
             case .body(let chunk):
                 deliveredBytes += chunk.count
                 delivered = receiver.receive(body: chunk)
+                if delivered { receiver.awaitNetwork() }
             }
             lastActivity = DispatchTime.now().uptimeNanoseconds
             if !delivered {

@@ -56,6 +56,42 @@ struct EarlyWalkTests {
         #expect(asked(), "page 5 was asked for from page 4's last chunk, before its first was decoded")
     }
 
+    /// A page past 32 KiB is decoded on two threads: its next value, read before the notes, is known only
+    /// once the parsing thread has reached it. The page's first bytes come, then nothing until the next
+    /// page is asked for: the walk must wait for its decoder while the network is silent, and ask then.
+    @Test("A page on two threads asks for the next once the network pauses, when its next value came first")
+    func nextFirstOnTwoThreads() async throws {
+        let notes = (1...400).map { #"{"id":"a\#($0)","title":"\#(String(repeating: "t", count: 100))"}"# }
+        let body = #"{"next_cursor":"2","notes":["# + notes.joined(separator: ",") + "]}"
+        let first = 8000
+        let cut = body.utf8.index(body.utf8.startIndex, offsetBy: first)
+        let askedEarly = Mutex(false)
+        let server = try ScriptedServer { head in
+            guard head.hasPrefix("GET /notes ") else {
+                return [.send(ScriptedServer.json(#"{"next_cursor":null,"notes":[{"id":"b","title":"t"}]}"#))]
+            }
+            let whole = ScriptedServer.json(body)
+            let split = whole.utf8.count - body.utf8.count + first
+            let bytes = Array(whole.utf8)
+            return [
+                .sendBytes(Array(bytes[..<split])),
+                .waitUntil { requests, _ in
+                    let asked = requests.contains { $0.hasPrefix("GET /notes?cursor=2 ") }
+                    if asked { askedEarly.withLock { $0 = true } }
+                    return asked
+                },
+                .sendBytes(Array(bytes[split...])),
+            ]
+        }
+        defer { server.close() }
+        #expect(body.utf8.count > 32 << 10 && String(body[..<cut]).contains("next_cursor"))
+        // The command itself, whose lanes have transports of their own.
+        let run = try await Run(["fetch", "--all", "--quiet", "--format", "ids", server.origin + "/notes"])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stdout.split(separator: "\n").count == 401)
+        #expect(askedEarly.withLock { $0 }, "page 2 was asked for while page 1's notes were still to come")
+    }
+
     @Test("Compressed pages are not guessed from: every page is asked for once, none early")
     func compressed() async throws {
         let server = try ScriptedServer { head in

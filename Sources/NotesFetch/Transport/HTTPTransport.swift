@@ -17,11 +17,16 @@ public protocol HTTPResponseReceiver: AnyObject {
     /// wait on the network), so that the next request goes out before the bytes ahead of the one that
     /// names it are taken. `false` by default.
     var awaitsNextRequest: Bool { get }
+    /// Told when the transport has handed over every byte it has and is about to wait on the network: work
+    /// the receiver put off so as not to hold up the bytes (waiting for its decoder to catch up) costs
+    /// nothing now. A transport that cannot tell calls it after each chunk. Nothing by default.
+    func awaitNetwork()
 }
 
 extension HTTPResponseReceiver {
     public func nextRequest(peekingAt chunk: UnsafeRawBufferPointer) -> HTTPRequest? { nil }
     public var awaitsNextRequest: Bool { false }
+    public func awaitNetwork() {}
 }
 
 /// Performs HTTP exchanges, blocking the calling thread, with real backpressure: the body is read from

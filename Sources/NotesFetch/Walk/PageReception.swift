@@ -78,11 +78,7 @@ package final class PageReception: HTTPResponseReceiver {
     package func receive(body chunk: UnsafeRawBufferPointer) -> Bool {
         do {
             try decoder.feed(chunk, into: &notes)
-            if let early, decoder.hasReadNextBeforeItems, let head {
-                self.early = nil
-                makeNextRequest = nil
-                _ = early(head, NextValue(read: decoder.nextCursorRead), decoder.fieldsRead)
-            }
+            tellEarly(waiting: false)
             return true
         } catch {
             problem = .contract(error)
@@ -90,8 +86,26 @@ package final class PageReception: HTTPResponseReceiver {
         }
     }
 
+    /// The transport waits on the network: a page on two threads whose start the decoder has not yet
+    /// replayed is waited for here, not after each chunk, where the wait would keep the parsing thread
+    /// from the chunks behind it.
+    package func awaitNetwork() {
+        tellEarly(waiting: true)
+    }
+
+    /// Tells ``early`` the next value once the decoder has read it before the items: as of the events
+    /// replayed so far, or, `waiting`, once the decoder has caught up with the chunks fed.
+    private func tellEarly(waiting: Bool) {
+        guard let early, let head, problem == nil, decoder.hasReadNextBeforeItems(waiting: waiting) else { return }
+        self.early = nil
+        makeNextRequest = nil
+        _ = early(head, NextValue(read: decoder.nextCursorRead), decoder.fieldsRead)
+    }
+
     package func finish() throws(PageError) -> PageDecoder.Summary {
-        try decoder.finish(into: &notes)
+        // A body that came whole without the network's pause: tell now, before the page's end is waited for.
+        tellEarly(waiting: true)
+        return try decoder.finish(into: &notes)
     }
 
     /// JSON media types named otherwise than `application/json` and `+json`.

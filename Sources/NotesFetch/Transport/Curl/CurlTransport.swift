@@ -195,6 +195,7 @@
                 // network's next bytes.
                 if !exchange.deliverHeld() { return CURLE_WRITE_ERROR }
                 if handle.ended == nil {
+                    exchange.receiver?.awaitNetwork()
                     notes_curl_multi_poll(curl, multi, 250)
                 }
             }
