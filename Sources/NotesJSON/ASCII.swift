@@ -1,9 +1,12 @@
 /// Byte-level tests on ASCII text, shared by the scanner, the compact writer and the URL code, so that
 /// each rule is written once.
-package enum ASCII {
+///
+/// Public, with inlinable members, only so that other modules (the compact writer's) can inline them:
+/// members of `package` types are not inlined across modules.
+public enum ASCII {
     /// The value of a hex digit, or `nil` for any other byte.
     @inlinable @inline(__always)
-    package static func hexValue(_ byte: UInt8) -> UInt8? {
+    public static func hexValue(_ byte: UInt8) -> UInt8? {
         switch byte {
         case UInt8(ascii: "0")...UInt8(ascii: "9"): return byte - UInt8(ascii: "0")
         case UInt8(ascii: "a")...UInt8(ascii: "f"): return byte - UInt8(ascii: "a") + 10
@@ -18,7 +21,7 @@ package enum ASCII {
     /// most strings and keys are shorter than eight bytes. The lowest flagged byte is exact (borrows only
     /// flag bytes above a true match).
     @inlinable @inline(__always)
-    package static func plainRun(_ text: UnsafeRawBufferPointer, from start: Int, nonASCII: Bool) -> Int {
+    public static func plainRun(_ text: UnsafeRawBufferPointer, from start: Int, nonASCII: Bool) -> Int {
         let count = text.count
         var index = start
         while index + 8 <= count {
@@ -52,7 +55,7 @@ package enum ASCII {
     /// The high bit of each byte of `word` (little-endian) that is below 0x20, `"` or `\\`, or with
     /// `nonASCII` 0x80 or more; exact for the lowest such byte.
     @inlinable @inline(__always)
-    package static func flagged(_ word: UInt64, nonASCII: Bool) -> UInt64 {
+    public static func flagged(_ word: UInt64, nonASCII: Bool) -> UInt64 {
         let ones: UInt64 = 0x0101_0101_0101_0101
         let highs: UInt64 = 0x8080_8080_8080_8080
         let high = nonASCII ? UInt64.max : 0
