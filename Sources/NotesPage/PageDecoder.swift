@@ -333,6 +333,8 @@ public struct PageDecoder: ~Copyable {
     }
 
     private mutating func fail(_ error: JSONError) throws(PageError) -> Never {
+        // A note whose id repeats one of the run's, cut short by this error: the id came first.
+        if error.kind != .stopped, let duplicate = assembler.state.pointee.pendingDuplicate() { try fail(duplicate) }
         switch error.kind {
         case .stopped:
             var failure = assembler.state.pointee.failure!

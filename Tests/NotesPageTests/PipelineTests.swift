@@ -172,6 +172,33 @@ struct PipelineTests {
         }
     }
 
+    /// A repeated id is taken into the id set at its note's end; a fault of the same note after the id
+    /// (a second id, a title of another type, a syntax error, a string over the cap, the body's end) still
+    /// loses to it, as it comes later in the body.
+    @Test(
+        "A repeated id wins over a later fault of its note, with the id's offset, on one thread and two",
+        arguments: [
+            #"{"id":"f7","id":"x","title":"t"}"#, #"{"id":"f7","title":5}"#, #"{"id":"f7","title":"t"]"#,
+            #"{"id":"f7","title":"\#(String(repeating: "x", count: 700))"}"#, #"{"id":"f7","title":"t""#,
+        ])
+    func duplicateBeforeLaterFault(note: String) throws {
+        let filler = (0..<3000).map { #"{"id":"f\#($0)","title":"t"}"# }.joined(separator: ",")
+        let head = #"{"notes":["# + filler + ","
+        let body = Array((head + note + (note.hasSuffix(#""t""#) ? "" : "]}")).utf8)
+        let idEnd = head.utf8.count + #"{"id":"f7""#.utf8.count
+        var configuration = PageConfiguration()
+        configuration.limits.maxTokenBytes = 600
+        for size in [1000, body.count] {
+            let one = trace(chunks(body, size: size), configuration: configuration, pipeline: .singleThreaded)
+            #expect(one.error?.code == .duplicateID(firstPage: 0), "\(one)")
+            #expect(one.error?.offset == idEnd && one.error?.noteIndex == 3000)
+            for ring in rings {
+                let two = trace(chunks(body, size: size), configuration: configuration, pipeline: ring)
+                #expect(two.agrees(with: one, ring: ring), "ring \(ring): \(two) vs \(one)")
+            }
+        }
+    }
+
     @Test("Every split point of a small page, with a ring of one tiny block")
     func everySplit() {
         let bodies = [

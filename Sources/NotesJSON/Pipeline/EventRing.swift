@@ -11,7 +11,8 @@ final class EventRing: @unchecked Sendable {
     let blockBytes: Int
     private let blocks: UnsafeMutablePointer<EventBlock>
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
-    /// Signalled when a block is published or the ring stops; when a block is parsed.
+    /// Signalled when a block is published or the ring stops; when the parsed blocks reach the count the
+    /// caller waits for (``waitParsed(beyond:waiting:target:)``), or the parse ends.
     private let published: UnsafeMutablePointer<pthread_cond_t>
     private let parsedSignal: UnsafeMutablePointer<pthread_cond_t>
     // Behind `mutex`.

@@ -180,6 +180,8 @@ struct PageState: ~Copyable {
     /// in the document: a duplicate, found at the note's end, is reported there.
     var idHash: UInt32 = 0
     var idEnd = 0
+    /// Whether the note's id is read and not yet in the id set.
+    var idPending = false
     /// Where the event being handled ends in the document: set for each event replayed from a parsed block
     /// (-1 otherwise), else read from the parser calling back (``tokenEnd``).
     var replayedEnd = -1

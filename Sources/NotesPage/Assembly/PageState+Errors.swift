@@ -4,7 +4,12 @@ import NotesJSON
 
 extension PageState {
     mutating func fail(_ code: PageError.Code, _ message: String, note: Int? = nil) -> Bool {
-        failure = PageError(code, message: message, offset: 0, noteIndex: note)
+        if let duplicate = pendingDuplicate() {
+            failure = duplicate
+            failureOffset = idEnd
+        } else {
+            failure = PageError(code, message: message, offset: 0, noteIndex: note)
+        }
         return false
     }
 

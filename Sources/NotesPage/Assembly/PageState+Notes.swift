@@ -30,6 +30,7 @@ extension PageState {
         frames.append(.note)
         // `noteID` and `noteTitle` are replaced when their member is read, never cleared here.
         hasID = false
+        idPending = false
         hasTitle = false
         isDuplicate = false
         if configuration.keepsJSON {
@@ -196,6 +197,7 @@ extension PageState {
         // Taken into the id set when the note ends (``insertID()``): its slot is fetched meanwhile.
         idHash = ids.prepare(text)
         idEnd = replayedEnd >= 0 ? replayedEnd : tokenEnd?.offset ?? 0
+        idPending = true
         hasID = true
         noteID.set(text)
         return true
@@ -203,15 +205,34 @@ extension PageState {
 
     /// The note's id into the run's id set: a duplicate fails the page, or is left out when asked.
     mutating func insertID() -> Bool {
+        idPending = false
         guard case .duplicate(let page) = ids.insert(noteID.bytes, hash: idHash) else { return true }
         if configuration.duplicates == .skip {
             isDuplicate = true
             return true
         }
-        let onPage = page == ids.committedPages ? "earlier on this page" : "on page \(page + 1)"
+        failure = duplicateError(firstPage: page)
         failureOffset = idEnd
-        return fail(
-            .duplicateID(firstPage: page), "duplicate id \(Self.quote(noteID.bytes)), seen \(onPage)", note: noteCount)
+        return false
+    }
+
+    /// The error of a note whose id the run has seen on page `firstPage`, at the id.
+    func duplicateError(firstPage page: Int) -> PageError {
+        let onPage = page == ids.committedPages ? "earlier on this page" : "on page \(page + 1)"
+        return PageError(
+            .duplicateID(firstPage: page), message: "duplicate id \(Self.quote(noteID.bytes)), seen \(onPage)",
+            offset: idEnd, noteIndex: noteCount)
+    }
+
+    /// The duplicate-id error of the note being read, when another fault of the page comes after its id
+    /// and before its end: the id comes first in the body, so its error is the page's (as when ids were
+    /// taken as read). `nil` when the id is new, or duplicates are skipped. The id joins the open page,
+    /// which the fault rolls back.
+    mutating func pendingDuplicate() -> PageError? {
+        guard idPending, configuration.duplicates != .skip else { return nil }
+        idPending = false
+        guard case .duplicate(let page) = ids.insert(noteID.bytes, hash: idHash) else { return nil }
+        return duplicateError(firstPage: page)
     }
 
     mutating func finishNote() -> Bool {
