@@ -6,8 +6,7 @@ enum { start_object, end_object, start_array, end_array, key, string, number, is
 
 static inline int record(void *ctx, int kind, const uint8_t *text, size_t count) {
     notes_json_position *position = (notes_json_position *)ctx;
-    int64_t end = position->completing ? position->base : position->base + (int64_t)position->consumed(position->handle);
-    notes_json_record_at(position, kind, end, text, count);
+    notes_json_record_at(position, kind, notes_json_token_end(position), text, count);
     return 1;
 }
 

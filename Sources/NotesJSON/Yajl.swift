@@ -160,11 +160,9 @@ struct YajlPosition {
         nonmutating set { pointer.pointee.completing = newValue ? 1 : 0 }
     }
 
-    /// The document offset just past the token yajl is calling back for, on the thread that parses.
-    var tokenEnd: Int {
-        guard !isCompleting, let handle = pointer.pointee.handle else { return base }
-        return base + (pointer.pointee.consumed?(handle) ?? 0)
-    }
+    /// The document offset just past the token yajl is calling back for, on the thread that parses (the
+    /// recording callbacks' rule, `notes_json_token_end`).
+    var tokenEnd: Int { Int(notes_json_token_end(pointer)) }
 
     /// Records into `block` (the parsing thread's, until ``end(_:)``).
     func begin(_ block: UnsafeMutablePointer<EventBlock>) {

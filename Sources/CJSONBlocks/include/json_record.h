@@ -43,6 +43,12 @@ struct notes_json_position {
     void *context;
 };
 
+// The document offset just past the token yajl is calling back for (`consumed` counts from the start of
+// the buffer being parsed); the document's length while yajl completes it. Only inside a callback.
+static inline int64_t notes_json_token_end(const notes_json_position *position) {
+    return position->completing ? position->base : position->base + (int64_t)position->consumed(position->handle);
+}
+
 // Records an event of `kind` ending at `end`, with its bytes if any.
 static inline void notes_json_record_at(
     notes_json_position *position, int kind, int64_t end, const uint8_t *text, size_t count) {
