@@ -116,7 +116,8 @@ public struct PageDecoder: ~Copyable {
     /// that the next page can be requested while this one streams; ``nextCursorRead`` is then what it was.
     ///
     /// As of every chunk fed: when the page is decoded on two threads and the answer could still change,
-    /// this waits until the decoding has caught up with the chunks.
+    /// this waits until the decoding has reached the items or the next value, or caught up with the
+    /// chunks (block by block: the parse of the blocks after goes on).
     public var hasReadNextBeforeItems: Bool { hasReadNextBeforeItems(waiting: true) }
 
     /// ``hasReadNextBeforeItems``, without waiting (`waiting` false): as of the events the handler has
@@ -124,7 +125,7 @@ public struct PageDecoder: ~Copyable {
     public func hasReadNextBeforeItems(waiting: Bool) -> Bool {
         // Once the items have started, or the next value came first, the answer is final.
         let state = assembler.state
-        if waiting && !state.pointee.foundItems && !state.pointee.nextBeforeItems { parser.synchronize() }
+        if waiting { parser.synchronize { state.pointee.foundItems || state.pointee.nextBeforeItems } }
         return state.pointee.nextBeforeItems
     }
 
@@ -144,6 +145,10 @@ public struct PageDecoder: ~Copyable {
 
     /// Whether the page is being decoded on two threads (it passed the pipeline's threshold).
     package var isPipelined: Bool { parser.isPipelined }
+
+    /// Whether the page is decoded on two threads, or will be from its first byte: a feed then only scans
+    /// and copies, the parse going on meanwhile.
+    package var parsesElsewhere: Bool { parser.parsesElsewhere }
 
     /// What the second thread shares with this decoder: it lives as long as that thread does.
     package var pipelineState: AnyObject { parser.sharedState }

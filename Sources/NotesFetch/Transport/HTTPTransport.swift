@@ -12,10 +12,10 @@ public protocol HTTPResponseReceiver: AnyObject {
     /// while this response is still being taken; a later ``HTTPTransport/perform(_:receiver:cancellation:)``
     /// of an equal request takes over that exchange. `nil` by default.
     func nextRequest(peekingAt chunk: UnsafeRawBufferPointer) -> HTTPRequest?
-    /// Whether a chunk still to come may name the next request. While it does, a transport that sends
-    /// early may hold each chunk back until it has shown the receiver the next one (or would otherwise
-    /// wait on the network), so that the next request goes out before the bytes ahead of the one that
-    /// names it are taken. `false` by default.
+    /// Whether a chunk still to come may name the next request, and taking a chunk would hold up the
+    /// next. While it does, a transport that sends early may hold each chunk back until it has shown the
+    /// receiver the next one (or would otherwise wait on the network), so that the next request goes out
+    /// before the bytes ahead of the one that names it are taken. `false` by default.
     var awaitsNextRequest: Bool { get }
     /// Told when the transport has handed over every byte it has and is about to wait on the network: work
     /// the receiver put off so as not to hold up the bytes (waiting for its decoder to catch up) costs

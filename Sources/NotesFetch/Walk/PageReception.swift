@@ -65,7 +65,11 @@ package final class PageReception: HTTPResponseReceiver {
         return true
     }
 
-    package var awaitsNextRequest: Bool { makeNextRequest != nil }
+    /// Whether the transport should hold chunks back until it has peeked at the last it can read at once
+    /// (``nextRequest(peekingAt:)``): only while a chunk would be decoded here before the next is read. A
+    /// page parsed on the second thread takes a chunk in about the time of a copy, and its parse starts
+    /// with the first.
+    package var awaitsNextRequest: Bool { makeNextRequest != nil && !decoder.parsesElsewhere }
 
     package func nextRequest(peekingAt chunk: UnsafeRawBufferPointer) -> HTTPRequest? {
         guard let makeNextRequest, let head, let value = NextValuePeek.value(after: nextKey, in: chunk) else {

@@ -34,6 +34,10 @@ package struct PipelinedJSONParser: ~Copyable {
     /// Whether the parse has moved to the second thread.
     package var isPipelined: Bool { core.ring != nil }
 
+    /// Whether the parse is on the second thread, or moves there with the first byte fed (a document
+    /// announced past the threshold): a feed then takes a chunk in about the time of a copy.
+    package var parsesElsewhere: Bool { core.parsesElsewhere }
+
     /// Says how long the document is (an HTTP body's `Content-Length`), before its first byte: one that
     /// will pass the threshold moves to the second thread from its first byte, one that will not stays on
     /// the caller's thread whatever arrives. Ignored once bytes have been fed.
@@ -52,6 +56,12 @@ package struct PipelinedJSONParser: ~Copyable {
     /// kept, and thrown by the next ``feed(_:)`` or ``finish()``.
     package func synchronize() {
         core.catchUp()
+    }
+
+    /// Waits, block by block, until the handler has seen enough events for `reached()` to hold, or every
+    /// event of the bytes fed so far. An error met meanwhile is kept, as with ``synchronize()``.
+    package func synchronize(until reached: () -> Bool) {
+        core.catchUp(until: reached)
     }
 
     /// Ends the document: waits for every event, then for the parse's end.
