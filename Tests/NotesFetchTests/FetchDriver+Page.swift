@@ -44,7 +44,8 @@ extension FetchDriver {
             let decoded = body.withUnsafeBytes { bytes -> Bool in
                 for range in [0..<split, split..<bytes.count] {
                     let chunk = UnsafeRawBufferPointer(rebasing: bytes[range])
-                    if reception.awaitsNextRequest { _ = reception.nextRequest(peekingAt: chunk) }
+                    // As libcurl's exchange: every chunk is shown for the next request until one names it.
+                    _ = reception.nextRequest(peekingAt: chunk)
                     guard reception.receive(body: chunk) else { return false }
                 }
                 return true
