@@ -20,7 +20,8 @@ struct PageReceptionTests {
         }
         // Nothing to peek for: never held.
         let reception = PageReception(configuration: PageConfiguration(), ids: IDSet(capacity: 1), worker: worker)
-        _ = reception.receive(head: HTTPResponseHead(status: 200, headers: [HTTPHeader("Content-Type", "application/json")]))
+        _ = reception.receive(
+            head: HTTPResponseHead(status: 200, headers: [HTTPHeader("Content-Type", "application/json")]))
         #expect(!reception.awaitsNextRequest)
     }
 }

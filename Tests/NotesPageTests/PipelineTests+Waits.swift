@@ -1,7 +1,8 @@
 import Dispatch
-@testable import NotesJSON
 import NotesPage
 import Testing
+
+@testable import NotesJSON
 
 // The same suite: how long the caller waits for the parsing thread when it asks about the page's start.
 
