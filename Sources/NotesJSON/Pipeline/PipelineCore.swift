@@ -123,19 +123,24 @@ final class PipelineCore: @unchecked Sendable {
         while try replayNext(waiting: false) {}
     }
 
+    /// Replays every block fed so far, sleeping for several at a time.
     func catchUp() {
-        catchUp(until: { false })
+        catchUp(soon: false) { false }
     }
 
     /// Replays the blocks fed so far until `reached()` holds, block by block: each is replayed as soon as
     /// it is parsed, and the parse goes on meanwhile with the blocks after it.
     func catchUp(until reached: () -> Bool) {
+        catchUp(soon: true, until: reached)
+    }
+
+    private func catchUp(soon: Bool, until reached: () -> Bool) {
         // Once the work has ended (finished, or stopped) every block is replayed, and the ring, if it was a
         // worker's, may already be another document's.
         guard ring != nil, working, failure == nil, !reached() else { return }
         do {
             if filling != nil { publish() }
-            while replayed < ring!.filled, !reached() { _ = try replayNext(waiting: true, soon: true) }
+            while replayed < ring!.filled, !reached() { _ = try replayNext(waiting: true, soon: soon) }
         } catch {
             // Kept in `failure`: the next feed or finish throws it.
         }
