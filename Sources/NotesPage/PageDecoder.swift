@@ -328,13 +328,7 @@ public struct PageDecoder: ~Copyable {
     }
 
     private func take(into notes: inout [Note]) {
-        guard !assembler.state.pointee.notes.isEmpty else { return }
-        if notes.isEmpty {
-            swap(&notes, &assembler.state.pointee.notes)
-        } else {
-            notes.append(contentsOf: assembler.state.pointee.notes)
-            assembler.state.pointee.notes.removeAll(keepingCapacity: true)
-        }
+        assembler.state.pointee.notes.take(into: &notes)
     }
 
     private mutating func fail(_ error: JSONError) throws(PageError) -> Never {

@@ -154,7 +154,7 @@ struct PageState: ~Copyable {
     var lastID: [UInt8]? { noteCount == 0 ? nil : Array(lastIDBytes.bytes) }
 
     /// Notes finished since the caller last took them.
-    var notes: [Note] = []
+    var notes = NoteBatch()
     var noteCount = 0
     var failure: PageError?
     /// Where ``failure`` is, when not where the parse stopped.

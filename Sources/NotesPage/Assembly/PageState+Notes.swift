@@ -253,12 +253,9 @@ extension PageState {
         } else if configuration.keepsJSON {
             writer.close(UInt8(ascii: "}"))
             notes.append(
-                Note(
-                    id: noteID.bytes, title: hasTitle ? noteTitle.bytes : .init(start: nil, count: 0),
-                    json: writer.bytes))
+                id: noteID.bytes, title: hasTitle ? noteTitle.bytes : .init(start: nil, count: 0), json: writer.bytes)
         } else {
-            notes.append(
-                Note(id: noteID.bytes, title: hasTitle ? noteTitle.bytes : .init(start: nil, count: 0), json: nil))
+            notes.append(id: noteID.bytes, title: hasTitle ? noteTitle.bytes : .init(start: nil, count: 0), json: nil)
         }
         // The buffers trade places, so keeping the last id costs no copy: the next note's id replaces what
         // `noteID` then holds.
