@@ -67,6 +67,8 @@ public struct PageDecoder: ~Copyable {
     private let commitsIDs: Bool
     /// Whether the page's ids are no longer the decoder's to take back: finished, or failed.
     private var settled = false
+    /// Whether the page is begun ahead of its turn (``beginAhead()``) and not yet released.
+    private var isAhead = false
     private var failure: PageError?
 
     /// - Parameters:
@@ -106,7 +108,8 @@ public struct PageDecoder: ~Copyable {
     }
 
     deinit {
-        if !settled { assembler.state.pointee.ids.rollbackPage() }
+        // Begun ahead and not released, the page has put no id in the set: the open page is another's.
+        if !settled && !isAhead { assembler.state.pointee.ids.rollbackPage() }
     }
 
     /// Bytes fed and accepted so far.
@@ -161,6 +164,43 @@ public struct PageDecoder: ~Copyable {
     /// thread alone.
     package mutating func announce(byteCount: Int) {
         parser.announce(byteCount: byteCount)
+    }
+
+    /// Begins the page while the page before it is still being finished: until ``release(into:)`` nothing
+    /// of it reaches the run's id set, and dropping it takes no id back (the open page is the other's).
+    package mutating func beginAhead() {
+        isAhead = true
+    }
+
+    /// Holds the page's events, once begun ahead: the chunks fed are parsed on the second thread and
+    /// nothing else happens (no note, no id in the set, no error) until ``release(into:)``. Only while
+    /// ``parsesElsewhere``, and only chunks that ``canHold(byteCount:)``.
+    package mutating func hold() {
+        precondition(isAhead, "a hold of a page not begun ahead")
+        parser.hold()
+    }
+
+    /// Whether a chunk of `byteCount` bytes may be fed while holding (the ring has room for it).
+    package func canHold(byteCount: Int) -> Bool { parser.canHold(byteCount: byteCount) }
+
+    /// Ends ``hold()``: the notes of the bytes fed so far come out as from a feed.
+    /// - Throws: ``PageError``, as ``feed(_:into:)`` for the bytes fed while holding.
+    package mutating func release(into notes: inout [Note]) throws(PageError) {
+        isAhead = false
+        if let failure { throw failure }
+        guard parser.isHolding else { return }
+        do {
+            try parser.release()
+        } catch {
+            take(into: &notes)
+            try fail(error)
+        }
+        take(into: &notes)
+    }
+
+    /// Stops the parse where it is (the second thread leaves the page), for a page dropped unfinished.
+    package func stop() {
+        parser.stop()
     }
 
     /// Decodes the next chunk of the body, appending the notes it completes to `notes`.

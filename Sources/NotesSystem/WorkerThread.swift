@@ -30,13 +30,21 @@ package final class WorkerThread: @unchecked Sendable {
     }
 
     /// Runs `work` on the thread, after the work submitted before it.
-    package func submit(_ work: @escaping () -> Void) {
+    /// - Returns: Its number, for ``awaitCompletion(of:)``.
+    @discardableResult
+    package func submit(_ work: @escaping () -> Void) -> Int {
         queue.submit(work)
     }
 
     /// Waits until every piece of work submitted so far has run.
     package func awaitIdle() {
-        queue.awaitIdle()
+        queue.awaitCompletion(of: nil)
+    }
+
+    /// Waits until the work numbered `ticket` (``submit(_:)``) has run, and so all submitted before it; not
+    /// for the work submitted after it.
+    package func awaitCompletion(of ticket: Int) {
+        queue.awaitCompletion(of: ticket)
     }
 
     /// Pieces of work that have run so far.
@@ -67,7 +75,7 @@ package final class WorkerThread: @unchecked Sendable {
             mutex.deallocate()
         }
 
-        func submit(_ item: @escaping () -> Void) {
+        func submit(_ item: @escaping () -> Void) -> Int {
             pthread_mutex_lock(mutex)
             defer { pthread_mutex_unlock(mutex) }
             precondition(!closed, "work for a closed thread")
@@ -75,12 +83,14 @@ package final class WorkerThread: @unchecked Sendable {
             submitted += 1
             if thread == nil { start() }
             pthread_cond_broadcast(changed)
+            return submitted
         }
 
-        /// Waits for the work submitted before the call (not for what others submit meanwhile).
-        func awaitIdle() {
+        /// Waits until the work numbered `ticket` has run, or (`nil`) the work submitted before the call
+        /// (not what others submit meanwhile).
+        func awaitCompletion(of ticket: Int?) {
             pthread_mutex_lock(mutex)
-            let goal = submitted
+            let goal = ticket ?? submitted
             while done < goal { pthread_cond_wait(changed, mutex) }
             pthread_mutex_unlock(mutex)
         }

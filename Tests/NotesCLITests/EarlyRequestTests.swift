@@ -302,3 +302,108 @@ func gzipStored(_ bytes: [UInt8]) -> [UInt8] {
     return [0x1F, 0x8B, 8, 0, 0, 0, 0, 0, 0, 0xFF, 1] + little(length) + little(~length) + bytes + little(crc)
         + little(UInt32(bytes.count))
 }
+
+/// A receiver that takes a response ahead of its perform (``HTTPTransport/begin(_:receiver:cancellation:)``):
+/// at most `budget` bytes of the body.
+final class AheadTaker: HTTPResponseReceiver {
+    let budget: Int
+    var head: HTTPResponseHead?
+    var heads = 0
+    var body: [UInt8] = []
+    /// Bytes taken before the perform.
+    var takenAhead = 0
+    var performing = false
+
+    init(budget: Int) {
+        self.budget = budget
+    }
+
+    func takesAhead(count: Int) -> Bool { body.count + count <= budget }
+
+    func receive(head: HTTPResponseHead) -> Bool {
+        self.head = head
+        heads += 1
+        return true
+    }
+
+    func receive(body chunk: UnsafeRawBufferPointer) -> Bool {
+        body += chunk
+        if !performing { takenAhead = body.count }
+        return true
+    }
+}
+
+extension EarlyRequestTests {
+    @Test("A response sent early is begun ahead of its perform, which goes on from there with the same receiver")
+    func begunAhead() throws {
+        let server = try Self.server()
+        defer { server.close() }
+        let transport = CurlTransport()
+        let page = FirstChunkNamer(next: HTTPRequest(url: server.origin + "/b"))
+        #expect(try transport.perform(HTTPRequest(url: server.origin + "/a"), receiver: page, cancellation: .init()))
+        let next = AheadTaker(budget: 1 << 20)
+        #expect(transport.begin(HTTPRequest(url: server.origin + "/b"), receiver: next, cancellation: .init()))
+        #expect(next.head?.status == 200 && next.takenAhead == Self.second.utf8.count, "the whole body, ahead")
+        next.performing = true
+        let meter = ExchangeMeter()
+        #expect(
+            try transport.perform(
+                HTTPRequest(url: server.origin + "/b", meter: meter), receiver: next, cancellation: .init()))
+        #expect(next.heads == 1 && next.body == Array(Self.second.utf8), "nothing given twice")
+        #expect(meter.sendCount == 1, "the early send is the request's")
+        #expect(server.requests.count == 2 && transport.earlyRequests == (taken: 1, dropped: 0))
+    }
+
+    @Test("A receiver that takes nothing ahead has the head; the body waits for the perform")
+    func nothingAhead() throws {
+        let server = try Self.server()
+        defer { server.close() }
+        let transport = CurlTransport()
+        let page = FirstChunkNamer(next: HTTPRequest(url: server.origin + "/b"))
+        #expect(try transport.perform(HTTPRequest(url: server.origin + "/a"), receiver: page, cancellation: .init()))
+        let next = AheadTaker(budget: 0)
+        #expect(transport.begin(HTTPRequest(url: server.origin + "/b"), receiver: next, cancellation: .init()))
+        #expect(next.head?.status == 200 && next.body.isEmpty)
+        next.performing = true
+        #expect(try transport.perform(HTTPRequest(url: server.origin + "/b"), receiver: next, cancellation: .init()))
+        #expect(next.heads == 1 && next.body == Array(Self.second.utf8))
+    }
+
+    @Test("Nothing begins for a request not sent early, nor for another receiver than the one begun")
+    func beginsOnlyWhatWasSent() throws {
+        let server = try Self.server()
+        defer { server.close() }
+        let transport = CurlTransport()
+        let page = FirstChunkNamer(next: HTTPRequest(url: server.origin + "/b"))
+        #expect(try transport.perform(HTTPRequest(url: server.origin + "/a"), receiver: page, cancellation: .init()))
+        let other = AheadTaker(budget: 1 << 20)
+        #expect(!transport.begin(HTTPRequest(url: server.origin + "/c"), receiver: other, cancellation: .init()))
+        #expect(other.head == nil)
+        let begun = AheadTaker(budget: 10)
+        #expect(transport.begin(HTTPRequest(url: server.origin + "/b"), receiver: begun, cancellation: .init()))
+        // Another receiver for /b has not seen the first bytes: it gets a response of its own.
+        let second = AheadTaker(budget: 0)
+        second.performing = true
+        #expect(try transport.perform(HTTPRequest(url: server.origin + "/b"), receiver: second, cancellation: .init()))
+        #expect(second.body == Array(Self.second.utf8))
+        #expect(server.requests.map { $0.split(separator: " ")[1] } == ["/a", "/b", "/b"])
+    }
+
+    @Test("A response begun ahead that another request dropped: its perform throws, nothing starts over")
+    func begunThenDropped() throws {
+        let server = try Self.server()
+        defer { server.close() }
+        let transport = CurlTransport()
+        let page = FirstChunkNamer(next: HTTPRequest(url: server.origin + "/b"))
+        #expect(try transport.perform(HTTPRequest(url: server.origin + "/a"), receiver: page, cancellation: .init()))
+        let next = AheadTaker(budget: 10)
+        #expect(transport.begin(HTTPRequest(url: server.origin + "/b"), receiver: next, cancellation: .init()))
+        let other = FirstChunkNamer(next: nil)
+        #expect(try transport.perform(HTTPRequest(url: server.origin + "/c"), receiver: other, cancellation: .init()))
+        let taken = next.body
+        #expect(throws: TransportError(.dropped, "the response begun ahead was dropped by another request")) {
+            try transport.perform(HTTPRequest(url: server.origin + "/b"), receiver: next, cancellation: .init())
+        }
+        #expect(next.body == taken && next.heads == 1, "nothing more given to the receiver begun")
+    }
+}

@@ -32,3 +32,24 @@ struct WorkerThreadTests {
         #expect(thread.completed == 1)
     }
 }
+
+extension WorkerThreadTests {
+    @Test("A wait for one piece of work ends with it, while the work submitted after it still runs")
+    func awaitCompletionOfOne() {
+        let thread = WorkerThread(name: "notes-test")
+        let first = thread.submit {}
+        let release = DispatchSemaphore(value: 0)
+        let second = thread.submit { release.wait() }
+        #expect(second == first + 1)
+        let returned = DispatchSemaphore(value: 0)
+        let waiter = Thread {
+            thread.awaitCompletion(of: first)
+            returned.signal()
+        }
+        waiter.start()
+        #expect(returned.wait(timeout: .now() + 30) == .success, "the wait for the first work waited for the second")
+        release.signal()
+        thread.awaitIdle()
+        #expect(thread.completed == 2)
+    }
+}

@@ -21,12 +21,17 @@ public protocol HTTPResponseReceiver: AnyObject {
     /// the receiver put off so as not to hold up the bytes (waiting for its decoder to catch up) costs
     /// nothing now. A transport that cannot tell calls it after each chunk. Nothing by default.
     func awaitNetwork()
+    /// Asked before each chunk while a transport gives the receiver a response ahead of its perform
+    /// (``HTTPTransport/begin(_:receiver:cancellation:)``): whether it takes `count` more bytes now. `false`
+    /// holds that chunk, and the rest, until the perform. `false` by default.
+    func takesAhead(count: Int) -> Bool
 }
 
 extension HTTPResponseReceiver {
     public func nextRequest(peekingAt chunk: UnsafeRawBufferPointer) -> HTTPRequest? { nil }
     public var awaitsNextRequest: Bool { false }
     public func awaitNetwork() {}
+    public func takesAhead(count: Int) -> Bool { false }
 }
 
 /// Performs HTTP exchanges, blocking the calling thread, with real backpressure: the body is read from
@@ -37,4 +42,17 @@ public protocol HTTPTransport: Sendable {
     /// - Throws: ``TransportError`` when the exchange failed or `cancellation` was set.
     func perform(_ request: HTTPRequest, receiver: some HTTPResponseReceiver, cancellation: CancellationFlag)
         throws(TransportError) -> Bool
+    /// Begins the exchange of `request` ahead of its perform, where the transport sent it early and its
+    /// head has come: gives `receiver` the head, then as much of the body as the transport has at once and
+    /// the receiver takes ahead (``HTTPResponseReceiver/takesAhead(count:)``), never waiting on the network.
+    /// A later perform of an equal request with the same receiver goes on from there; another perform on
+    /// the transport meanwhile drops it, and that later perform then throws ``TransportError/Kind/dropped``.
+    /// - Returns: Whether it began; `false` (the default) gives the receiver nothing.
+    func begin(_ request: HTTPRequest, receiver: some HTTPResponseReceiver, cancellation: CancellationFlag) -> Bool
+}
+
+extension HTTPTransport {
+    public func begin(_ request: HTTPRequest, receiver: some HTTPResponseReceiver, cancellation: CancellationFlag)
+        -> Bool
+    { false }
 }

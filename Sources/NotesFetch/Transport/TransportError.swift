@@ -14,6 +14,9 @@ public struct TransportError: Error, Sendable, Hashable, CustomStringConvertible
         /// The transport cannot work in this process: libcurl could not be loaded
         /// (``CurlTransport/loadLibrary()``). Never worth a retry.
         case unusable
+        /// The response begun ahead of its perform (``HTTPTransport/begin(_:receiver:cancellation:)``) was
+        /// dropped meanwhile, by another request on the transport: perform it again with a new receiver.
+        case dropped
         case other
     }
 

@@ -35,6 +35,8 @@ public final class NotesFetcher: Sendable {
         let thread: LaneThread
         /// The second thread its pages decode on once past ``PageReception/pipeline``'s threshold.
         let worker: JSONPipelineWorker
+        /// The next page, begun while the lane finished the page before it.
+        let ahead = AheadPage()
 
         init(index: Int, transport: any HTTPTransport) {
             self.transport = transport
@@ -61,6 +63,12 @@ public final class NotesFetcher: Sendable {
         self.init(
             locator: locator, configuration: configuration, transport: transport, environment: environment,
             moreTransports: moreTransports, gate: nil)
+    }
+
+    deinit {
+        // A page begun ahead that no attempt took: its parse leaves the worker's thread now, not when the
+        // transport (maybe the caller's, kept longer) lets go of it.
+        for lane in lanes { lane.ahead.abandon() }
     }
 
     /// A fetcher whose requests pass `gate` (shared with other walks), or a gate of its own when `nil`.

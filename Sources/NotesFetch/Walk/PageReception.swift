@@ -7,8 +7,8 @@ package import NotesPage
 package final class PageReception: HTTPResponseReceiver {
     private var decoder: PageDecoder
     private let limit: Int
-    var notes: [Note] = []
-    var head: HTTPResponseHead?
+    package var notes: [Note] = []
+    package var head: HTTPResponseHead?
     /// Why the body was refused before or while reading it.
     package var problem: FetchError.Code?
     /// Told the head and then the next value once read, until it returns `true` (the next page is known).
@@ -18,6 +18,25 @@ package final class PageReception: HTTPResponseReceiver {
     package var makeNextRequest: ((HTTPResponseHead, String) -> HTTPRequest?)?
     /// The last key of the next value's path, which ``NextValuePeek`` looks for.
     private let nextKey: [UInt8]
+    /// The next page's request, once made from the bytes (``makeNextRequest``) and sent early.
+    package private(set) var sentEarly: HTTPRequest?
+    /// Where the page stands when begun ahead of its attempt (``beginAhead()``), while the page before it
+    /// is finished.
+    private var ahead = Ahead.no
+    /// A next value read off the chunks taken ahead, before the attempt said what to make of it.
+    private var peekedAhead: String?
+    /// The head accepted while begun ahead, for the attempt's lookahead.
+    private var headAhead: HTTPResponseHead?
+
+    private enum Ahead {
+        case no
+        /// Begun: chunks are taken ahead once the head says the page parses on the second thread.
+        case begun
+        /// Its chunks go to the second thread, their events held (``PageDecoder/hold()``).
+        case holding
+        /// Dropped: it takes nothing more.
+        case abandoned
+    }
 
     /// - Parameter plan: The page configuration, checked once for the walk's pages.
     package init(plan: PagePlan, ids: IDSet, worker: JSONPipelineWorker) {
@@ -37,7 +56,46 @@ package final class PageReception: HTTPResponseReceiver {
     /// full), and pages of 100 notes (18 KB) lost on two threads, so they stay on one.
     static let pipeline = JSONPipelineOptions(threshold: 32 << 10, blockBytes: 8 << 10, blocks: 32)
 
+    /// Makes this reception the page begun ahead of its attempt: the transport may give it the head and the
+    /// first chunks (``takesAhead(count:)``) while the page before it is finished. Its chunks go to the
+    /// second thread, and nothing else happens (no note, no id in the set, no early request) until its
+    /// attempt ``release()``s it, or ``abandon()``s it.
+    package func beginAhead() {
+        ahead = .begun
+        decoder.beginAhead()
+    }
+
+    /// Whether the page was begun ahead and is not yet released.
+    package var isAhead: Bool { ahead == .begun || ahead == .holding }
+
+    /// While begun ahead: a chunk is taken only where its events can be held (the page parses on the second
+    /// thread, and the ring has room for it).
+    package func takesAhead(count: Int) -> Bool {
+        ahead == .holding && problem == nil && decoder.canHold(byteCount: count)
+    }
+
+    /// The attempt takes over the page begun ahead: its head, if accepted, goes to the lookahead the
+    /// attempt set, and the events of its chunks so far are handled now.
+    package func release() {
+        guard isAhead else { return }
+        ahead = .no
+        if let head = headAhead { lookAhead(from: head) }
+        guard problem == nil else { return }
+        do {
+            try decoder.release(into: &notes)
+        } catch {
+            problem = .contract(error)
+        }
+    }
+
+    /// Drops the page begun ahead: its parse stops, and it takes nothing more.
+    package func abandon() {
+        ahead = .abandoned
+        decoder.stop()
+    }
+
     package func receive(head: HTTPResponseHead) -> Bool {
+        if ahead == .abandoned { return false }
         self.head = head
         guard (200...299).contains(head.status) else { return false }  // nothing to read in an error body
         let type = head.value(of: "Content-Type") ?? ""
@@ -54,15 +112,29 @@ package final class PageReception: HTTPResponseReceiver {
             // A compressed length says little about the JSON's.
             if !coded { decoder.announce(byteCount: length) }
         }
+        if ahead == .begun {
+            // Told to the attempt's lookahead when it takes the page over (``release()``).
+            headAhead = head
+            if decoder.parsesElsewhere {
+                decoder.hold()
+                ahead = .holding
+            }
+            return true
+        }
+        lookAhead(from: head)
+        return true
+    }
+
+    /// What the lookahead makes of an accepted head: the next page, told early, or no request made early.
+    private func lookAhead(from head: HTTPResponseHead) {
         // The next page of a compressed walk is likely compressed too, and an early answer with a coding
         // is refused while it waits (CurlTransport): no guess, no wasted request. Nor is a coded page
         // paused to send one (libcurl would inflate the rest of its read into the pause buffer).
-        if coded { makeNextRequest = nil }
+        if head.hasCoding { makeNextRequest = nil }
         if let early, early(head, .unread, []) {
             self.early = nil
             makeNextRequest = nil  // requested early from its head already
         }
-        return true
     }
 
     /// Whether the transport should hold chunks back until it has peeked at the last it can read at once
@@ -72,16 +144,24 @@ package final class PageReception: HTTPResponseReceiver {
     package var awaitsNextRequest: Bool { makeNextRequest != nil && !decoder.parsesElsewhere }
 
     package func nextRequest(peekingAt chunk: UnsafeRawBufferPointer) -> HTTPRequest? {
-        guard let makeNextRequest, let head, let value = NextValuePeek.value(after: nextKey, in: chunk) else {
+        if isAhead {
+            // Nobody has said yet what the next value makes: kept for when the attempt does.
+            if peekedAhead == nil { peekedAhead = NextValuePeek.value(after: nextKey, in: chunk) }
             return nil
         }
+        guard let makeNextRequest, let head,
+            let value = peekedAhead ?? NextValuePeek.value(after: nextKey, in: chunk)
+        else { return nil }
         self.makeNextRequest = nil
-        return makeNextRequest(head, value)
+        sentEarly = makeNextRequest(head, value)
+        return sentEarly
     }
 
     package func receive(body chunk: UnsafeRawBufferPointer) -> Bool {
+        if ahead == .abandoned { return false }
         do {
             try decoder.feed(chunk, into: &notes)
+            if isAhead { return true }
             tellEarly(waiting: false)
             return true
         } catch {
@@ -94,6 +174,7 @@ package final class PageReception: HTTPResponseReceiver {
     /// replayed is waited for here, not after each chunk, where the wait would keep the parsing thread
     /// from the chunks behind it.
     package func awaitNetwork() {
+        if isAhead { return }
         tellEarly(waiting: true)
     }
 

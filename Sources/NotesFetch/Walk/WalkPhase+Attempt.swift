@@ -30,12 +30,13 @@ extension WalkPhase {
         return await withCheckedContinuation { continuation in
             lane.thread.async { [self] in
                 continuation.resume(
-                    returning: performPage(attempt.value, transport: lane.transport, worker: lane.worker))
+                    returning: performPage(attempt.value, lane: lane))
             }
         }
     }
 
-    func performPage(_ attempt: Attempt, transport: any HTTPTransport, worker: JSONPipelineWorker) -> Outcome {
+    func performPage(_ attempt: Attempt, lane: NotesFetcher.Lane) -> Outcome {
+        let (transport, worker) = (lane.transport, lane.worker)
         var url = attempt.url
         var redirects = 0
         while true {
@@ -47,11 +48,16 @@ extension WalkPhase {
             defer {
                 if isFirst { attempt.meter.sent(hop.sendCount) }
             }
-            let reception = PageReception(plan: plan, ids: attempt.ids, worker: worker)
+            // The page begun ahead, if it is this one (else it is abandoned, and its parse leaves the worker).
+            let begun = lane.ahead.take(for: request, page: page, ids: attempt.ids)
+            let reception = begun ?? PageReception(plan: plan, ids: attempt.ids, worker: worker)
             look(ahead: attempt.lookahead, of: reception, at: url)
+            reception.release()
             let completed: Bool
             do {
                 completed = try transport.perform(request, receiver: reception, cancellation: attempt.cancellation)
+            } catch  where error.kind == .dropped && begun != nil {
+                continue  // another request on the transport dropped it: asked again, with a new reception
             } catch {
                 return .failed(AttemptStateMachine.failure(of: error))
             }
@@ -64,8 +70,16 @@ extension WalkPhase {
             case .read:
                 guard completed else { return .failed(.fatal(.cancelled)) }
                 attempt.meter.received(wireBytes: hop.wireBytes)
+                // The next page, begun now if it has come, else once this one's events are handled.
+                let next = reception.sentEarly
+                let nextBegun = next.map {
+                    beginAhead($0, lane: lane, ids: attempt.ids, cancellation: attempt.cancellation)
+                }
                 do {
                     let summary = try reception.finish()
+                    if let next, nextBegun == false {
+                        _ = beginAhead(next, lane: lane, ids: attempt.ids, cancellation: attempt.cancellation)
+                    }
                     return .page(notes: reception.notes, summary: summary, url: url, head: head)
                 } catch {
                     return .failed(.fatal(.contract(error)))
@@ -82,6 +96,19 @@ extension WalkPhase {
                 return .failed(failure)
             }
         }
+    }
+
+    /// Begins the next page, requested early as `request`, before this page's last events are handled: the
+    /// transport gives a reception of its own the head and the first chunks it has (``AheadPage``).
+    /// - Returns: Whether it began.
+    private func beginAhead(
+        _ request: HTTPRequest, lane: NotesFetcher.Lane, ids: IDSet, cancellation: CancellationFlag
+    ) -> Bool {
+        let reception = PageReception(plan: plan, ids: ids, worker: lane.worker)
+        reception.beginAhead()
+        guard lane.transport.begin(request, receiver: reception, cancellation: cancellation) else { return false }
+        lane.ahead.keep(reception, for: request, page: page, ids: ids)
+        return true
     }
 
     /// Sets what `reception` does when the page at `pageURL` names the next page before its end:

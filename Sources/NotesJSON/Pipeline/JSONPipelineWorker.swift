@@ -8,10 +8,18 @@ import Synchronization
 #endif
 
 package final class JSONPipelineWorker: @unchecked Sendable {
+    /// A ring lent to a document, and which of the worker's it is.
+    struct Loan {
+        let ring: EventRing
+        let slot: Int
+    }
+
     private let thread: WorkerThread
-    private var ring: EventRing?
-    /// Whether a document holds the ring: set by ``lend(blocks:blockBytes:)``, cleared by ``finishJob()``.
-    private var lent = false
+    /// Two rings: a document may begin (its parse queued on the thread) while the one before it finishes.
+    /// Each is allocated when first lent; each slot is touched only by the document it is lent to.
+    private var rings: [EventRing?] = [nil, nil]
+    /// Which rings a document holds: set by ``lend(blocks:blockBytes:queued:)``, cleared by ``finishJob(_:ticket:)``.
+    private var lent = [false, false]
     private let lock = Mutex(())
 
     /// - Parameter name: The thread's name (at most 15 bytes).
@@ -20,36 +28,43 @@ package final class JSONPipelineWorker: @unchecked Sendable {
     }
 
     deinit {
-        ring?.deallocate()  // no document holds the worker (a document keeps it alive), so no job runs
+        // No document holds the worker (a document keeps it alive), so no job runs.
+        for ring in rings { ring?.deallocate() }
     }
 
-    /// The ring, emptied, for a document to use with ``run(_:)``; `nil` while another document holds it.
-    /// A ring of another shape is replaced.
-    func lend(blocks: Int, blockBytes: Int) -> EventRing? {
-        let available = lock.withLock { _ in
-            if lent { return false }
-            lent = true
-            return true
+    /// A ring, emptied, for a document to use with ``run(_:)``; `nil` while another document holds one,
+    /// unless this one is held (``PipelinedJSONParser/hold()``): its parse then queues behind the other's,
+    /// which its caller finishes first. (A document finished first would wait forever for a parse queued
+    /// behind one waiting for bytes.) A ring of another shape is replaced.
+    func lend(blocks: Int, blockBytes: Int, queued: Bool) -> Loan? {
+        let slot: Int? = lock.withLock { _ in
+            if !queued && lent.contains(true) { return nil }
+            guard let free = lent.firstIndex(of: false) else { return nil }
+            lent[free] = true
+            return free
         }
-        guard available else { return nil }
-        if let ring, ring.count != blocks || ring.blockBytes != blockBytes {
+        guard let slot else { return nil }
+        if let ring = rings[slot], ring.count != blocks || ring.blockBytes != blockBytes {
             ring.deallocate()
-            self.ring = nil
+            rings[slot] = nil
         }
-        if ring == nil { ring = EventRing(blocks: blocks, blockBytes: blockBytes) }
-        ring!.reset()
-        return ring
+        if rings[slot] == nil { rings[slot] = EventRing(blocks: blocks, blockBytes: blockBytes) }
+        rings[slot]!.reset()
+        return Loan(ring: rings[slot]!, slot: slot)
     }
 
-    /// Runs `job` (the borrowing document's parse) on the worker's thread.
-    func run(_ job: @escaping () -> Void) {
+    /// Runs `job` (the borrowing document's parse) on the worker's thread, after the jobs run before it.
+    /// - Returns: Its ticket, for ``finishJob(_:ticket:)``.
+    @discardableResult
+    func run(_ job: @escaping () -> Void) -> Int {
         thread.submit(job)
     }
 
-    /// Waits until the job has ended, and takes the ring back.
-    func finishJob() {
-        thread.awaitIdle()
-        lock.withLock { _ in lent = false }
+    /// Waits until the job numbered `ticket` has ended (not for a job run after it: the next document's,
+    /// which waits for bytes this document's caller has yet to feed), and takes the ring back.
+    func finishJob(_ loan: Loan, ticket: Int) {
+        thread.awaitCompletion(of: ticket)
+        lock.withLock { _ in lent[loan.slot] = false }
     }
 
     /// Documents whose parse ran on the worker's thread so far.

@@ -19,8 +19,9 @@ final class PipelineCore: @unchecked Sendable {
     /// Runs ``work()`` once the document passes the threshold: the worker lent for the document, or a
     /// thread of its own.
     private let worker: JSONPipelineWorker?
-    /// Whether ``ring`` is the worker's (not to be freed here).
-    private var borrowed = false
+    /// The worker's ring this document borrows (then ``ring``, not to be freed here), and its job's ticket.
+    private var loan: JSONPipelineWorker.Loan?
+    private var ticket = 0
     /// Whether ``work()`` may still be running: from ``start()`` until it is waited for.
     private var working = false
     private var thread: WorkerThread?
@@ -36,6 +37,12 @@ final class PipelineCore: @unchecked Sendable {
     private var fed = 0
     private var failure: JSONError?
     private var finished = false
+    /// Whether the handler is to see no event yet (``hold()``): bytes are copied in and parsed, nothing
+    /// is replayed.
+    private(set) var holding = false
+    /// Whether, while holding, the scan or the cap ended the document: what follows is not taken, and
+    /// ``release()`` says why.
+    private var endedWhileHolding = false
     /// The parser's offset after the last piece replayed.
     private var replayedOffset = 0
     /// The block being filled, if any: the one after the last published.
@@ -59,7 +66,7 @@ final class PipelineCore: @unchecked Sendable {
     }
 
     deinit {
-        if !borrowed { ring?.deallocate() }
+        if loan == nil { ring?.deallocate() }
     }
 
     var offset: Int {
@@ -80,6 +87,8 @@ final class PipelineCore: @unchecked Sendable {
     func feed(_ chunk: UnsafeRawBufferPointer) throws(JSONError) {
         if let failure { throw failure }
         precondition(!finished, "feed(_:) after finish()")
+        precondition(!holding || parsesElsewhere, "bytes held while the parse is on the caller's thread")
+        if endedWhileHolding { return }
         var rest = chunk
         if ring == nil {
             if rest.count <= options.threshold - fed {
@@ -106,7 +115,8 @@ final class PipelineCore: @unchecked Sendable {
             filling!.pointee.append(piece: bytes, scanned: scanned)
             if scanned?.pending != nil {
                 // A violation or the cap ends the document here, if nothing before it did: the parse stops
-                // there, and this call says which error came first, as one thread would.
+                // there, and this call says which error came first, as one thread would (held, the release).
+                if holding { return endHolding() }
                 catchUp()
                 if let failure { throw failure }
                 preconditionFailure("the parse went past the end the scan found")
@@ -116,11 +126,51 @@ final class PipelineCore: @unchecked Sendable {
         }
         if fed > maxDocumentBytes {
             // The parse stops at the cap, if not before: say which in this call, as one thread would.
+            if holding { return endHolding() }
             catchUp()
             if let failure { throw failure }
         }
         // Keep the notes coming: whatever the parsing thread has finished, without waiting for more.
+        if holding { return }
         while try replayNext(waiting: false) {}
+    }
+
+    /// Holds the handler's events back: from now until ``release()`` the bytes fed are copied in and
+    /// parsed on the other thread, and nothing is replayed. Only while the parse is there (or goes there
+    /// with the first byte), and for no more bytes than the ring holds.
+    func hold() {
+        precondition(parsesElsewhere && !finished, "a hold while the parse is on the caller's thread")
+        holding = true
+    }
+
+    /// Whether a chunk of `byteCount` bytes fits in the ring's free blocks: each of its pieces may take a
+    /// block, and the block being filled may be handed over first.
+    func canHold(byteCount: Int) -> Bool {
+        let piece = min(JSONStreamParser.pieceBytes, options.blockBytes)
+        let inUse = ring.map { $0.filled - replayed + (filling == nil ? 0 : 1) } ?? 0
+        return inUse + (byteCount + piece - 1) / piece + 1 <= options.blocks
+    }
+
+    /// Ends a hold: the handler sees every event parsed so far.
+    /// - Throws: The first error of the bytes fed while holding, as ``feed(_:)`` would have.
+    func release() throws(JSONError) {
+        guard holding else { return }
+        holding = false
+        if let failure { throw failure }
+        guard ring != nil else { return }
+        if endedWhileHolding {
+            catchUp()
+            if let failure { throw failure }
+            preconditionFailure("the parse went past the end the scan or the cap found")
+        }
+        while try replayNext(waiting: false) {}
+    }
+
+    /// While holding, the scan or the cap has ended the document: the block goes to the parsing thread,
+    /// which stops at the error, and the bytes after it are not taken.
+    private func endHolding() {
+        endedWhileHolding = true
+        if filling != nil { publish() }
     }
 
     /// Replays every block fed so far, sleeping for several at a time.
@@ -137,7 +187,7 @@ final class PipelineCore: @unchecked Sendable {
     private func catchUp(soon: Bool, until reached: () -> Bool) {
         // Once the work has ended (finished, or stopped) every block is replayed, and the ring, if it was a
         // worker's, may already be another document's.
-        guard ring != nil, working, failure == nil, !reached() else { return }
+        guard ring != nil, working, failure == nil, !holding, !reached() else { return }
         do {
             if filling != nil { publish() }
             while replayed < ring!.filled, !reached() { _ = try replayNext(waiting: true, soon: soon) }
@@ -149,6 +199,7 @@ final class PipelineCore: @unchecked Sendable {
     func finish() throws(JSONError) {
         if let failure { throw failure }
         precondition(!finished, "finish() called twice")
+        precondition(!holding, "finish() while holding")
         finished = true
         guard let ring else { return try parser.finish() }
         if filling == nil { try take() }
@@ -172,8 +223,8 @@ final class PipelineCore: @unchecked Sendable {
         if let thread {
             thread.awaitIdle()
             self.thread = nil
-        } else if let worker {
-            worker.finishJob()
+        } else if let worker, let loan {
+            worker.finishJob(loan, ticket: ticket)
         }
     }
 
@@ -181,16 +232,15 @@ final class PipelineCore: @unchecked Sendable {
 
     /// Moves the parse to a thread of its own: from now on the parser's events are recorded into the ring.
     private func start() {
-        let lent = worker?.lend(blocks: options.blocks, blockBytes: options.blockBytes)
-        let ring = lent ?? EventRing(blocks: options.blocks, blockBytes: options.blockBytes)
+        loan = worker?.lend(blocks: options.blocks, blockBytes: options.blockBytes, queued: holding)
+        let ring = loan?.ring ?? EventRing(blocks: options.blocks, blockBytes: options.blockBytes)
         self.ring = ring
-        borrowed = lent != nil
         parser.callbackContext.startRecording()
         replayedOffset = parser.offset
         if options.scansOnCaller { scanStage = parser.pieceScanner }
         working = true
-        if let worker, borrowed {
-            worker.run { [self] in work() }
+        if let worker, loan != nil {
+            ticket = worker.run { [self] in work() }
         } else {
             let thread = WorkerThread(name: "notes-parse")
             thread.submit { [self] in work() }
@@ -201,6 +251,7 @@ final class PipelineCore: @unchecked Sendable {
     /// Waits for a free block to fill, replaying parsed ones meanwhile.
     private func take() throws(JSONError) {
         let ring = ring!
+        precondition(!holding || ring.filled - replayed < ring.count, "a chunk held that the ring cannot hold")
         while ring.filled - replayed == ring.count { _ = try replayNext(waiting: true) }
         filling = ring.block(ring.filled)
         peakBlocksInUse = max(peakBlocksInUse, ring.filled + 1 - replayed)

@@ -64,6 +64,34 @@ package struct PipelinedJSONParser: ~Copyable {
         core.catchUp(until: reached)
     }
 
+    /// Holds the handler's events back until ``release()``: the bytes fed meanwhile are copied in and parsed
+    /// on the second thread (after the document before this one on the same worker), and the handler sees
+    /// nothing. What a caller does when another document is still being finished: this one's parse starts,
+    /// and its handler is not touched before the other is done. Only while ``parsesElsewhere``, and only
+    /// chunks that ``canHold(byteCount:)``.
+    package mutating func hold() {
+        core.hold()
+    }
+
+    /// Whether a chunk of `byteCount` bytes may be fed while holding: its pieces fit in the ring's free
+    /// blocks, however the chunks before it filled them.
+    package func canHold(byteCount: Int) -> Bool { core.canHold(byteCount: byteCount) }
+
+    /// Whether the handler's events are held back (``hold()``).
+    package var isHolding: Bool { core.holding }
+
+    /// Ends a hold: the handler sees the events parsed so far, and the next calls go on as usual.
+    /// - Throws: ``JSONError``: the first error of the bytes fed while holding.
+    package mutating func release() throws(JSONError) {
+        try core.release()
+    }
+
+    /// Stops the parse where it is and waits for the parsing thread to leave the document, as the parser's
+    /// end does: what a caller does with a document it drops while another may still hold it.
+    package func stop() {
+        core.stop()
+    }
+
     /// Ends the document: waits for every event, then for the parse's end.
     /// - Throws: ``JSONError``, as ``JSONStreamParser/finish()``.
     package mutating func finish() throws(JSONError) {

@@ -37,6 +37,9 @@
             case heldUntilTaken
             /// A chunk named this next request: libcurl holds (paused) that chunk until the request is sent.
             case heldForNextRequest(HTTPRequest)
+            /// Begun ahead of its perform, and a chunk the receiver does not take ahead: libcurl holds (paused)
+            /// that chunk until the perform.
+            case heldAhead
             /// Sent early, and refused while it waited (a content or transfer coding): not to be taken over.
             case refused
             /// The receiver returned `false`.
@@ -66,12 +69,45 @@
             totalLimit = UInt64(max(0.001, request.timeouts.total) * 1e9)
         }
 
+        /// Whether the exchange was begun ahead of its perform, and is not yet taken over: chunks go to the
+        /// receiver only as it takes them ahead.
+        private(set) var isAhead = false
+        /// Bytes of the body the receiver has taken so far.
+        private(set) var bodyBytes = 0
+
+        /// `begin` gives the exchange sent early to `receiver` ahead of its perform: the head that came
+        /// goes to it, and chunks as it takes them ahead.
+        /// - Returns: Whether libcurl holds a chunk for the receiver, to be given again (unpaused).
+        func begin(receiver: any HTTPResponseReceiver, cancellation: CancellationFlag) -> Bool {
+            self.receiver = receiver
+            self.cancellation = cancellation
+            isAhead = true
+            active()
+            if let head, !receiver.receive(head: head) {
+                state = .stopped
+                return false
+            }
+            guard state == .heldUntilTaken else { return false }
+            state = .receiving(peeking: true)
+            return true
+        }
+
         /// A `perform` takes over the exchange sent early: the sends counted so far are its request's, both
         /// clocks start now (the exchange waited on the walk, not on the server), and the head that came goes
-        /// to the receiver.
+        /// to the receiver (unless it was begun ahead for this receiver, which has it).
         /// - Returns: Whether libcurl holds a chunk for the receiver, to be given again (unpaused).
         func take(receiver: any HTTPResponseReceiver, cancellation: CancellationFlag, meter: ExchangeMeter?) -> Bool {
             if let meter, let own = self.meter { meter.sent(own.sendCount) }
+            if isAhead, let begun = self.receiver, begun === receiver {
+                isAhead = false
+                self.meter = meter
+                self.cancellation = cancellation
+                started = DispatchTime.now().uptimeNanoseconds
+                active()
+                guard state == .heldAhead else { return false }
+                state = .receiving(peeking: true)
+                return true
+            }
             self.meter = meter
             self.receiver = receiver
             self.cancellation = cancellation
@@ -100,7 +136,7 @@
             switch state {
             case .timedOut: return true
             case .stopped, .refused: return false  // ended already, and not for time
-            case .receiving, .heldUntilTaken, .heldForNextRequest: break
+            case .receiving, .heldUntilTaken, .heldForNextRequest, .heldAhead: break
             }
             let now = DispatchTime.now().uptimeNanoseconds
             if now &- lastActivity > idleLimit {
@@ -163,6 +199,10 @@
                 return Int(CURL_WRITEFUNC_PAUSE)
             }
             guard case .receiving(let peeking) = state, !cancellation.isCancelled else { return 0 }
+            if isAhead, !receiver.takesAhead(count: chunk.count) {
+                state = .heldAhead
+                return Int(CURL_WRITEFUNC_PAUSE)
+            }
             if peeking, let next = receiver.nextRequest(peekingAt: chunk) {
                 state = .heldForNextRequest(next)
                 return Int(CURL_WRITEFUNC_PAUSE)
@@ -178,6 +218,7 @@
                 state = .stopped
                 return 0
             }
+            bodyBytes += chunk.count
             return chunk.count
         }
 

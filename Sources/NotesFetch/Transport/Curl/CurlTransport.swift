@@ -71,6 +71,13 @@
             }
         }
 
+        public func begin(_ request: HTTPRequest, receiver: some HTTPResponseReceiver, cancellation: CancellationFlag)
+            -> Bool
+        {
+            guard case .success(let session) = session else { return false }
+            return lock.withLock { _ in session.begin(request, receiver: receiver, cancellation: cancellation) }
+        }
+
         /// Requests sent early that a later `perform` took over, and those dropped unused.
         package var earlyRequests: (taken: Int, dropped: Int) {
             guard case .success(let session) = session else { return (0, 0) }
@@ -120,6 +127,8 @@
         private let multi: UnsafeMutableRawPointer
         private let handles: [EasyHandle]
         private var early: (request: HTTPRequest, handle: EasyHandle, exchange: Exchange)?
+        /// The receiver of an exchange begun ahead and dropped before its perform: that perform throws.
+        private var droppedAhead: (any HTTPResponseReceiver)?
         private(set) var earlyTaken = 0
         private(set) var earlyDropped = 0
 
@@ -140,9 +149,16 @@
             _ request: HTTPRequest, receiver: any HTTPResponseReceiver, cancellation: CancellationFlag,
             configuration: CurlTransport.Configuration
         ) throws(TransportError) -> Bool {
+            if let dropped = droppedAhead, dropped === receiver {
+                droppedAhead = nil
+                throw TransportError(.dropped, "the response begun ahead was dropped by another request")
+            }
             let handle: EasyHandle
             let exchange: Exchange
-            if let early, early.request == request, early.exchange.state != .refused {
+            let begun = early.map { $0.exchange.isAhead && $0.exchange.receiver === receiver } ?? false
+            // An exchange begun ahead goes on only with the receiver it was begun for: another has not seen its
+            // first bytes.
+            if let early, early.request == request, early.exchange.state != .refused, begun || !early.exchange.isAhead {
                 self.early = nil
                 earlyTaken += 1
                 handle = early.handle
@@ -151,6 +167,14 @@
                     // The held chunk comes again, now taken; refused, it ends the transfer here.
                     let code = notes_curl_easy_pause(curl, handle.handle, CURLPAUSE_CONT)
                     if code != CURLE_OK { handle.ended = code }
+                }
+                // The chunks taken ahead were shown to the receiver before it could make a next request of
+                // them: it is asked again now, with no bytes.
+                if begun, case .receiving(peeking: true) = exchange.state,
+                    let next = receiver.nextRequest(peekingAt: UnsafeRawBufferPointer(start: nil, count: 0))
+                {
+                    exchange.state = .receiving(peeking: false)
+                    sendEarly(next, besides: handle, configuration: configuration)
                 }
             } else {
                 dropEarly()
@@ -201,6 +225,44 @@
             }
         }
 
+        /// Begins the exchange sent early for `request`, if its head has come and its first chunk is held:
+        /// the receiver takes the head, then chunks as long as it takes them ahead and libcurl has them at
+        /// once (a few passes, never a wait on the network). It stays the exchange sent early, now with its
+        /// receiver, for the perform of an equal request.
+        func begin(_ request: HTTPRequest, receiver: any HTTPResponseReceiver, cancellation: CancellationFlag) -> Bool {
+            guard let early, early.request == request, !early.exchange.isAhead else { return false }
+            let (handle, exchange) = (early.handle, early.exchange)
+            // What came since the last transfer ended: the head, and the first chunk held.
+            if handle.ended == nil, exchange.state == .receiving(peeking: true) { pass(handle) }
+            guard exchange.state == .heldUntilTaken else { return false }
+            guard exchange.begin(receiver: receiver, cancellation: cancellation) else { return true }
+            if notes_curl_easy_pause(curl, handle.handle, CURLPAUSE_CONT) != CURLE_OK { return true }
+            for _ in 0..<Self.maxPassesAhead {
+                guard handle.ended == nil, case .receiving = exchange.state else { break }
+                let taken = exchange.bodyBytes
+                pass(handle)
+                if exchange.bodyBytes == taken { break }  // nothing more at once
+            }
+            return true
+        }
+
+        /// One pass of libcurl over what the sockets have, without waiting; notes whether `handle`'s transfer
+        /// ended.
+        private func pass(_ handle: EasyHandle) {
+            var running: Int32 = 0
+            notes_curl_multi_perform(curl, multi, &running)
+            var queued: Int32 = 0
+            while let message = notes_curl_multi_info_read(curl, multi, &queued) {
+                guard message.pointee.msg == CURLMSG_DONE, message.pointee.easy_handle == handle.handle else {
+                    continue
+                }
+                handle.ended = message.pointee.data.result
+            }
+        }
+
+        /// How many times `begin` asks libcurl for more of the body: each pass reads what the socket has.
+        static let maxPassesAhead = 8
+
         private func sendEarly(
             _ request: HTTPRequest, besides current: EasyHandle, configuration: CurlTransport.Configuration
         ) {
@@ -220,6 +282,7 @@
             guard let early else { return }
             self.early = nil
             earlyDropped += 1
+            if early.exchange.isAhead { droppedAhead = early.exchange.receiver }
             notes_curl_multi_remove_handle(curl, multi, early.handle.handle)
             early.handle.ended = nil
         }
