@@ -1,16 +1,17 @@
 /// One note of a page: its typed `id` and `title` and, when asked for, its exact JSON.
 ///
-/// The notes a decoder hands over at once share one buffer (``NoteBatch``): a page of 1,000 notes costs a
-/// few allocations, not one a note, and freeing it a release a note rather than a `free`. `id` and `title`
-/// are decoded on access. Equality and hashing are those of the note's bytes, wherever they live.
+/// The notes a decoder hands over at once share one buffer: a page of 1,000 notes costs a few
+/// allocations, not one a note, and freeing it a release a note rather than a `free`. `id` and `title` are
+/// decoded on access. Equality and hashing are those of the note's bytes, wherever they live.
 public struct Note: Sendable, Hashable {
     /// The bytes of this note and of the others handed over with it.
     private let storage: [UInt8]
     /// Where this note's bytes are in ``storage``: its id, its title, then its JSON if any.
     private let start: Int
+    private let idEnd: Int
+    private let titleEnd: Int
     private let end: Int
-    private let idCount: Int32
-    private let titleCount: Int32
+    private let hasJSON: Bool
 
     /// - Parameters:
     ///   - id: The note's id, a non-empty string.
@@ -41,9 +42,10 @@ public struct Note: Sendable, Hashable {
     fileprivate init(storage: [UInt8], span: NoteBatch.Span) {
         self.storage = storage
         start = span.start
+        idEnd = span.idEnd
+        titleEnd = span.titleEnd
         end = span.end
-        idCount = span.idCount
-        titleCount = span.titleCount
+        hasJSON = span.hasJSON
     }
 
     public var id: String { String(decoding: idBytes, as: UTF8.self) }
@@ -55,31 +57,29 @@ public struct Note: Sendable, Hashable {
     public var title: String { String(decoding: titleBytes, as: UTF8.self) }
 
     /// The title's UTF-8 bytes (its escapes decoded).
-    public var titleBytes: ArraySlice<UInt8> {
-        let from = start + Int(idCount)
-        return storage[from..<from + Int(titleCount)]
-    }
+    public var titleBytes: ArraySlice<UInt8> { storage[idEnd..<titleEnd] }
 
     /// The id's UTF-8 bytes.
-    public var idBytes: ArraySlice<UInt8> { storage[start..<start + Int(idCount)] }
+    public var idBytes: ArraySlice<UInt8> { storage[start..<idEnd] }
 
     /// The note's JSON, compact, with every field and numbers exactly as the server wrote them; `nil`
-    /// unless the decoder was asked to keep it (a note's JSON is never empty).
+    /// unless the decoder was asked to keep it.
     public var json: ArraySlice<UInt8>? {
-        let from = start + Int(idCount) + Int(titleCount)
-        return from < end ? storage[from..<end] : nil
+        hasJSON ? storage[titleEnd..<end] : nil
     }
 
-    /// All of the note's bytes: its id, title and JSON, as counted.
+    /// All of the note's bytes: its id, title and JSON.
     private var bytes: ArraySlice<UInt8> { storage[start..<end] }
 
     public static func == (a: Note, b: Note) -> Bool {
-        a.idCount == b.idCount && a.titleCount == b.titleCount && a.bytes.elementsEqual(b.bytes)
+        a.idEnd - a.start == b.idEnd - b.start && a.titleEnd - a.idEnd == b.titleEnd - b.idEnd
+            && a.hasJSON == b.hasJSON && a.bytes.elementsEqual(b.bytes)
     }
 
     public func hash(into hasher: inout Hasher) {
-        hasher.combine(idCount)
-        hasher.combine(titleCount)
+        hasher.combine(idEnd - start)
+        hasher.combine(titleEnd - idEnd)
+        hasher.combine(hasJSON)
         bytes.withUnsafeBytes { hasher.combine(bytes: $0) }
     }
 }
@@ -89,34 +89,42 @@ public struct Note: Sendable, Hashable {
 struct NoteBatch {
     struct Span {
         let start: Int
+        let idEnd: Int
+        let titleEnd: Int
         let end: Int
-        let idCount: Int32
-        let titleCount: Int32
+        let hasJSON: Bool
     }
 
     private var bytes: [UInt8] = []
     private var spans: [Span] = []
+    /// What the next buffer reserves when its first note comes: the size of the last, up to 256 KiB.
+    private var nextCapacity = 0
 
     var isEmpty: Bool { spans.isEmpty }
 
-    /// Adds a note of these bytes. An id or title is at most a string's cap, far below 2 GiB.
+    /// Adds a note of these bytes.
     mutating func append(id: UnsafeRawBufferPointer, title: UnsafeRawBufferPointer, json: UnsafeRawBufferPointer?) {
+        if bytes.capacity == 0 { bytes.reserveCapacity(nextCapacity) }
         let start = bytes.count
         bytes.append(contentsOf: id.assumingMemoryBound(to: UInt8.self))
+        let idEnd = bytes.count
         bytes.append(contentsOf: title.assumingMemoryBound(to: UInt8.self))
+        let titleEnd = bytes.count
         if let json { bytes.append(contentsOf: json.assumingMemoryBound(to: UInt8.self)) }
-        spans.append(Span(start: start, end: bytes.count, idCount: Int32(id.count), titleCount: Int32(title.count)))
+        spans.append(Span(start: start, idEnd: idEnd, titleEnd: titleEnd, end: bytes.count, hasJSON: json != nil))
     }
 
     /// Appends the notes to `notes`, sharing this batch's buffer, and starts a new one.
     mutating func take(into notes: inout [Note]) {
         guard !spans.isEmpty else { return }
         let storage = bytes
-        notes.reserveCapacity(notes.count + spans.count)
+        // Appended one by one: the array grows geometrically (reserving the exact count on each take
+        // would copy a page's notes again at every chunk).
         for span in spans { notes.append(Note(storage: storage, span: span)) }
-        // A fresh buffer: the one taken is the notes' now (appending to it would copy it whole).
+        // A fresh buffer, reserved when the next note comes: the one taken is the notes' now (appending
+        // to it would copy it whole).
         bytes = []
-        bytes.reserveCapacity(min(storage.count, 256 << 10))
+        nextCapacity = min(storage.count, 256 << 10)
         spans.removeAll(keepingCapacity: true)
     }
 }

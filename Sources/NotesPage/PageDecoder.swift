@@ -5,8 +5,9 @@ package import NotesJSON
 ///
 /// Every id goes into the run's ``IDSet``. The page's ids become permanent only when ``finish(into:)``
 /// succeeds (or, with `commitsIDs: false`, when the caller commits them after it): a page that fails, or
-/// a decoder dropped before it finishes (cancelled, retried), takes its ids back out. Errors are sticky:
-/// after one, every call throws it again.
+/// a decoder dropped before it finishes (cancelled, retried), takes its ids back out, unless it was begun
+/// ahead and never released (it put none in). Errors are sticky: after one, every call
+/// throws it again.
 ///
 /// ```swift
 /// var decoder = PageDecoder(configuration: PageConfiguration(), ids: ids)

@@ -352,3 +352,21 @@ struct PathDetectionTests {
                 == "no 'notes' array in the page, nor any array of objects at its top level: pass --items-path")
     }
 }
+
+extension RecordTests {
+    @Test("A note is its bytes: equal and hashed alike wherever they live; an empty JSON is JSON, not none")
+    func noteValue() throws {
+        let made = Note(id: "n1", title: "t", json: #"{"id":"n1","title":"t"}"#)
+        var decoder = PageDecoder()
+        var notes: [Note] = []
+        try decoder.feed(Array(#"{"notes":[{"id":"n0","title":"s"},{"id":"n1","title":"t"}]}"#.utf8), into: &notes)
+        _ = try decoder.finish(into: &notes)
+        // The second note shares its buffer with the first, and sits past its bytes.
+        #expect(notes.count == 2 && notes[1] == made && notes[0] != made)
+        #expect(Set([notes[1], made]).count == 1)
+        #expect(notes[1].idBytes.elementsEqual("n1".utf8) && notes[1].titleBytes.elementsEqual("t".utf8))
+        let empty = Note(id: "n1", title: "t", json: "")
+        #expect(empty.json?.isEmpty == true && empty != Note(id: "n1", title: "t"))
+        #expect(Note(id: "n1", title: "t").json == nil)
+    }
+}

@@ -6,6 +6,13 @@ import Synchronization
     import Darwin
 #endif
 
+/// The ring's blocks and the counters that hand them between the two threads, behind a pthread mutex
+/// (which ThreadSanitizer sees, unlike `Synchronization.Mutex`'s futex).
+///
+/// Block `i` (counted from the document's first) is `blocks[i % count]`. The caller fills blocks and
+/// publishes them (`filled`), the parsing thread parses them in order (`parsed`), the caller replays and
+/// empties them; it fills a block only once the one `count` before it is replayed, so the ring never
+/// holds more than `count` blocks.
 final class EventRing: @unchecked Sendable {
     let count: Int
     let blockBytes: Int
@@ -119,15 +126,3 @@ final class EventRing: @unchecked Sendable {
         pthread_mutex_unlock(mutex)
     }
 }
-
-/// A parsing thread and its ring, kept from one document to the next: a walk's pages each borrow it once
-/// past the threshold, so a page pays neither a thread's start nor a fresh ring (whose first touch costs
-/// page faults), which is what lets pages far smaller than a lone document's threshold use both cores.
-///
-/// Two documents at a time: the one being finished, and the next, begun meanwhile (its bytes copied in
-/// and its parse queued behind the first's, its events held: ``PipelinedJSONParser/hold()``). Any other
-/// document that finds a ring lent, or a held one that finds both lent, starts a thread of its own. The thread starts with the first document that
-/// borrows the worker and ends with the worker.
-///
-/// Memory: a ring, as a document on its own would have (``JSONPipelineOptions``), for the worker's life;
-/// a second once two documents overlap.

@@ -39,18 +39,3 @@ package struct JSONPipelineOptions: Sendable, Hashable {
     /// Every document on the caller's thread.
     package static let singleThreaded = JSONPipelineOptions(threshold: .max)
 }
-
-/// A ``JSONStreamParser`` whose work moves to a second thread once a document is past
-/// ``JSONPipelineOptions/threshold``: that thread runs the scanner and yajl and records the events into a
-/// bounded ring of blocks; the caller's thread copies the input in and replays the events into the handler.
-///
-/// Everything the handler sees, every error and its offset, is what ``JSONStreamParser`` gives for the
-/// same input: the parsing thread runs one, fed the same pieces. What differs is when: ``feed(_:)``
-/// returns once its bytes are in the ring, so the handler may not have seen all their events yet (nor
-/// the error among them, which a later call throws). ``synchronize()`` waits until it has. The first error
-/// in the document's order wins: the parsing thread's is the last event of its block, so a handler that
-/// stops at an earlier event reports that one, at the offset just past its token; and a stop makes the
-/// parsing thread stop too.
-///
-/// Memory: the ring's `blocks × (blockBytes + events + arena)` (``EventBlock``), allocated when the
-/// document passes the threshold, besides ``JSONStreamParser``'s.

@@ -7,6 +7,17 @@ import Synchronization
     import Darwin
 #endif
 
+/// A parsing thread and its ring, kept from one document to the next: a walk's pages each borrow it once
+/// past the threshold, so a page pays neither a thread's start nor a fresh ring (whose first touch costs
+/// page faults), which is what lets pages far smaller than a lone document's threshold use both cores.
+///
+/// Two documents at a time: the one being finished, and the next, begun meanwhile (its bytes copied in
+/// and its parse queued behind the first's, its events held: ``PipelinedJSONParser/hold()``). Any other
+/// document that finds a ring lent, or a held one that finds both lent, starts a thread of its own. The
+/// thread starts with the first document that borrows the worker and ends with the worker.
+///
+/// Memory: a ring, as a document on its own would have (``JSONPipelineOptions``), for the worker's life;
+/// a second once two documents overlap.
 package final class JSONPipelineWorker: @unchecked Sendable {
     /// A ring lent to a document, and which of the worker's it is.
     struct Loan {

@@ -7,6 +7,11 @@ import Synchronization
     import Darwin
 #endif
 
+/// The state behind a ``PipelinedJSONParser``, shared with its parsing thread.
+///
+/// The caller's thread owns everything but the ring's counters, which sit behind the ring's mutex, and the
+/// ring's blocks, each owned by one thread at a time, handed over under that mutex. While the parsing
+/// thread runs it alone uses ``parser``.
 final class PipelineCore: @unchecked Sendable {
     private(set) var options: JSONPipelineOptions
     var parser: JSONStreamParser
@@ -377,11 +382,3 @@ final class PipelineCore: @unchecked Sendable {
         return true
     }
 }
-
-/// The ring's blocks and the counters that hand them between the two threads, behind a pthread mutex
-/// (which ThreadSanitizer sees, unlike `Synchronization.Mutex`'s futex).
-///
-/// Block `i` (counted from the document's first) is `blocks[i % count]`. The caller fills blocks and
-/// publishes them (`filled`), the parsing thread parses them in order (`parsed`), the caller replays and
-/// empties them; it fills a block only once the one `count` before it is replayed, so the ring never
-/// holds more than `count` blocks.

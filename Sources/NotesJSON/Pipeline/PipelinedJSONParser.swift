@@ -6,6 +6,20 @@ import Synchronization
     import Darwin
 #endif
 
+/// A ``JSONStreamParser`` whose work moves to a second thread once a document is past
+/// ``JSONPipelineOptions/threshold``: that thread runs the scanner and yajl and records the events into a
+/// bounded ring of blocks; the caller's thread copies the input in and replays the events into the handler.
+///
+/// Everything the handler sees, every error and its offset, is what ``JSONStreamParser`` gives for the
+/// same input: the parsing thread runs one, fed the same pieces. What differs is when: ``feed(_:)``
+/// returns once its bytes are in the ring, so the handler may not have seen all their events yet (nor
+/// the error among them, which a later call throws). ``synchronize()`` waits until it has. The first error
+/// in the document's order wins: the parsing thread's is the last event of its block, so a handler that
+/// stops at an earlier event reports that one, at the offset just past its token; and a stop makes the
+/// parsing thread stop too.
+///
+/// Memory: the ring's `blocks × (blockBytes + events + arena)` (``EventBlock``), allocated when the
+/// document passes the threshold, besides ``JSONStreamParser``'s.
 package struct PipelinedJSONParser: ~Copyable {
     private let core: PipelineCore
 
@@ -15,7 +29,7 @@ package struct PipelinedJSONParser: ~Copyable {
     ///   - options: Defaults to ``JSONPipelineOptions/init(threshold:blockBytes:blocks:)``'s.
     ///   - worker: The parsing thread and ring to borrow once past the threshold, kept from document to
     ///     document (a walk's pages); `nil`, or a worker another document holds, starts a thread of this
-    ///     document's own.
+    ///     document's own (unless this one is held, ``hold()``: its parse then queues behind the other's).
     package init(
         limits: JSONLimits, handler: some JSONEventHandler, options: JSONPipelineOptions = .init(),
         worker: JSONPipelineWorker? = nil
@@ -117,9 +131,3 @@ package struct JSONTokenEnd {
 
     package var offset: Int { position.tokenEnd }
 }
-
-/// The state behind a ``PipelinedJSONParser``, shared with its parsing thread.
-///
-/// The caller's thread owns everything but the ring's counters, which sit behind the ring's mutex, and the
-/// ring's blocks, each owned by one thread at a time, handed over under that mutex. While the parsing
-/// thread runs it alone uses ``parser``.

@@ -4,7 +4,7 @@
 
     /// What the callbacks see of one request.
     final class Exchange {
-        /// `nil` while the exchange was sent early and nobody has taken it over yet.
+        /// `nil` while the exchange was sent early and nobody has begun or taken it over yet.
         private(set) var receiver: (any HTTPResponseReceiver)?
         private(set) var cancellation: CancellationFlag
         /// The head as it arrives: the status line's code, the fields so far, and their bytes.
@@ -82,6 +82,7 @@
             self.receiver = receiver
             self.cancellation = cancellation
             isAhead = true
+            started = DispatchTime.now().uptimeNanoseconds  // it waited on the walk, not on the server
             active()
             if let head, !receiver.receive(head: head) {
                 state = .stopped
@@ -240,6 +241,7 @@
                         state = .stopped
                         return false
                     }
+                    bodyBytes += end - start
                     start = end
                 }
                 return true

@@ -27,6 +27,12 @@
     /// (its connection closed). A response with a `Content-Encoding` is refused while it waits (a paused
     /// inflate could grow past any cap): that request is made again when its turn comes.
     ///
+    /// **Begun ahead.** `begin` gives such an exchange, once its head has come, to a receiver before its
+    /// perform: the head, then the chunks libcurl has at once, as long as the receiver takes them
+    /// (``HTTPResponseReceiver/takesAhead(count:)``). Only a perform with that receiver goes on from there;
+    /// an equal request with another receiver has not seen the first bytes, and gets a response of its
+    /// own.
+    ///
     /// Requests on one transport run one at a time (a lock guards the handles, which is why the class can
     /// be `@unchecked Sendable`); use one transport per concurrent walk.
     public final class CurlTransport: HTTPTransport, @unchecked Sendable {
@@ -127,8 +133,9 @@
         private let multi: UnsafeMutableRawPointer
         private let handles: [EasyHandle]
         private var early: (request: HTTPRequest, handle: EasyHandle, exchange: Exchange)?
-        /// The receiver of an exchange begun ahead and dropped before its perform: that perform throws.
-        private var droppedAhead: (any HTTPResponseReceiver)?
+        /// The receiver of an exchange begun ahead and dropped before its perform: that perform throws. Weak:
+        /// a receiver nobody holds any more has no perform to come.
+        private weak var droppedAhead: (any HTTPResponseReceiver)?
         private(set) var earlyTaken = 0
         private(set) var earlyDropped = 0
 
@@ -236,7 +243,12 @@
             if handle.ended == nil, exchange.state == .receiving(peeking: true) { pass(handle) }
             guard exchange.state == .heldUntilTaken else { return false }
             guard exchange.begin(receiver: receiver, cancellation: cancellation) else { return true }
-            if notes_curl_easy_pause(curl, handle.handle, CURLPAUSE_CONT) != CURLE_OK { return true }
+            let code = notes_curl_easy_pause(curl, handle.handle, CURLPAUSE_CONT)
+            if code != CURLE_OK {
+                // Refused (a cancellation): libcurl 7.88 reports it but would go on; the transfer ends here.
+                handle.ended = code
+                return true
+            }
             for _ in 0..<Self.maxPassesAhead {
                 guard handle.ended == nil, case .receiving = exchange.state else { break }
                 let taken = exchange.bodyBytes
@@ -443,7 +455,7 @@
 
     private let progressCallback: curl_xferinfo_callback = { context, _, _, _, _ in
         let exchange = exchange(context)
-        if exchange.receiver == nil { return 0 }  // sent early: its clock starts when it is taken over
+        if exchange.receiver == nil { return 0 }  // sent early: its clock starts when it is begun or taken over
         if exchange.cancellation.isCancelled { return 1 }
         if exchange.outOfTime() { return 1 }
         return 0
