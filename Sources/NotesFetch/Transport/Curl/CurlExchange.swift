@@ -79,18 +79,8 @@
         /// goes to it, and chunks as it takes them ahead.
         /// - Returns: Whether libcurl holds a chunk for the receiver, to be given again (unpaused).
         func begin(receiver: any HTTPResponseReceiver, cancellation: CancellationFlag) -> Bool {
-            self.receiver = receiver
-            self.cancellation = cancellation
             isAhead = true
-            started = DispatchTime.now().uptimeNanoseconds  // it waited on the walk, not on the server
-            active()
-            if let head, !receiver.receive(head: head) {
-                state = .stopped
-                return false
-            }
-            guard state == .heldUntilTaken else { return false }
-            state = .receiving(peeking: true)
-            return true
+            return hand(to: receiver, cancellation: cancellation)
         }
 
         /// A `perform` takes over the exchange sent early: the sends counted so far are its request's, both
@@ -99,17 +89,23 @@
         /// - Returns: Whether libcurl holds a chunk for the receiver, to be given again (unpaused).
         func take(receiver: any HTTPResponseReceiver, cancellation: CancellationFlag, meter: ExchangeMeter?) -> Bool {
             if let meter, let own = self.meter { meter.sent(own.sendCount) }
-            if isAhead, let begun = self.receiver, begun === receiver {
-                isAhead = false
-                self.meter = meter
-                self.cancellation = cancellation
-                started = DispatchTime.now().uptimeNanoseconds
-                active()
-                guard state == .heldAhead else { return false }
-                state = .receiving(peeking: true)
-                return true
-            }
             self.meter = meter
+            guard isAhead, let begun = self.receiver, begun === receiver else {
+                return hand(to: receiver, cancellation: cancellation)
+            }
+            isAhead = false
+            self.cancellation = cancellation
+            started = DispatchTime.now().uptimeNanoseconds
+            active()
+            guard state == .heldAhead else { return false }
+            state = .receiving(peeking: true)
+            return true
+        }
+
+        /// Gives the exchange sent early to `receiver`: both clocks start now (it waited on the walk, not on
+        /// the server), and the head that came goes to it.
+        /// - Returns: Whether libcurl holds a chunk for the receiver, to be given again (unpaused).
+        private func hand(to receiver: any HTTPResponseReceiver, cancellation: CancellationFlag) -> Bool {
             self.receiver = receiver
             self.cancellation = cancellation
             started = DispatchTime.now().uptimeNanoseconds
