@@ -33,11 +33,7 @@ final class AheadPage: @unchecked Sendable {
     /// The reception begun for an attempt at `request` read as `page` into `ids`, if that is the page
     /// kept; whatever else was kept is abandoned. Either way nothing is kept after.
     func take(for request: HTTPRequest, page: PageConfiguration, ids: IDSet) -> PageReception? {
-        let taken = lock.withLock { _ in
-            defer { begun = nil }
-            return begun
-        }
-        guard let taken else { return nil }
+        guard let taken = removeKept() else { return nil }
         if taken.request == request, taken.page == page, taken.ids === ids { return taken.reception }
         taken.reception.abandon()
         return nil
@@ -45,10 +41,14 @@ final class AheadPage: @unchecked Sendable {
 
     /// Abandons the page kept, if any.
     func abandon() {
-        let taken = lock.withLock { _ in
+        removeKept()?.reception.abandon()
+    }
+
+    /// The page kept, if any, no longer kept.
+    private func removeKept() -> Begun? {
+        lock.withLock { _ in
             defer { begun = nil }
             return begun
         }
-        taken?.reception.abandon()
     }
 }

@@ -83,6 +83,11 @@
             return hand(to: receiver, cancellation: cancellation)
         }
 
+        /// Whether the exchange was begun ahead for `receiver` and is not yet taken over.
+        func isBegun(for receiver: any HTTPResponseReceiver) -> Bool {
+            isAhead && self.receiver === receiver
+        }
+
         /// A `perform` takes over the exchange sent early: the sends counted so far are its request's, both
         /// clocks start now (the exchange waited on the walk, not on the server), and the head that came goes
         /// to the receiver (unless it was begun ahead for this receiver, which has it).
@@ -90,9 +95,7 @@
         func take(receiver: any HTTPResponseReceiver, cancellation: CancellationFlag, meter: ExchangeMeter?) -> Bool {
             if let meter, let own = self.meter { meter.sent(own.sendCount) }
             self.meter = meter
-            guard isAhead, let begun = self.receiver, begun === receiver else {
-                return hand(to: receiver, cancellation: cancellation)
-            }
+            guard isBegun(for: receiver) else { return hand(to: receiver, cancellation: cancellation) }
             isAhead = false
             self.cancellation = cancellation
             started = DispatchTime.now().uptimeNanoseconds

@@ -162,7 +162,7 @@
             }
             let handle: EasyHandle
             let exchange: Exchange
-            let begun = early.map { $0.exchange.isAhead && $0.exchange.receiver === receiver } ?? false
+            let begun = early?.exchange.isBegun(for: receiver) ?? false
             // An exchange begun ahead goes on only with the receiver it was begun for: another has not seen its
             // first bytes.
             if let early, early.request == request, early.exchange.state != .refused, begun || !early.exchange.isAhead {
@@ -203,15 +203,7 @@
         {
             while true {
                 if let code = handle.ended { return code }
-                var running: Int32 = 0
-                notes_curl_multi_perform(curl, multi, &running)
-                var queued: Int32 = 0
-                while let message = notes_curl_multi_info_read(curl, multi, &queued) {
-                    guard message.pointee.msg == CURLMSG_DONE, let easy = message.pointee.easy_handle,
-                        let done = handles.first(where: { $0.handle == easy })
-                    else { continue }
-                    done.ended = message.pointee.data.result
-                }
+                pass()
                 if case .heldForNextRequest(let next) = exchange.state {
                     // The chunk that named it was held back: send the request, then take the chunk.
                     exchange.state = .receiving(peeking: false)
@@ -240,7 +232,7 @@
             guard let early, early.request == request, !early.exchange.isAhead else { return false }
             let (handle, exchange) = (early.handle, early.exchange)
             // What came since the last transfer ended: the head, and the first chunk held.
-            if handle.ended == nil, exchange.state == .receiving(peeking: true) { pass(handle) }
+            if handle.ended == nil, exchange.state == .receiving(peeking: true) { pass() }
             guard exchange.state == .heldUntilTaken else { return false }
             guard exchange.begin(receiver: receiver, cancellation: cancellation) else { return true }
             let code = notes_curl_easy_pause(curl, handle.handle, CURLPAUSE_CONT)
@@ -252,23 +244,23 @@
             for _ in 0..<Self.maxPassesAhead {
                 guard handle.ended == nil, case .receiving = exchange.state else { break }
                 let taken = exchange.bodyBytes
-                pass(handle)
+                pass()
                 if exchange.bodyBytes == taken { break }  // nothing more at once
             }
             return true
         }
 
-        /// One pass of libcurl over what the sockets have, without waiting; notes whether `handle`'s transfer
-        /// ended.
-        private func pass(_ handle: EasyHandle) {
+        /// One pass of libcurl over every transfer, with what the sockets have and without waiting; notes
+        /// which transfers ended (possibly another than the one driven).
+        private func pass() {
             var running: Int32 = 0
             notes_curl_multi_perform(curl, multi, &running)
             var queued: Int32 = 0
             while let message = notes_curl_multi_info_read(curl, multi, &queued) {
-                guard message.pointee.msg == CURLMSG_DONE, message.pointee.easy_handle == handle.handle else {
-                    continue
-                }
-                handle.ended = message.pointee.data.result
+                guard message.pointee.msg == CURLMSG_DONE, let easy = message.pointee.easy_handle,
+                    let done = handles.first(where: { $0.handle == easy })
+                else { continue }
+                done.ended = message.pointee.data.result
             }
         }
 
