@@ -34,6 +34,8 @@ public final class SQLiteDestination: PageDestination {
     private var inserts: [Int: SQLiteStatement] = [:]
     private var visit: SQLiteStatement?
     private var saveCheckpoint: SQLiteStatement?
+    /// Copies the write-ahead log into the database beside the commits (a database in WAL mode).
+    private var checkpointer: LogCheckpointer?
     /// Called after each step of a commit; throwing stops the commit there, leaving the database as a
     /// `kill -9` at that point would (the transaction not committed is rolled back when the connection
     /// closes).
@@ -92,10 +94,27 @@ public final class SQLiteDestination: PageDestination {
             // is whole, at an earlier page.
             try database.execute(
                 "PRAGMA page_size=16384; PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL", "setting up")
+            let mode = try database.prepare("PRAGMA journal_mode", "setting up")
+            if try mode.step("setting up"), mode.text(0) == "wal" {
+                database.countLogFrames()
+                checkpointer = LogCheckpointer(path: path)
+            }
         } catch {
             throw StoreError(error)
         }
     }
+
+    /// Checkpoints the write-ahead log as ``LogCheckpointer`` says, with its thresholds in frames (tests:
+    /// a few pages' frames), running `beforePass` before each pass on the checkpointer's thread.
+    package func checkpointLog(
+        start: Int, tail: Int, limit: Int, beforePass: @escaping @Sendable () -> Void = {}
+    ) {
+        guard checkpointer != nil else { return }
+        checkpointer = LogCheckpointer(path: path, start: start, tail: tail, limit: limit, beforePass: beforePass)
+    }
+
+    /// The checkpointer's passes so far, and the tails the committing connection copied (tests).
+    package var checkpoints: (passes: Int, tails: Int) { checkpointer?.counts ?? (0, 0) }
 
     /// Sets `pragma` on the connection (tests: `max_page_count`, to fill the database).
     package func set(_ pragma: String) throws(StoreError) {
@@ -382,6 +401,7 @@ public final class SQLiteDestination: PageDestination {
             try database.execute("COMMIT", "committing page \(page.number)")
             open = false
             try afterStep(.committed)
+            checkpointer?.committed(database)
         } catch let stop as CommitStop {
             // As a crash would: the transaction stays open, and closing the connection rolls it back.
             throw StoreError(stop.description)

@@ -106,6 +106,37 @@ package final class SQLiteDatabase {
         return SQLiteStatement(statement, database: self)
     }
 
+    /// Frames in the write-ahead log after this connection's last commit, once ``countLogFrames()`` was
+    /// called; 0 before.
+    package private(set) var logFrames = 0
+
+    /// Has each commit on this connection set ``logFrames`` to the frames its write-ahead log then holds.
+    /// SQLite's automatic checkpoint (`wal_autocheckpoint`) is the same hook: it is off from then on, and
+    /// the connection's owner checkpoints (``checkpoint()``).
+    package func countLogFrames() {
+        sqlite3_wal_hook(
+            handle,
+            { context, _, _, frames in
+                // The connection itself, unretained: the hook goes with the connection, in `deinit`.
+                Unmanaged<SQLiteDatabase>.fromOpaque(context!).takeUnretainedValue().logFrames = Int(frames)
+                return SQLITE_OK
+            }, Unmanaged.passUnretained(self).toOpaque())
+    }
+
+    /// A passive checkpoint: the write-ahead log's frames that no reader still needs are copied into the
+    /// database, which is synced; never waiting for a lock or a reader.
+    /// - Returns: The frames of the log the checkpoint saw, and how many of them are now in the database;
+    ///   `nil` when another connection's checkpoint is running.
+    /// - Throws: ``SQLiteError`` when the log cannot be read or the database written.
+    package func checkpoint() throws(SQLiteError) -> (frames: Int, copied: Int)? {
+        var frames: Int32 = 0
+        var copied: Int32 = 0
+        let status = sqlite3_wal_checkpoint_v2(handle, nil, SQLITE_CHECKPOINT_PASSIVE, &frames, &copied)
+        if status == SQLITE_BUSY { return nil }
+        guard status == SQLITE_OK else { throw error(describe("checkpointing the write-ahead log")) }
+        return (Int(frames), Int(copied))
+    }
+
     /// Rows changed by the last INSERT, UPDATE or DELETE.
     package var changes: Int { Int(sqlite3_changes64(handle)) }
 
