@@ -37,7 +37,8 @@ final class LogCheckpointer {
         /// The connection the passes use, opened by the first.
         var connection: SQLiteDatabase?
         var running = false
-        /// The log's frames copied by the last pass, when none ran since.
+        /// The log's frames copied by the last pass; `nil` once its tail was copied, another pass started,
+        /// or the log started over.
         var copied: Int?
         /// The checkpointer's connection could not be opened.
         var failed = false
@@ -95,7 +96,10 @@ final class LogCheckpointer {
     func committed(_ database: SQLiteDatabase) {
         let frames = database.logFrames
         guard frames > tail else { return }
-        let (running, copied, failed) = shared.withLock { ($0.running, $0.copied, $0.failed) }
+        let (running, copied, failed) = shared.withLock { state in
+            if let copied = state.copied, copied > frames { state.copied = nil }
+            return (state.running, state.copied, state.failed)
+        }
         switch step(frames: frames, running: running, copied: copied, failed: failed) {
         case .none:
             return
