@@ -97,7 +97,7 @@ public final class SQLiteDestination: PageDestination {
             let mode = try database.prepare("PRAGMA journal_mode", "setting up")
             if try mode.step("setting up"), mode.text(0) == "wal" {
                 database.countLogFrames()
-                checkpointer = LogCheckpointer(path: path)
+                checkpointer = LogCheckpointer.forDatabase(at: path)
             }
         } catch {
             throw StoreError(error)

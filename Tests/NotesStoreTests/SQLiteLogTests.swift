@@ -79,4 +79,16 @@ struct SQLiteLogTests {
         // No checkpointer: the committing connection copies the log as SQLite's own checkpoint would.
         #expect(step(99, failed: true) == .none && step(100, failed: true) == .copy)
     }
+
+    @Test("The destinations writing one database share its checkpointer: one thread and one connection copy its log")
+    func sharedByDatabase() throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        let first = LogCheckpointer.forDatabase(at: scratch.path("a.db"))
+        #expect(LogCheckpointer.forDatabase(at: scratch.path("a.db")) === first)
+        #expect(LogCheckpointer.forDatabase(at: scratch.path("b.db")) !== first)
+        // Kept while held, and only then.
+        weak var released = LogCheckpointer.forDatabase(at: scratch.path("c.db"))
+        #expect(released == nil)
+    }
 }

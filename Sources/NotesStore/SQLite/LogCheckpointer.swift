@@ -16,6 +16,10 @@ import NotesSystem
 /// - the log past ``limit`` frames with a pass still running: the committing thread waits for the pass,
 ///   then copies the rest itself. The log never grows much past `limit` frames, however slow the disk.
 ///
+/// The destinations of a process that write one database share its checkpointer
+/// (``forDatabase(at:)``): a sync's resources and child walks, committing side by side, fill one log, which
+/// one thread and one connection copy; of them, one starts a pass and one copies a tail.
+///
 /// A checkpoint that fails (a full disk, an I/O error) loses nothing: the pages are committed in the log,
 /// and the next commit's own writes meet the failure. When the checkpointer cannot open its connection,
 /// the committing connection checkpoints as SQLite would have, at ``start`` frames.
@@ -59,6 +63,25 @@ final class LogCheckpointer {
         self.limit = limit
     }
 
+    /// The checkpointer of the database at `path` for this process: the destinations writing one database
+    /// (a sync's resources and child walks, side by side) share its log, and one thread and connection
+    /// copy it. Kept while a destination holds it.
+    static func forDatabase(at path: String) -> LogCheckpointer {
+        registry.withLock { table in
+            if let kept = table[path]?.checkpointer { return kept }
+            table = table.filter { $0.value.checkpointer != nil }
+            let made = LogCheckpointer(path: path)
+            table[path] = Held(checkpointer: made)
+            return made
+        }
+    }
+
+    private struct Held {
+        weak var checkpointer: LogCheckpointer?
+    }
+
+    private static let registry = Locked<[String: Held]>([:])
+
     deinit {
         // A pass running ends before the destination closes its own connection: the last connection to
         // close copies what is left of the log and removes it.
@@ -96,36 +119,32 @@ final class LogCheckpointer {
     func committed(_ database: SQLiteDatabase) {
         let frames = database.logFrames
         guard frames > tail else { return }
-        let (running, copied, failed) = shared.withLock { state in
+        // Decided and marked at once: of the destinations writing the database, one starts a pass, one
+        // copies a tail.
+        let next = shared.withLock { state in
             if let copied = state.copied, copied > frames { state.copied = nil }
-            return (state.running, state.copied, state.failed)
+            let next = step(frames: frames, running: state.running, copied: state.copied, failed: state.failed)
+            switch next {
+            case .none: break
+            case .pass: state.running = true
+            case .copy, .waitAndCopy: state.tails += 1
+            }
+            if next != .none { state.copied = nil }
+            return next
         }
-        switch step(frames: frames, running: running, copied: copied, failed: failed) {
+        switch next {
         case .none:
             return
         case .pass:
-            shared.withLock {
-                $0.running = true
-                $0.copied = nil
-            }
             thread.submit { [shared, path, beforePass] in
                 beforePass()
                 Self.pass(shared, path: path)
             }
         case .copy:
-            copyTail(database)
+            _ = try? database.checkpoint()
         case .waitAndCopy:
             thread.awaitIdle()
-            copyTail(database)
-        }
-    }
-
-    /// The frames of the log not yet copied, copied by the committing connection.
-    private func copyTail(_ database: SQLiteDatabase) {
-        _ = try? database.checkpoint()
-        shared.withLock {
-            $0.copied = nil
-            $0.tails += 1
+            _ = try? database.checkpoint()
         }
     }
 
