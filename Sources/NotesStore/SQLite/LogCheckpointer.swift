@@ -6,7 +6,7 @@ import NotesSystem
 /// SQLite's own checkpoint runs on the committing connection once its log holds 1,000 pages: that page's
 /// commit also reads the log back, writes it into the database and waits for two syncs to disk. Here the
 /// committing connection's hook counts the log's frames (``SQLiteDatabase/countLogFrames()``), and after
-/// each commit ``committed()`` decides, on the committing thread:
+/// each commit ``committed(_:)`` decides, on the committing thread:
 /// - the log past ``start`` frames, no pass running: a pass starts on the checkpointer's thread, a passive
 ///   checkpoint (never waiting for a lock or a reader) on a connection of its own;
 /// - a pass done, and at most ``tail`` frames committed since it began: the committing connection copies
@@ -14,7 +14,8 @@ import NotesSystem
 ///   transaction begins with every frame copied, which a pass running beside the writer never leaves; after
 ///   this one, the next commit starts the log over;
 /// - the log past ``limit`` frames with a pass still running: the committing thread waits for the pass,
-///   then copies the rest itself. The log never grows much past `limit` frames, however slow the disk.
+///   then copies the rest itself. The log never grows much past `limit` frames, however slow the disk,
+///   unless a reader holds frames back (as with SQLite's own checkpoint, no checkpoint copies past them).
 ///
 /// The destinations of a process that write one database share its checkpointer
 /// (``forDatabase(at:)``): a sync's resources and child walks, committing side by side, fill one log, which
