@@ -146,6 +146,8 @@ final class LogCheckpointer {
         case .waitAndCopy:
             thread.awaitIdle()
             _ = try? database.checkpoint()
+            // The pass waited for counted the log before this copy.
+            shared.withLock { $0.copied = nil }
         }
     }
 
@@ -161,14 +163,14 @@ final class LogCheckpointer {
                 }
             }
         }
-        let result = connection.flatMap { connection in
+        let copied = connection.flatMap { connection in
             connection.serialized { try? connection.checkpoint() }
         }
         shared.withLock {
             $0.connection = connection
             $0.failed = connection == nil
             $0.running = false
-            $0.copied = result?.copied
+            $0.copied = copied
             $0.passes += 1
         }
     }

@@ -125,16 +125,16 @@ package final class SQLiteDatabase {
 
     /// A passive checkpoint: the write-ahead log's frames that no reader still needs are copied into the
     /// database, which is synced; never waiting for a lock or a reader.
-    /// - Returns: The frames of the log the checkpoint saw, and how many of them are now in the database;
-    ///   `nil` when another connection's checkpoint is running.
+    /// - Returns: How many of the log's frames are now in the database; `nil` when another connection's
+    ///   checkpoint is running.
     /// - Throws: ``SQLiteError`` when the log cannot be read or the database written.
-    package func checkpoint() throws(SQLiteError) -> (frames: Int, copied: Int)? {
+    package func checkpoint() throws(SQLiteError) -> Int? {
         var frames: Int32 = 0
         var copied: Int32 = 0
         let status = sqlite3_wal_checkpoint_v2(handle, nil, SQLITE_CHECKPOINT_PASSIVE, &frames, &copied)
         if status == SQLITE_BUSY { return nil }
         guard status == SQLITE_OK else { throw error(describe("checkpointing the write-ahead log")) }
-        return (Int(frames), Int(copied))
+        return Int(copied)
     }
 
     /// Rows changed by the last INSERT, UPDATE or DELETE.
