@@ -9,18 +9,20 @@ import CJSONBlocks
 /// The set of note ids seen in a run, compact enough for millions of ids, with page-level undo.
 ///
 /// Not a `Set<String>`: ids are copied once into an append-only arena of 1 MiB segments as
-/// `[varint length][bytes]` entries, and an open-addressing table (linear probing, load at most 3/4) holds
-/// 8 bytes per slot: the id's 32-bit hash and its arena position. An insert touches one slot's cache line
-/// (and the arena only where the whole hash matches); growing moves slots by the hashes they hold and never
-/// reads the arena. A table of 2 MiB or more is held in chunks of 2 MiB and doubles by adding chunks and
-/// moving its slots within them, so it never holds an old table and a new one together: the set's peak
-/// memory is its final size (``peakMemoryFootprint``). The hash is SipHash-1-3 (the standard library's
-/// `Hasher`'s) under a key drawn at random once a process (`SipHash13`), so a hostile server cannot choose
-/// ids that collide; computed here over the id's bytes, at half `Hasher`'s cost.
+/// `[32-bit hash][varint length][bytes]` entries, and an open-addressing table (linear probing, load at
+/// most 3/4) holds two arrays: a byte a slot, 0 for an empty slot or else a tag of 8 bits of the id's hash,
+/// and the id's arena position. A probe reads the tags alone, a fifth of the table, small enough to stay
+/// in the processor's cache where a table of whole slots would miss it on nearly every insert; the arena
+/// is read only where a tag matches, and then its stored hash is compared before the bytes. Growing frees
+/// the table and builds the one twice its size from the arena's entries, in order, by the hashes stored
+/// there, so it never holds an old table and a new one together and never hashes an id again: the set's
+/// peak memory is its final size (``peakMemoryFootprint``). The hash is SipHash-1-3 (the standard
+/// library's `Hasher`'s) under a key drawn at random once a process (`SipHash13`), so a hostile server
+/// cannot choose ids that collide; computed here over the id's bytes, at half `Hasher`'s cost.
 ///
-/// Cost per id: `1 + length` bytes in the arena (2 for ids of 128 bytes or more) plus 8 bytes per slot at
-/// a load between 3/8 and 3/4, i.e. 10.7 to 21.3 bytes: about 32 to 43 bytes for a 20-byte id, so a
-/// million 20-byte ids take about 37 MiB (measured: ``memoryFootprint``). Ids may be at most
+/// Cost per id: `5 + length` bytes in the arena (6 for ids of 128 bytes or more) plus 5 bytes per slot
+/// at a load between 3/8 and 3/4, i.e. 6.7 to 13.3 bytes: about 32 to 38 bytes for a 20-byte id, so a
+/// million 20-byte ids take about 35 MiB (measured: ``memoryFootprint``). Ids may be at most
 /// ``maxIDBytes`` long; the arena holds at most 4 GiB.
 ///
 /// Pages: ids inserted since the last ``commitPage()`` form the open page; ``rollbackPage()`` removes
@@ -44,18 +46,17 @@ public final class IDSet {
     /// - Parameter capacity: Ids to make room for up front; defaults to 1,024.
     public init(capacity: Int = 1024) {
         table = .allocate(capacity: 1)
-        table.initialize(to: Table(capacity: capacity, key: .process, chunkShift: SlotChunks.defaultChunkShift))
+        table.initialize(to: Table(capacity: capacity, key: .process))
     }
 
-    /// A set hashing under `key`, its table in chunks of `1 << chunkShift` slots: tests choose both, to
-    /// grow tables in place from a few slots and to see the clusters that many keys make.
-    init(capacity: Int, key: SipHash13, chunkShift: Int) {
+    /// A set hashing under `key`: tests choose it, to see the clusters that many keys make.
+    init(capacity: Int, key: SipHash13) {
         table = .allocate(capacity: 1)
-        table.initialize(to: Table(capacity: capacity, key: key, chunkShift: chunkShift))
+        table.initialize(to: Table(capacity: capacity, key: key))
     }
 
     deinit {
-        table.pointee.deallocateSegments()
+        table.pointee.deallocate()
         table.deinitialize(count: 1)
         table.deallocate()
     }
@@ -69,8 +70,7 @@ public final class IDSet {
     /// Bytes this set holds on the heap: arena segments and the table.
     public var memoryFootprint: Int { table.pointee.memoryFootprint }
 
-    /// The most bytes this set has held at once, counting a table being replaced and its replacement
-    /// together.
+    /// The most bytes this set has held at once.
     public var peakMemoryFootprint: Int { table.pointee.peakMemoryFootprint }
 
     /// Whether `id` is in the set.
@@ -87,9 +87,9 @@ public final class IDSet {
         return table.pointee.insert(id)
     }
 
-    /// The hash of `id` that ``insert(_:hash:)`` takes, its slot's cache line fetched meanwhile: a page
-    /// prepares a record's id when it reads it and inserts it at the record's end, by when the line, most
-    /// often a miss in a large table, has arrived.
+    /// The hash of `id` that ``insert(_:hash:)`` takes, its slot's cache lines fetched meanwhile: a page
+    /// prepares a record's id when it reads it and inserts it at the record's end, by when they have
+    /// arrived.
     @inline(__always)
     func prepare(_ id: UnsafeRawBufferPointer) -> UInt32 {
         table.pointee.prepare(id)
@@ -138,10 +138,13 @@ private struct Table {
     private var segmentEnds: [Int] = []
     /// Arena position of the next entry: segment index << 20 | offset in the segment.
     private var end: UInt32 = 0
-    /// 0 for an empty slot, else the id's 32-bit hash << 32 | its arena position + 1: a probe compares
-    /// hashes without touching the arena, and growing moves slots without reading it.
-    private var slots: SlotChunks
+    /// A byte a slot: 0 when the slot is empty, else the tag of the id's hash (``tag(_:)``).
+    private var tags: UnsafeMutablePointer<UInt8>
+    /// The arena position of each full slot's id.
+    private var positions: UnsafeMutablePointer<UInt32>
     private var mask: Int
+    /// Bytes of the table allocated and not yet freed.
+    private var slotBytesHeld = 0
     private let key: SipHash13
     var count = 0
     private(set) var peakMemoryFootprint = 0
@@ -152,26 +155,28 @@ private struct Table {
     private var openSlots: [Int]? = []
     private var countAtCommit = 0
 
-    init(capacity: Int, key: SipHash13, chunkShift: Int) {
+    init(capacity: Int, key: SipHash13) {
         var size = 16
         while size * 3 / 4 < capacity { size <<= 1 }
-        slots = SlotChunks(count: size, chunkShift: chunkShift)
+        (tags, positions) = Self.allocateSlots(size)
+        slotBytesHeld = size * Self.slotBytes
         mask = size - 1
         self.key = key
         notePeak()
     }
 
-    func deallocateSegments() {
+    func deallocate() {
         for segment in segments { segment.deallocate() }
-        slots.deallocate()
+        tags.deallocate()
+        positions.deallocate()
     }
 
     var memoryFootprint: Int {
-        segments.count * Self.segmentSize + slots.count * MemoryLayout<UInt64>.size
+        segments.count * Self.segmentSize + slotBytesHeld
     }
 
-    private mutating func notePeak(extra: Int = 0) {
-        peakMemoryFootprint = max(peakMemoryFootprint, memoryFootprint + extra)
+    private mutating func notePeak() {
+        peakMemoryFootprint = max(peakMemoryFootprint, memoryFootprint)
     }
 
     func contains(_ id: UnsafeRawBufferPointer) -> Bool {
@@ -185,15 +190,18 @@ private struct Table {
     @inline(__always)
     func prepare(_ id: UnsafeRawBufferPointer) -> UInt32 {
         let hash = hash(id)
-        slots.prefetch(Int(hash) & mask)
+        let slot = Int(hash) & mask
+        notes_prefetch_for_write(tags + slot)
+        notes_prefetch_for_write(positions + slot)
         return hash
     }
 
     @inline(__always)
     mutating func insert(_ id: UnsafeRawBufferPointer, hash: UInt32) -> IDSet.InsertResult {
         let (found, slot) = find(id, hash: hash)
-        if found { return .duplicate(page: page(of: Self.position(slots[slot]))) }
-        slots[slot] = Self.slot(hash: hash, position: append(id))
+        if found { return .duplicate(page: page(of: positions[slot])) }
+        tags[slot] = Self.tag(hash)
+        positions[slot] = append(id, hash: hash)
         openSlots?.append(slot)
         count += 1
         if count > (mask + 1) / 4 * 3 { grow() }
@@ -211,11 +219,11 @@ private struct Table {
         let committedEnd = pageEnds.last ?? 0
         if let open = openSlots {
             // Linear probing: undoing inserts newest first restores the table exactly.
-            for slot in open.reversed() { slots[slot] = 0 }
+            for slot in open.reversed() { tags[slot] = 0 }
         } else {
-            // The table grew during the page: rebuild it from the committed entries, hashed again.
-            slots.clear()
-            forEachEntry(upTo: committedEnd) { position, id in place(Self.slot(hash: hash(id), position: position)) }
+            // The table grew during the page: build it again from the committed entries.
+            tags.update(repeating: 0, count: mask + 1)
+            placeEntries(upTo: committedEnd)
         }
         count = countAtCommit
         openSlots = []
@@ -227,101 +235,113 @@ private struct Table {
 
     // MARK: - Table
 
-    /// 32 bits of SipHash-1-3 under the set's key (the process's). The slot and the stored hash both come
-    /// from these bits.
+    /// Bytes a slot takes: its tag and its arena position.
+    private static let slotBytes = MemoryLayout<UInt8>.size + MemoryLayout<UInt32>.size
+
+    /// 32 bits of SipHash-1-3 under the set's key (the process's). The slot, the tag and the hash the
+    /// arena keeps all come from these bits.
     @inline(__always)
     private func hash(_ id: UnsafeRawBufferPointer) -> UInt32 {
         UInt32(truncatingIfNeeded: key.hash(id))
     }
 
+    /// The slot's byte for an id of hash `hash`, never 0: the top byte of the hash times an odd constant,
+    /// which depends on every bit of the hash, so ids whose slots are neighbours (the same low bits)
+    /// still differ in their tags.
     @inline(__always)
-    private static func slot(hash: UInt32, position: UInt32) -> UInt64 {
-        UInt64(hash) << 32 | UInt64(position + 1)
-    }
-
-    @inline(__always)
-    private static func position(_ slot: UInt64) -> UInt32 {
-        UInt32(truncatingIfNeeded: slot) - 1
+    private static func tag(_ hash: UInt32) -> UInt8 {
+        max(1, UInt8(truncatingIfNeeded: (hash &* 0x9E37_79B1) >> 24))
     }
 
     /// The slot holding `id`, or the empty slot where it would go.
     @inline(__always)
     private func find(_ id: UnsafeRawBufferPointer, hash: UInt32) -> (found: Bool, slot: Int) {
+        let tag = Self.tag(hash)
         var slot = Int(hash) & mask
         while true {
-            let value = slots[slot]
-            if value == 0 { return (false, slot) }
-            if UInt32(truncatingIfNeeded: value >> 32) == hash && entryEquals(Self.position(value), id) {
-                return (true, slot)
-            }
+            let byte = tags[slot]
+            if byte == 0 { return (false, slot) }
+            if byte == tag && entryEquals(positions[slot], hash: hash, id) { return (true, slot) }
             slot = (slot + 1) & mask
         }
     }
 
-    /// Puts `value` in the first empty slot from its hash's.
+    /// Puts the entry at `position`, of hash `hash`, in the first empty slot from its hash's.
     @inline(__always)
-    private func place(_ value: UInt64) {
-        var slot = Int(truncatingIfNeeded: value >> 32) & mask
-        while slots[slot] != 0 { slot = (slot + 1) & mask }
-        slots[slot] = value
+    private func place(hash: UInt32, position: UInt32) {
+        var slot = Int(hash) & mask
+        while tags[slot] != 0 { slot = (slot + 1) & mask }
+        tags[slot] = Self.tag(hash)
+        positions[slot] = position
     }
 
-    /// Doubles the table, moving each slot by the hash it holds: the arena is not read. A table of whole
-    /// chunks doubles in place; a smaller one is copied into its replacement.
-    private mutating func grow() {
-        let oldCount = slots.count
-        if slots.canDoubleInPlace {
-            slots.doubleInPlace()
-            mask = slots.count - 1
-            notePeak()
-            rehashInPlace(oldCount: oldCount)
-        } else {
-            let old = slots
-            slots = SlotChunks(count: oldCount * 2, chunkShift: old.chunkShift)
-            mask = slots.count - 1
-            notePeak(extra: oldCount * MemoryLayout<UInt64>.size)
-            for index in 0..<oldCount where old[index] != 0 { place(old[index]) }
-            old.deallocate()
+    /// Places every entry before `limit`, in arena order, by the hash the arena keeps. The arena is read
+    /// in order but the slots land anywhere: each entry's slot is fetched `lookahead` entries before it is
+    /// placed, so that many misses are on their way at once rather than one after another.
+    private func placeEntries(upTo limit: UInt32) {
+        let lookahead = 16
+        let pending = UnsafeMutablePointer<(hash: UInt32, position: UInt32)>.allocate(capacity: lookahead)
+        defer { pending.deallocate() }
+        var read = 0
+        forEachEntry(upTo: limit) { position, hash, _ in
+            let index = read & (lookahead - 1)
+            if read >= lookahead { place(hash: pending[index].hash, position: pending[index].position) }
+            let slot = Int(hash) & mask
+            notes_prefetch_for_write(tags + slot)
+            notes_prefetch_for_write(positions + slot)
+            pending[index] = (hash, position)
+            read += 1
         }
+        for index in max(0, read - lookahead)..<read {
+            let entry = pending[index & (lookahead - 1)]
+            place(hash: entry.hash, position: entry.position)
+        }
+    }
+
+    /// Doubles the table: frees it, then builds the new one from the arena, so the two are never held
+    /// together.
+    private mutating func grow() {
+        let size = (mask + 1) * 2
+        tags.deallocate()
+        positions.deallocate()
+        slotBytesHeld -= (mask + 1) * Self.slotBytes
+        (tags, positions) = Self.allocateSlots(size)
+        slotBytesHeld += size * Self.slotBytes
+        mask = size - 1
+        notePeak()
+        placeEntries(upTo: end)
         openSlots = nil
     }
 
-    /// Moves the slots of the lower half, just doubled in place (the upper half empty), to where the
-    /// doubled table's probes look for them.
-    ///
-    /// A slot's home in the doubled table is its old home or that plus the old size. The cluster at the
-    /// start of the lower half, whose ids may have homes at its end, is set aside; then, from the empty
-    /// slot after it, each slot is taken out and placed again, in order. A probe then crosses only slots
-    /// already moved (or set aside) and stops at the slot just emptied at the latest: from the old home,
-    /// that slot is ahead within its cluster; from the new home, the probe runs through the upper half and
-    /// wraps to the start of the lower half. So no slot is placed past one not yet moved, which would lose
-    /// it when that one moves. The slots set aside are placed last.
-    private mutating func rehashInPlace(oldCount: Int) {
-        var firstEmpty = 0
-        while slots[firstEmpty] != 0 { firstEmpty += 1 }  // there is one: the load was at most 3/4
-        var setAside: [UInt64] = []
-        for index in 0..<firstEmpty {
-            setAside.append(slots[index])
-            slots[index] = 0
+    /// The tags (all 0) and positions of a table of `size` slots. An array of 2 MiB or more is aligned
+    /// to 2 MiB and, on Linux, asks for huge pages: a probe lands anywhere in it, and with 4 KiB pages
+    /// nearly every probe of a large table would also miss the TLB.
+    private static func allocateSlots(_ size: Int) -> (UnsafeMutablePointer<UInt8>, UnsafeMutablePointer<UInt32>) {
+        func allocate(_ bytes: Int) -> UnsafeMutableRawPointer {
+            let huge = 2 << 20
+            let raw = UnsafeMutableRawPointer.allocate(
+                byteCount: bytes, alignment: bytes >= huge ? huge : MemoryLayout<UInt32>.alignment)
+            #if os(Linux)
+                if bytes >= huge { _ = madvise(raw, bytes, MADV_HUGEPAGE) }
+            #endif
+            return raw
         }
-        for index in firstEmpty + 1..<oldCount {
-            let value = slots[index]
-            if value == 0 { continue }
-            slots[index] = 0
-            place(value)
-        }
-        for value in setAside { place(value) }
+        let tags = allocate(size).bindMemory(to: UInt8.self, capacity: size)
+        tags.initialize(repeating: 0, count: size)
+        // A position is read only where its tag is set, so the array needs no filling.
+        let positions = allocate(size * MemoryLayout<UInt32>.stride).bindMemory(to: UInt32.self, capacity: size)
+        return (tags, positions)
     }
 
     // MARK: - Arena
 
-    /// Bytes of the entry of an id of `count` bytes: 1 to 3 of length, then the id.
+    /// Bytes of the entry of an id of `count` bytes: its hash, 1 to 3 of length, then the id.
     @inline(__always)
     private static func entrySize(_ count: Int) -> Int {
-        (count < 0x80 ? 1 : count < 0x4000 ? 2 : 3) + count
+        MemoryLayout<UInt32>.size + (count < 0x80 ? 1 : count < 0x4000 ? 2 : 3) + count
     }
 
-    private mutating func append(_ id: UnsafeRawBufferPointer) -> UInt32 {
+    private mutating func append(_ id: UnsafeRawBufferPointer, hash: UInt32) -> UInt32 {
         let entrySize = Self.entrySize(id.count)
         var segment = Int(end >> UInt32(Self.segmentShift))
         var offset = Int(end) & (Self.segmentSize - 1)
@@ -338,8 +358,9 @@ private struct Table {
             notePeak()
         }
         let base = segments[segment] + offset
+        base.storeBytes(of: hash.littleEndian, as: UInt32.self)
         var length = id.count
-        var cursor = 0
+        var cursor = MemoryLayout<UInt32>.size
         repeat {
             let more = length >= 0x80
             base.storeBytes(
@@ -354,15 +375,16 @@ private struct Table {
         return position
     }
 
-    /// The id of the entry at `position`.
+    /// The hash and the id of the entry at `position`.
     @inline(__always)
-    private func entry(at position: UInt32) -> UnsafeRawBufferPointer {
+    private func entry(at position: UInt32) -> (hash: UInt32, id: UnsafeRawBufferPointer) {
         let base =
             UnsafeRawPointer(segments[Int(position >> UInt32(Self.segmentShift))])
             + Int(position & UInt32(Self.segmentSize - 1))
+        let hash = UInt32(littleEndian: base.loadUnaligned(as: UInt32.self))
         var length = 0
         var shift = 0
-        var cursor = 0
+        var cursor = MemoryLayout<UInt32>.size
         while true {
             let byte = base.load(fromByteOffset: cursor, as: UInt8.self)
             length |= Int(byte & 0x7F) << shift
@@ -370,18 +392,18 @@ private struct Table {
             if byte & 0x80 == 0 { break }
             shift += 7
         }
-        return UnsafeRawBufferPointer(start: base + cursor, count: length)
+        return (hash, UnsafeRawBufferPointer(start: base + cursor, count: length))
     }
 
     @inline(__always)
-    private func entryEquals(_ position: UInt32, _ id: UnsafeRawBufferPointer) -> Bool {
+    private func entryEquals(_ position: UInt32, hash: UInt32, _ id: UnsafeRawBufferPointer) -> Bool {
         let stored = entry(at: position)
-        guard stored.count == id.count else { return false }
-        return id.count == 0 || memcmp(stored.baseAddress!, id.baseAddress!, id.count) == 0
+        guard stored.hash == hash, stored.id.count == id.count else { return false }
+        return id.count == 0 || memcmp(stored.id.baseAddress!, id.baseAddress!, id.count) == 0
     }
 
-    /// Calls `body` with the position and the id of every entry before `limit`, in arena order.
-    private func forEachEntry(upTo limit: UInt32, _ body: (UInt32, UnsafeRawBufferPointer) -> Void) {
+    /// Calls `body` with the position, the hash and the id of every entry before `limit`, in arena order.
+    private func forEachEntry(upTo limit: UInt32, _ body: (UInt32, UInt32, UnsafeRawBufferPointer) -> Void) {
         var position = 0
         while position < Int(limit) {
             let segment = position >> Self.segmentShift
@@ -390,8 +412,8 @@ private struct Table {
                 position = (segment + 1) << Self.segmentShift
                 continue
             }
-            let id = entry(at: UInt32(position))
-            body(UInt32(position), id)
+            let (hash, id) = entry(at: UInt32(position))
+            body(UInt32(position), hash, id)
             position += Self.entrySize(id.count)
         }
     }
@@ -405,81 +427,6 @@ private struct Table {
             if pageEnds[middle] <= position { low = middle + 1 } else { high = middle }
         }
         return low
-    }
-}
-
-/// The slots of an ``IDSet``'s table, in chunks of `1 << chunkShift` slots (2 MiB of them by default).
-///
-/// A table of whole chunks doubles by adding as many chunks again, empty, so the set can move its slots
-/// in place (``doubleInPlace()``); a table smaller than a chunk is one chunk of its own size, replaced
-/// when it doubles. A chunk of 2 MiB is aligned to 2 MiB and, on Linux, asks for huge pages: a probe lands
-/// anywhere in the table, and with 4 KiB pages nearly every probe of a large table also misses the TLB.
-private struct SlotChunks {
-    static let defaultChunkShift = 18
-
-    let chunkShift: Int
-    private let chunkMask: Int
-    private(set) var count: Int
-    private var chunks: UnsafeMutablePointer<UnsafeMutablePointer<UInt64>>
-    private var chunkCount: Int
-
-    /// A table of `count` empty slots, a power of two.
-    init(count: Int, chunkShift: Int) {
-        self.chunkShift = chunkShift
-        chunkMask = 1 << chunkShift - 1
-        self.count = count
-        chunkCount = max(1, count >> chunkShift)
-        chunks = .allocate(capacity: chunkCount)
-        for index in 0..<chunkCount { chunks[index] = Self.emptyChunk(min(count, 1 << chunkShift)) }
-    }
-
-    func deallocate() {
-        for index in 0..<chunkCount { chunks[index].deallocate() }
-        chunks.deallocate()
-    }
-
-    subscript(slot: Int) -> UInt64 {
-        @inline(__always) get { chunks[slot &>> chunkShift][slot & chunkMask] }
-        @inline(__always) nonmutating set { chunks[slot &>> chunkShift][slot & chunkMask] = newValue }
-    }
-
-    /// Starts loading the cache line of `slot`.
-    @inline(__always)
-    func prefetch(_ slot: Int) {
-        notes_prefetch_for_write(chunks[slot &>> chunkShift] + (slot & chunkMask))
-    }
-
-    /// Whether the table is whole chunks, which ``doubleInPlace()`` can add to.
-    var canDoubleInPlace: Bool { count >= 1 << chunkShift }
-
-    /// Doubles the table by adding empty chunks after the ones it has; every slot keeps its place.
-    mutating func doubleInPlace() {
-        precondition(canDoubleInPlace, "only a table of whole chunks doubles in place")
-        let grown = UnsafeMutablePointer<UnsafeMutablePointer<UInt64>>.allocate(capacity: chunkCount * 2)
-        grown.moveInitialize(from: chunks, count: chunkCount)
-        for index in chunkCount..<chunkCount * 2 { grown[index] = Self.emptyChunk(1 << chunkShift) }
-        chunks.deallocate()
-        chunks = grown
-        chunkCount *= 2
-        count *= 2
-    }
-
-    /// Empties every slot.
-    func clear() {
-        for index in 0..<chunkCount { chunks[index].update(repeating: 0, count: min(count, 1 << chunkShift)) }
-    }
-
-    private static func emptyChunk(_ size: Int) -> UnsafeMutablePointer<UInt64> {
-        let bytes = size * MemoryLayout<UInt64>.stride
-        let huge = 2 << 20
-        let raw = UnsafeMutableRawPointer.allocate(
-            byteCount: bytes, alignment: bytes >= huge ? huge : MemoryLayout<UInt64>.alignment)
-        #if os(Linux)
-            if bytes >= huge { _ = madvise(raw, bytes, MADV_HUGEPAGE) }
-        #endif
-        let chunk = raw.bindMemory(to: UInt64.self, capacity: size)
-        chunk.initialize(repeating: 0, count: size)
-        return chunk
     }
 }
 
