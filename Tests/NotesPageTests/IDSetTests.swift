@@ -128,14 +128,16 @@ struct IDSetTests {
         #expect(ids.insert("id-\(second)") == .duplicate(page: 1))
     }
 
-    @Test("The hash is SipHash: the published SipHash-2-4 vectors, from the empty message to two words")
+    @Test("The hash is SipHash: the published SipHash-2-4 vectors, from the empty message to two words, every tail")
     func sipHashVectors() {
         // Key 00 01 … 0f; message 00 01 … of each length.
         let key = SipHash13(k0: 0x0706_0504_0302_0100, k1: 0x0f0e_0d0c_0b0a_0908)
         let message = (0..<16).map { UInt8($0) }
         for (length, expected) in [
-            (0, 0x726f_db47_dd0e_0e31), (1, 0x74f8_39c5_93dc_67fd), (7, 0xab02_00f5_8b01_d137),
-            (8, 0x93f5_f579_9a93_2462), (15, 0xa129_ca61_49be_45e5), (16, 0x3f2a_cc7f_57c2_9bdb),
+            (0, 0x726f_db47_dd0e_0e31), (1, 0x74f8_39c5_93dc_67fd), (2, 0x0d6c_8009_d9a9_4f5a),
+            (3, 0x8567_6696_d7fb_7e2d), (4, 0xcf27_94e0_2771_87b7), (5, 0x1876_5564_cd99_a68d),
+            (6, 0xcbc9_466e_58fe_e3ce), (7, 0xab02_00f5_8b01_d137), (8, 0x93f5_f579_9a93_2462),
+            (12, 0x751e_8fbc_860e_e5fb), (15, 0xa129_ca61_49be_45e5), (16, 0x3f2a_cc7f_57c2_9bdb),
         ] as [(Int, UInt64)] {
             let hash = message.prefix(length).withUnsafeBytes {
                 key.hash($0, compressionRounds: 2, finalizationRounds: 4)
