@@ -20,10 +20,11 @@ import CJSONBlocks
 /// library's `Hasher`'s) under a key drawn at random once a process (`SipHash13`), so a hostile server
 /// cannot choose ids that collide; computed here over the id's bytes, at half `Hasher`'s cost.
 ///
-/// Cost per id: `5 + length` bytes in the arena (6 for ids of 128 bytes or more) plus 5 bytes per slot
-/// at a load between 3/8 and 3/4, i.e. 6.7 to 13.3 bytes: about 32 to 38 bytes for a 20-byte id, so a
-/// million 20-byte ids take about 34 MiB (measured: ``memoryFootprint``). Ids may be at most
-/// ``maxIDBytes`` long; the arena holds at most 4 GiB.
+/// Cost per id: `5 + length` bytes in the arena (6 + length from 128 bytes, 7 + length from 16 KiB) plus
+/// 5 bytes per slot at a load between 3/8 and 3/4, i.e. 6.7 to 13.3 bytes: about 32 to 38 bytes for a
+/// 20-byte id, so a million 20-byte ids take about 34 MiB (measured: ``memoryFootprint``). A page rolled
+/// back after the table grew leaves the table its grown size. Ids may be at most ``maxIDBytes`` long; the
+/// arena holds at most 4 GiB.
 ///
 /// Pages: ids inserted since the last ``commitPage()`` form the open page; ``rollbackPage()`` removes
 /// them, so a page that fails or is retried leaves no trace. A duplicate reports the page that holds the
@@ -245,9 +246,9 @@ private struct Table {
         UInt32(truncatingIfNeeded: key.hash(id))
     }
 
-    /// The slot's byte for an id of hash `hash`, never 0: the top byte of the hash times an odd constant,
-    /// which depends on every bit of the hash, so ids whose slots are neighbours (the same low bits)
-    /// still differ in their tags.
+    /// The slot's byte for an id of hash `hash`, never 0: the top byte of the product of the hash and an
+    /// odd constant, which depends on every bit of the hash, so ids whose slots are neighbours (the same
+    /// low bits) still differ in their tags.
     @inline(__always)
     private static func tag(_ hash: UInt32) -> UInt8 {
         max(1, UInt8(truncatingIfNeeded: (hash &* 0x9E37_79B1) >> 24))

@@ -71,9 +71,13 @@ struct IDSetTests {
         }
     }
 
-    @Test("Long ids fill several 1 MiB segments; rollback across a segment boundary keeps the rest")
-    func segments() {
-        let ids = IDSet()
+    /// From 16 slots the open page's ids grow the table, so the rollback builds it again from the arena,
+    /// across the end of a full segment; from 1,024 it clears the page's slots.
+    @Test(
+        "Long ids fill several 1 MiB segments; rollback across a segment boundary keeps the rest",
+        arguments: [16, 1_024])
+    func segments(capacity: Int) {
+        let ids = IDSet(capacity: capacity, key: .process)
         let long = String(repeating: "x", count: 60_000)
         for index in 0..<20 { #expect(ids.insert("\(index)-\(long)") == .inserted) }  // 1.2 MB: two segments
         ids.commitPage()
