@@ -191,9 +191,7 @@ private struct Table {
     @inline(__always)
     func prepare(_ id: UnsafeRawBufferPointer) -> UInt32 {
         let hash = hash(id)
-        let slot = Int(hash) & mask
-        notes_prefetch_for_write(tags + slot)
-        notes_prefetch_for_write(positions + slot)
+        prefetchSlot(of: hash)
         return hash
     }
 
@@ -267,6 +265,15 @@ private struct Table {
         }
     }
 
+    /// Starts loading the cache lines of the home slot of `hash`, its tag's and its position's, for a write
+    /// soon.
+    @inline(__always)
+    private func prefetchSlot(of hash: UInt32) {
+        let slot = Int(hash) & mask
+        notes_prefetch_for_write(tags + slot)
+        notes_prefetch_for_write(positions + slot)
+    }
+
     /// Puts the entry at `position`, of hash `hash`, in the first empty slot from its hash's.
     @inline(__always)
     private func place(hash: UInt32, position: UInt32) {
@@ -287,9 +294,7 @@ private struct Table {
         forEachEntry(upTo: limit) { position, hash, _ in
             let index = read & (lookahead - 1)
             if read >= lookahead { place(hash: pending[index].hash, position: pending[index].position) }
-            let slot = Int(hash) & mask
-            notes_prefetch_for_write(tags + slot)
-            notes_prefetch_for_write(positions + slot)
+            prefetchSlot(of: hash)
             pending[index] = (hash, position)
             read += 1
         }
