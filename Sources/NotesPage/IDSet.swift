@@ -188,8 +188,10 @@ private struct Table {
         insert(id, hash: hash(id))
     }
 
+    /// Mutating only so that a call through the set's pointer reads the table in place: a call of a
+    /// non-mutating method copied it, retaining and releasing each of its arrays, for every record.
     @inline(__always)
-    func prepare(_ id: UnsafeRawBufferPointer) -> UInt32 {
+    mutating func prepare(_ id: UnsafeRawBufferPointer) -> UInt32 {
         let hash = hash(id)
         prefetchSlot(of: hash)
         return hash
