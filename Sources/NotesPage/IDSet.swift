@@ -188,8 +188,8 @@ private struct Table {
         insert(id, hash: hash(id))
     }
 
-    /// Mutating only so that a call through the set's pointer reads the table in place: a call of a
-    /// non-mutating method copied it, retaining and releasing each of its arrays, for every record.
+    /// Mutating only so that a call through the set's pointer reads the table in place; it changes
+    /// nothing. A non-mutating call copies the table, retaining and releasing its four arrays each time.
     @inline(__always)
     mutating func prepare(_ id: UnsafeRawBufferPointer) -> UInt32 {
         let hash = hash(id)
