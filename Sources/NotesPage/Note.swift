@@ -86,7 +86,7 @@ public struct Note: Sendable, Hashable {
 
 /// The notes finished since the decoder's caller last took them: their bytes in one growing buffer, which
 /// the notes share once taken (``take(into:)``).
-struct NoteBatch {
+struct NoteBatch: ~Copyable {
     struct Span {
         let start: Int
         let idEnd: Int
@@ -95,36 +95,37 @@ struct NoteBatch {
         let hasJSON: Bool
     }
 
-    private var bytes: [UInt8] = []
+    /// The notes' bytes, copied into one array for them when taken: a buffer of its own rather than that
+    /// array, so that adding a note is three copies, not three generic appends.
+    private var bytes = ByteBuffer(capacity: 16 << 10)
     private var spans: [Span] = []
-    /// What the next buffer reserves when its first note comes: the size of the last, up to 256 KiB.
-    private var nextCapacity = 0
 
     var isEmpty: Bool { spans.isEmpty }
 
     /// Adds a note of these bytes.
     mutating func append(id: UnsafeRawBufferPointer, title: UnsafeRawBufferPointer, json: UnsafeRawBufferPointer?) {
-        if bytes.capacity == 0 { bytes.reserveCapacity(nextCapacity) }
         let start = bytes.count
-        bytes.append(contentsOf: id.assumingMemoryBound(to: UInt8.self))
+        bytes.append(id)
         let idEnd = bytes.count
-        bytes.append(contentsOf: title.assumingMemoryBound(to: UInt8.self))
+        bytes.append(title)
         let titleEnd = bytes.count
-        if let json { bytes.append(contentsOf: json.assumingMemoryBound(to: UInt8.self)) }
+        if let json { bytes.append(json) }
         spans.append(Span(start: start, idEnd: idEnd, titleEnd: titleEnd, end: bytes.count, hasJSON: json != nil))
     }
 
-    /// Appends the notes to `notes`, sharing this batch's buffer, and starts a new one.
+    /// Appends the notes to `notes`, sharing one new array of their bytes, and starts a new batch.
     mutating func take(into notes: inout [Note]) {
         guard !spans.isEmpty else { return }
-        let storage = bytes
+        let held = bytes.bytes
+        let storage = [UInt8](unsafeUninitializedCapacity: held.count) { buffer, count in
+            if let start = held.baseAddress { buffer.baseAddress!.initialize(from: start.assumingMemoryBound(to: UInt8.self), count: held.count) }
+            count = held.count
+        }
         // Appended one by one: the array grows geometrically (reserving the exact count on each take
         // would copy a page's notes again at every chunk).
         for span in spans { notes.append(Note(storage: storage, span: span)) }
-        // A fresh buffer, reserved when the next note comes: the one taken is the notes' now (appending
-        // to it would copy it whole).
-        bytes = []
-        nextCapacity = min(storage.count, 256 << 10)
+        // A batch as large as a whole page read at once gives its memory back.
+        bytes.removeAll(keepingCapacityUpTo: 256 << 10)
         spans.removeAll(keepingCapacity: true)
     }
 }

@@ -226,6 +226,56 @@ struct PipelineTests {
         }
     }
 
+    /// Without the notes' JSON, the replay passes over what only nests (a note's other members, containers
+    /// no path leads into) by its shape alone: each body has some of that around what must still be read.
+    @Test(
+        "Without the notes' JSON, what a note nests and what the page skips read as on one thread",
+        arguments: [
+            (
+                #"{"a":{"b":[1,{"c":[]}]},"notes":[{"x":{"id":"q","title":[]},"id":"a","title":"b","tags":["t",{"id":"z"}],"n":null},{"ids":1,"id":7,"title":"c","m":{"title":"d"}}],"z":[{"id":"a"}]}"#,
+                "", ["a", "7"]
+            ),
+            (
+                #"{"notes":[{"attributes":{"x":{"id":1},"id":"a","meta":{"title":"b","t":[2]}},"id":"no"},{"attributes":{"id":"b","meta":{"x":"y","title":"c"}},"meta":{"title":"x"}}]}"#,
+                "nested", ["a", "b"]
+            ),
+            (
+                #"{"edges":[{"cursor":"c1","node":{"id":"a","title":"b","x":[{}]}},{"node":{"id":"b","title":"c"},"more":{"node":1}}]}"#,
+                "record", ["a", "b"]
+            ),
+            (#"[{"uuid":"a","title":"b","x":{"id":2}},{"uuid":"b","title":"c","y":[[]]}]"#, "detect", ["a", "b"]),
+            (
+                #"{"notes":[{"id":"a","title":"b","x":[1]},{"id":"a","title":"c","x":{"y":2}},{"id":"b","title":"d"}]}"#,
+                "skip", ["a", "b"]
+            ),
+            (#"{"notes":[{"id":"a","x":{"title":"t"},"y":[{"title":"u"}]}]}"#, "", []),  // no title of its own
+        ])
+    func passedOver(body text: String, configured: String, ids expected: [String]) {
+        let body = Array(text.utf8)
+        var configuration = PageConfiguration(keepsJSON: false)
+        switch configured {
+        case "nested":
+            configuration.idPath = FieldPath("attributes.id")
+            configuration.titlePath = FieldPath("attributes.meta.title")
+        case "record":
+            configuration.itemsPath = FieldPath("edges")
+            configuration.recordKey = "node"
+        case "detect": configuration.detects = .id
+        case "skip": configuration.duplicates = .skip
+        default: break
+        }
+        let whole = trace([body[...]], configuration: configuration, pipeline: .singleThreaded)
+        #expect(whole.notes == expected)
+        #expect((whole.error?.code == .missingTitle) == expected.isEmpty)
+        let ring = JSONPipelineOptions(threshold: 0, blockBytes: 16, blocks: 1)
+        for split in 0...body.count {
+            let pieces = [body[..<split], body[split...]]
+            let one = trace(pieces, configuration: configuration, pipeline: .singleThreaded)
+            let two = trace(pieces, configuration: configuration, pipeline: ring)
+            #expect(two.agrees(with: one, ring: ring), "split at \(split): \(two) vs \(one)")
+        }
+    }
+
     @Test("A page announced past the threshold moves to two threads at its first byte; one announced under it stays")
     func announced() {
         let body = page(count: 1500, seed: 41)

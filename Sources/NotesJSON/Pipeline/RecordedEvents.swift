@@ -21,6 +21,32 @@ public struct RecordedEvents {
         block.pointee.events[index].end
     }
 
+    /// What entry `index` does to the document's nesting, read from its kind alone: enough for a handler
+    /// that passes over a stretch of the document (``Shape``).
+    @inlinable @inline(__always)
+    public func shape(_ index: Int) -> Shape {
+        switch block.pointee.events[index].kind {
+        case .startObject, .startArray: return .open
+        case .endObject, .endArray: return .close
+        case .key: return .key
+        case .string, .number, .isFalse, .isTrue, .null: return .scalar
+        case .pieceEnd: return .pieceEnd
+        }
+    }
+
+    /// The byte count of entry `index`'s token: a key's, a string's or a number's as it would be handled
+    /// (after unescaping), 0 for other events.
+    @inlinable @inline(__always)
+    public func byteCount(_ index: Int) -> Int {
+        block.pointee.events[index].count
+    }
+
+    /// An entry as a handler passing over it sees it: a container opening or closing, a key, a scalar
+    /// value, or the end of a piece (no event).
+    public enum Shape {
+        case open, close, key, scalar, pieceEnd
+    }
+
     /// Entry `index` as an event, with whether its text had no escape in the document (what
     /// ``JSONEventHandler/handle(plainText:)`` is told); `nil` for the end of a piece, which is no event.
     @inlinable

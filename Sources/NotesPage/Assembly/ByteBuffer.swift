@@ -1,5 +1,6 @@
-/// Bytes kept from one note to the next (its id, its title) in one allocation that grows and is never
-/// shared: setting them is a copy, with none of an array's uniqueness checks or generic replacement.
+/// Bytes kept from one note to the next (its id, its title, the notes finished) in one allocation that
+/// grows and is never shared: setting or adding them is a copy, with none of an array's uniqueness checks
+/// or generic replacement.
 struct ByteBuffer: ~Copyable {
     private var base: UnsafeMutableRawPointer
     private var capacity: Int
@@ -25,11 +26,31 @@ struct ByteBuffer: ~Copyable {
         count = text.count
     }
 
+    /// Adds `text`'s bytes after those held.
+    @inline(__always)
+    mutating func append(_ text: UnsafeRawBufferPointer) {
+        if text.count > capacity - count { grow(to: count + text.count) }
+        if let start = text.baseAddress { (base + count).copyMemory(from: start, byteCount: text.count) }
+        count += text.count
+    }
+
+    /// Empties the buffer, giving back its memory past `limit` bytes.
+    mutating func removeAll(keepingCapacityUpTo limit: Int) {
+        count = 0
+        guard capacity > limit else { return }
+        base.deallocate()
+        base = .allocate(byteCount: limit, alignment: 8)
+        capacity = limit
+    }
+
+    /// Grows the allocation to hold at least `needed` bytes, keeping those held.
     private mutating func grow(to needed: Int) {
         var size = capacity * 2
         while size < needed { size *= 2 }
+        let grown = UnsafeMutableRawPointer.allocate(byteCount: size, alignment: 8)
+        grown.copyMemory(from: base, byteCount: count)
         base.deallocate()
-        base = .allocate(byteCount: size, alignment: 8)
+        base = grown
         capacity = size
     }
 }

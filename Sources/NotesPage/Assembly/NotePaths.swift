@@ -16,6 +16,9 @@ struct NotePaths {
     let titleKeys: [[UInt8]]
     /// The paths a note object starts on.
     let all: UInt8
+    /// The byte counts of the note's own keys that start a path: bit n for a count of n, bit 63 for 63
+    /// or more.
+    let startLengths: UInt64
 
     init(_ configuration: PageConfiguration) {
         self.init(id: configuration.idPath, title: configuration.titlePath)
@@ -27,6 +30,16 @@ struct NotePaths {
         idKeys = id.components
         titleKeys = title?.components ?? []
         all = title == nil ? Self.idBit : Self.idBit | Self.titleBit
+        startLengths = [idKeys.first, titleKeys.first].reduce(0) { lengths, key in
+            key.map { lengths | 1 << UInt64(min($0.count, 63)) } ?? lengths
+        }
+    }
+
+    /// Whether a key of the note object itself, of `keyBytes` bytes, may start the id or title path (when
+    /// not, ``match(_:level:paths:)`` of it at level 0 is 0).
+    @inline(__always)
+    func mayStart(keyBytes: Int) -> Bool {
+        startLengths & 1 << UInt64(min(keyBytes, 63)) != 0
     }
 
     /// ``idEnd`` or ``titleEnd`` when `key`, `level` keys below the note, ends that path; else the bits of
@@ -48,7 +61,10 @@ struct NotePaths {
     @inline(__always)
     static func equal(_ key: UnsafeRawBufferPointer, _ expected: [UInt8]) -> Bool {
         guard key.count == expected.count else { return false }
-        return expected.withUnsafeBytes { key.elementsEqual($0) }
+        return expected.withUnsafeBytes { expected in
+            for offset in 0..<key.count where key[offset] != expected[offset] { return false }
+            return true
+        }
     }
 }
 

@@ -35,7 +35,12 @@ final class PageAssembler: BlockEventHandler {
             state.pointee.plainText = false
             state.pointee.replayedEnd = -1
         }
+        // Without the notes' JSON, what a note's other members hold matters for its nesting alone.
+        let passesOver = !state.pointee.configuration.keepsJSON
         for index in 0..<events.count {
+            if passesOver, state.pointee.passOver(events.shape(index), byteCount: events.byteCount(index)) {
+                continue
+            }
             guard let (event, plain) = events[index] else { continue }
             state.pointee.plainText = plain
             state.pointee.replayedEnd = events.end(index)
@@ -240,6 +245,54 @@ struct PageState: ~Copyable {
             default: break
             }
             return true
+        }
+    }
+
+    /// Takes an event of `shape` (a key of `byteCount` bytes) that matters to the page for its nesting
+    /// alone, as ``handle(_:)`` would take it, when the notes' JSON is not kept: anything in a container
+    /// skipped or inside a note off the id and title paths, a note's key that can start neither (its length
+    /// tells), and the value of a member that leads to neither. - Returns: Whether it took it; the event
+    /// goes to ``handle(_:)`` when not.
+    @inline(__always)
+    mutating func passOver(_ shape: RecordedEvents.Shape, byteCount: Int) -> Bool {
+        guard frames.count > 0 else { return false }
+        switch frames.base[frames.count - 1].kind {
+        case .inNote, .skip:
+            switch shape {
+            case .open: frames.append(frames.base[frames.count - 1])
+            case .close: frames.removeLast()
+            case .key, .scalar, .pieceEnd: break
+            }
+            return true
+        case .note:
+            // The note's own members: a key, or the value of a member that leads to no path.
+            switch shape {
+            case .key:
+                guard !detectingID, !notePaths.mayStart(keyBytes: byteCount) else { return false }
+                noteRole = .other
+                return true
+            case .scalar:
+                guard case .other = noteRole else { return false }
+            case .open:
+                guard case .other = noteRole else { return false }
+                frames.append(.inNote)
+            case .close, .pieceEnd: return false
+            }
+            noteRole = .none
+            return true
+        case .noteWay:
+            switch shape {
+            case .scalar:
+                guard case .other = noteRole else { return false }
+            case .open:
+                guard case .other = noteRole else { return false }
+                frames.append(.inNote)
+            case .key, .close, .pieceEnd: return false
+            }
+            noteRole = .none
+            return true
+        case .items, .recordItem, .capture, .candidate, .path:
+            return false
         }
     }
 
