@@ -118,3 +118,6 @@ notes_json_utf8 notes_json_utf8_avx512(const uint8_t *bytes) { return notes_json
 notes_json_utf8 notes_json_utf8_avx2(const uint8_t *bytes) { return notes_json_utf8_check(bytes); }
 
 #endif
+
+notes_json_block notes_json_classify_narrow(const uint8_t *bytes) { return notes_json_classify(bytes); }
+notes_json_utf8 notes_json_utf8_narrow(const uint8_t *bytes) { return notes_json_utf8_check(bytes); }

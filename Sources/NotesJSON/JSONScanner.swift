@@ -121,7 +121,7 @@ struct JSONScanner {
                 switch classifier {
                 case 2: notes_json_classify_avx512(base + i)
                 case 1: notes_json_classify_avx2(base + i)
-                default: notes_json_classify(base + i)
+                default: notes_json_classify_narrow(base + i)
                 }
             let keep = ~UInt64(0) << UInt64(skip)
 
@@ -153,7 +153,7 @@ struct JSONScanner {
                     switch classifier {
                     case 2: notes_json_utf8_avx512(base + i)
                     case 1: notes_json_utf8_avx2(base + i)
-                    default: notes_json_utf8_check(base + i)
+                    default: notes_json_utf8_narrow(base + i)
                     }
                 if utf8.error & keep != 0 { return i + skip }
                 if utf8.open != 0 {

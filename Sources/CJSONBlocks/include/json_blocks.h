@@ -196,6 +196,12 @@ static inline notes_json_utf8 notes_json_utf8_check(const uint8_t *bytes) {
 // for none (the inline classifier above). Asked once (cpuid, xgetbv); always 0 off x86-64.
 int notes_json_wide_classifier(void);
 
+// notes_json_classify and notes_json_utf8_check, not inlined: a caller's loop that inlined them would hold
+// their constants in registers and load them all again after every call it makes, whichever classifier
+// the processor runs.
+notes_json_block notes_json_classify_narrow(const uint8_t *bytes);
+notes_json_utf8 notes_json_utf8_narrow(const uint8_t *bytes);
+
 // The same masks as notes_json_classify, from 64-byte (AVX-512BW) or two 32-byte (AVX2) vectors. Call
 // only what notes_json_wide_classifier says the processor has.
 notes_json_block notes_json_classify_avx512(const uint8_t *bytes);
