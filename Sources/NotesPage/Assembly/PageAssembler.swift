@@ -99,14 +99,15 @@ struct PageState: ~Copyable {
         static func noteWay(level: Int, paths: UInt8) -> Frame { Frame(kind: .noteWay, notePaths: paths, level: level) }
     }
 
-    /// What the next value inside a note is to it.
-    enum NoteRole {
+    /// What the next value inside a note is to it: one byte, which the replay compares on every event of
+    /// a note.
+    enum NoteRole: UInt8 {
         case none
         case id
         case title
         case other
-        /// An object inside the note that may lead to the id or title.
-        case descend(level: Int, paths: UInt8)
+        /// An object inside the note that may lead to the id or title (``descent``).
+        case descend
         /// A member of the first note that may hold its id when it has no `id` (``PathDetection/id``).
         case idCandidate
     }
@@ -131,6 +132,8 @@ struct PageState: ~Copyable {
     var frames: Stack<Frame>
     var role = Role.none
     var noteRole = NoteRole.none
+    /// Where a ``NoteRole/descend`` object is, in the note: its level and the paths it is on the way to.
+    var descent: (level: Int, paths: UInt8) = (0, 0)
     var started = false
     var foundItems = false
     var isBareArray = false

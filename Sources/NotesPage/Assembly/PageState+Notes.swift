@@ -104,7 +104,8 @@ extension PageState {
                     noteRole = .other
                 }
             case let along:
-                noteRole = .descend(level: level + 1, paths: along)
+                noteRole = .descend
+                descent = (level + 1, along)
             }
             return true
         case .string(let text):
@@ -160,8 +161,8 @@ extension PageState {
                 default: break
                 }
             }
-            if case .descend(let level, let paths) = role, case .startObject = event {
-                frames.append(.noteWay(level: level, paths: paths))
+            if role == .descend, case .startObject = event {
+                frames.append(.noteWay(level: descent.level, paths: descent.paths))
             } else if event.isStart {
                 frames.append(.inNote)
             }
