@@ -118,7 +118,9 @@ struct NoteBatch: ~Copyable {
         guard !spans.isEmpty else { return }
         let held = bytes.bytes
         let storage = [UInt8](unsafeUninitializedCapacity: held.count) { buffer, count in
-            if let start = held.baseAddress { buffer.baseAddress!.initialize(from: start.assumingMemoryBound(to: UInt8.self), count: held.count) }
+            if let start = held.baseAddress, held.count > 0 {
+                buffer.baseAddress!.initialize(from: start.assumingMemoryBound(to: UInt8.self), count: held.count)
+            }
             count = held.count
         }
         // Appended one by one: the array grows geometrically (reserving the exact count on each take

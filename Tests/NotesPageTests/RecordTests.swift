@@ -368,5 +368,8 @@ extension RecordTests {
         let empty = Note(id: "n1", title: "t", json: "")
         #expect(empty.json?.isEmpty == true && empty != Note(id: "n1", title: "t"))
         #expect(Note(id: "n1", title: "t").json == nil)
+        // A note of no bytes at all is made too.
+        let nothing = Note(id: "", title: "")
+        #expect(nothing.id.isEmpty && nothing.title.isEmpty && nothing.json == nil)
     }
 }
