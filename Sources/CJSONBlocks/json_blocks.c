@@ -1,5 +1,6 @@
 // The inline classifiers live in include/json_blocks.h; this file holds the wider x86-64 ones, compiled
-// for their instruction sets alone and called only once notes_json_wide_classifier has found them.
+// for their instruction sets alone and called only once notes_json_wide_classifier has found them, and
+// the inline ones out of line (the narrow ones).
 #include "json_blocks.h"
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))

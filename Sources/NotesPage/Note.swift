@@ -14,11 +14,11 @@ public struct Note: Sendable, Hashable {
     private let hasJSON: Bool
 
     /// - Parameters:
-    ///   - id: The note's id, a non-empty string.
+    ///   - id: The note's id (a decoded note's is never empty; this initializer does not check it).
     ///   - title: The note's title.
     ///   - json: The note's JSON text, if any; defaults to none.
     public init(id: String, title: String, json: String? = nil) {
-        var batch = NoteBatch()
+        var batch = NoteBatch(capacity: id.utf8.count + title.utf8.count + (json?.utf8.count ?? 0))
         var id = id
         var title = title
         var json = json
@@ -84,8 +84,8 @@ public struct Note: Sendable, Hashable {
     }
 }
 
-/// The notes finished since the decoder's caller last took them: their bytes in one growing buffer, which
-/// the notes share once taken (``take(into:)``).
+/// The notes finished since the decoder's caller last took them: their bytes gathered in one growing
+/// buffer, then copied into one array that the notes taken together share (``take(into:)``).
 struct NoteBatch: ~Copyable {
     struct Span {
         let start: Int
@@ -97,8 +97,13 @@ struct NoteBatch: ~Copyable {
 
     /// The notes' bytes, copied into one array for them when taken: a buffer of its own rather than that
     /// array, so that adding a note is three copies, not three generic appends.
-    private var bytes = ByteBuffer(capacity: 16 << 10)
+    private var bytes: ByteBuffer
     private var spans: [Span] = []
+
+    /// A batch whose buffer starts at `capacity` bytes: a decoder's, some chunks' notes.
+    init(capacity: Int = 16 << 10) {
+        bytes = ByteBuffer(capacity: capacity)
+    }
 
     var isEmpty: Bool { spans.isEmpty }
 
@@ -126,7 +131,8 @@ struct NoteBatch: ~Copyable {
         // Appended one by one: the array grows geometrically (reserving the exact count on each take
         // would copy a page's notes again at every chunk).
         for span in spans { notes.append(Note(storage: storage, span: span)) }
-        // A batch as large as a whole page read at once gives its memory back.
+        // A buffer grown past 256 KiB (a whole page's notes, read at once) is freed for a smaller one,
+        // rather than held as long as the decoder beside the array just copied from it.
         bytes.removeAll(keepingCapacityUpTo: 256 << 10)
         spans.removeAll(keepingCapacity: true)
     }

@@ -249,6 +249,12 @@ struct PipelineTests {
                 "skip", ["a", "b"]
             ),
             (#"{"notes":[{"id":"a","x":{"title":"t"},"y":[{"title":"u"}]}]}"#, "", []),  // no title of its own
+            // Keys as the page has them after unescaping, and keys too long for their length to tell.
+            (#"{"notes":[{"\u0078yz":{"id":1},"\u0069d":"a","t\u0069tle":"b"}]}"#, "", ["a"]),
+            (
+                #"{"notes":[{""# + String(repeating: "z", count: 80) + #"":[1],""# + String(repeating: "k", count: 70)
+                    + #"":"a","title":"b"}]}"#, "long", ["a"]
+            ),
         ])
     func passedOver(body text: String, configured: String, ids expected: [String]) {
         let body = Array(text.utf8)
@@ -262,6 +268,7 @@ struct PipelineTests {
             configuration.recordKey = "node"
         case "detect": configuration.detects = .id
         case "skip": configuration.duplicates = .skip
+        case "long": configuration.idPath = FieldPath(String(repeating: "k", count: 70))
         default: break
         }
         let whole = trace([body[...]], configuration: configuration, pipeline: .singleThreaded)
@@ -271,7 +278,7 @@ struct PipelineTests {
         for split in 0...body.count {
             let pieces = [body[..<split], body[split...]]
             let one = trace(pieces, configuration: configuration, pipeline: .singleThreaded)
-            let two = trace(pieces, configuration: configuration, pipeline: ring)
+            let two = trace(pieces, configuration: configuration, pipeline: ring, expectPipelined: true)
             #expect(two.agrees(with: one, ring: ring), "split at \(split): \(two) vs \(one)")
         }
     }

@@ -197,8 +197,9 @@ static inline notes_json_utf8 notes_json_utf8_check(const uint8_t *bytes) {
 int notes_json_wide_classifier(void);
 
 // notes_json_classify and notes_json_utf8_check, not inlined: a caller's loop that inlined them would hold
-// their constants in registers and load them all again after every call it makes, whichever classifier
-// the processor runs.
+// their constants in vector registers and load them all again after every call it makes, whichever
+// classifier the processor runs (no vector register survives a call on x86-64; on arm64 only the low
+// halves of eight do).
 notes_json_block notes_json_classify_narrow(const uint8_t *bytes);
 notes_json_utf8 notes_json_utf8_narrow(const uint8_t *bytes);
 

@@ -21,7 +21,10 @@ struct ByteBuffer: ~Copyable {
     /// Makes the buffer hold `text`'s bytes and nothing else.
     @inline(__always)
     mutating func set(_ text: UnsafeRawBufferPointer) {
-        if text.count > capacity { grow(to: text.count) }
+        if text.count > capacity {
+            count = 0  // nothing held is kept
+            grow(to: text.count)
+        }
         if let start = text.baseAddress { base.copyMemory(from: start, byteCount: text.count) }
         count = text.count
     }
@@ -45,7 +48,7 @@ struct ByteBuffer: ~Copyable {
 
     /// Grows the allocation to hold at least `needed` bytes, keeping those held.
     private mutating func grow(to needed: Int) {
-        var size = capacity * 2
+        var size = max(capacity * 2, 64)
         while size < needed { size *= 2 }
         let grown = UnsafeMutableRawPointer.allocate(byteCount: size, alignment: 8)
         grown.copyMemory(from: base, byteCount: count)
