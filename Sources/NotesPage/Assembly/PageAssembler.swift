@@ -35,7 +35,8 @@ final class PageAssembler: BlockEventHandler {
             state.pointee.plainText = false
             state.pointee.replayedEnd = -1
         }
-        // Without the notes' JSON, what a note's other members hold matters for its nesting alone.
+        // Without the notes' JSON, what a note's other members hold, and what the page skips, matter for
+        // their nesting alone (``PageState/passOver(_:byteCount:)``).
         let passesOver = !state.pointee.configuration.keepsJSON
         for index in 0..<events.count {
             if passesOver, state.pointee.passOver(events.shape(index), byteCount: events.byteCount(index)) {
@@ -262,7 +263,7 @@ struct PageState: ~Copyable {
         switch frames.base[frames.count - 1].kind {
         case .inNote, .skip:
             switch shape {
-            case .open: frames.append(frames.base[frames.count - 1])
+            case .open: frames.append(frames.base[frames.count - 1])  // the same kind: these carry nothing else
             case .close: frames.removeLast()
             case .key, .scalar, .pieceEnd: break
             }
