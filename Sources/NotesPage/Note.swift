@@ -121,13 +121,7 @@ struct NoteBatch: ~Copyable {
     /// Appends the notes to `notes`, sharing one new array of their bytes, and starts a new batch.
     mutating func take(into notes: inout [Note]) {
         guard !spans.isEmpty else { return }
-        let held = bytes.bytes
-        let storage = [UInt8](unsafeUninitializedCapacity: held.count) { buffer, count in
-            if let start = held.baseAddress, held.count > 0 {
-                buffer.baseAddress!.initialize(from: start.assumingMemoryBound(to: UInt8.self), count: held.count)
-            }
-            count = held.count
-        }
+        let storage = [UInt8](bytes.bytes.assumingMemoryBound(to: UInt8.self))
         // Appended one by one: the array grows geometrically (reserving the exact count on each take
         // would copy a page's notes again at every chunk).
         for span in spans { notes.append(Note(storage: storage, span: span)) }
