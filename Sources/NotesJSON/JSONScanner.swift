@@ -100,131 +100,21 @@ struct JSONScanner {
     ///   (past any sequence begun in the block before) of the first block that is not clean, or of the
     ///   bytes after the last whole block.
     private mutating func scanBlocks(_ buffer: UnsafeRawBufferPointer, from start: Int) -> Int {
-        let count = buffer.count
         guard let base = buffer.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return start }
-        var i = start
-        /// Bytes at the start of this block that belong to a sequence checked in the block before.
-        var skip = 0
-        /// Where the current token's bytes begin (after the quote for a string); negative in an earlier buffer.
-        var tokenBegin = start - tokenBytes
-        var carried = mode != .between && tokenStart < 0
-        var previousIsDelimiter = start > 0 ? Self.endsBareToken(buffer[start - 1]) : mode != .bare
-        defer {
-            let position = i + skip
-            if mode != .between {
-                tokenBytes = position - tokenBegin
-                tokenStart = carried ? -1 : mode == .string ? tokenBegin - 1 : tokenBegin
-            }
+        // The loop is CJSONBlocks' `notes_json_scan_blocks`: compiled once for each classifier, with the
+        // processor's own bit counts, and with nothing called inside it.
+        var state = notes_json_scan_state(
+            mode: Int64(mode.rawValue), token_bytes: Int64(tokenBytes), token_start: Int64(tokenStart),
+            depth: Int64(depth), carried_token_end: -1)
+        let position = notes_json_scan_blocks(
+            base, Int64(buffer.count), Int64(start), Int64(maxTokenBytes), Int64(maxDepth), Int32(classifier), &state)
+        mode = Mode(rawValue: UInt8(state.mode))!
+        depth = Int(state.depth)
+        if mode != .between {
+            tokenBytes = Int(state.token_bytes)
+            tokenStart = Int(state.token_start)
         }
-        while i + 64 <= count {
-            let block =
-                switch classifier {
-                case 2: notes_json_classify_avx512(base + i)
-                case 1: notes_json_classify_avx2(base + i)
-                default: notes_json_classify_narrow(base + i)
-                }
-            let keep = ~UInt64(0) << UInt64(skip)
-
-            // Escapes, checked whole; what they cover is masked out. `stringOnly`: their starts and the
-            // non-ASCII bytes, which only a string may hold.
-            var escapes = block.backslash & keep
-            var stringOnly: UInt64 = 0
-            var escapedQuotes: UInt64 = 0
-            var nextSkip = 0
-            while escapes != 0 {
-                let position = escapes.trailingZeroBitCount
-                let at = i + position
-                let length = Self.escapeLength(buffer, at: at)
-                if length == 0 { return i + skip }
-                if buffer[at + 1] == UInt8(ascii: "\"") { escapedQuotes |= 2 << UInt64(position) }
-                stringOnly |= 1 << UInt64(position)
-                let end = position + length
-                if end >= 64 {
-                    nextSkip = end - 64
-                    break
-                }
-                escapes &= ~UInt64(0) << UInt64(end)
-            }
-            // Multi-byte sequences, by the block's UTF-8 masks; one that runs into the next block is checked
-            // whole here, and its bytes there skipped.
-            let high = block.high & keep
-            if high != 0 {
-                let utf8 =
-                    switch classifier {
-                    case 2: notes_json_utf8_avx512(base + i)
-                    case 1: notes_json_utf8_avx2(base + i)
-                    default: notes_json_utf8_narrow(base + i)
-                    }
-                if utf8.error & keep != 0 { return i + skip }
-                if utf8.open != 0 {
-                    let position = utf8.open.trailingZeroBitCount
-                    let length = Self.utf8Length(buffer, at: i + position)
-                    if length == 0 { return i + skip }
-                    nextSkip = position + length - 64
-                }
-                stringOnly |= high
-            }
-
-            // Bit k of `inside`: byte k is in a string (its opening quote included, its closing one not).
-            let quotes = block.quote & keep & ~escapedQuotes
-            var inside = quotes
-            inside ^= inside << 1
-            inside ^= inside << 2
-            inside ^= inside << 4
-            inside ^= inside << 8
-            inside ^= inside << 16
-            inside ^= inside << 32
-            if mode == .string { inside = ~inside }
-            let opening = quotes & inside
-            let closing = quotes & ~inside
-            let bare = ~block.delimiter & ~inside
-            let opens = block.open & ~inside
-            let clean =
-                stringOnly & ~inside == 0 && block.control == 0 && block.space & inside == 0
-                && opening & ~(block.delimiter << 1 | (previousIsDelimiter ? 1 : 0)) == 0
-                && depth + opens.nonzeroBitCount <= maxDepth
-            guard clean else { return i + skip }
-
-            // The token open at the start of the block: where it ends, and whether it stayed under the limit.
-            var ended: Int?
-            switch mode {
-            case .string where closing != 0:
-                ended = i + closing.trailingZeroBitCount
-                if ended! - tokenBegin > maxTokenBytes { return i + skip }
-                ended! += 1
-            case .bare where ~bare != 0:
-                let delimiter = i + (~bare).trailingZeroBitCount
-                if delimiter - tokenBegin > maxTokenBytes { return i + skip }
-                ended = delimiter + 1  // yajl needs the byte after a number: it goes with the token
-            default:
-                break
-            }
-            // The token open at the end of the block.
-            var newMode = Mode.between
-            var newBegin = tokenBegin
-            if inside >> 63 != 0 {
-                newMode = .string
-                if opening != 0 { newBegin = i + 64 - opening.leadingZeroBitCount }
-            } else if bare >> 63 != 0 {
-                newMode = .bare
-                let run = (~bare).leadingZeroBitCount
-                if run < 64 || mode != .bare { newBegin = i + 64 - run }
-            }
-            // (A sequence running into the next block counts here: the next block may never come.)
-            if newMode != .between && i + 64 + nextSkip - newBegin > maxTokenBytes { return i + skip }
-
-            // The block is clean: take its state.
-            if carried, let ended {
-                carriedTokenEnd = ended
-                carried = false
-            }
-            depth += opens.nonzeroBitCount - (block.close & ~inside).nonzeroBitCount
-            mode = newMode
-            tokenBegin = newBegin
-            previousIsDelimiter = block.delimiter >> 63 != 0
-            skip = nextSkip
-            i += 64
-        }
-        return i + skip
+        if state.carried_token_end >= 0 { carriedTokenEnd = Int(state.carried_token_end) }
+        return Int(position)
     }
 }

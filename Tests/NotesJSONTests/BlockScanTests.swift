@@ -170,6 +170,49 @@ struct BlockScanTests {
         return masks
     }
 
+    @Test("The loop over whole blocks stops at the same byte, in the same state, with every classifier")
+    func blockLoops() {
+        // The scanner runs the loop compiled for the widest classifier this processor has; the others run
+        // it as compiled for SSE2 or NEON alone. From the start of each document and from random places in
+        // random states, each gives the same answer.
+        let wide = notes_json_wide_classifier()
+        var random = SeededRandom(seed: 64)
+        var stoppedInside = 0
+        for index in 0..<600 {
+            var maker = DocumentMaker(random: random.next(), tokenLimit: 300)
+            let document = maker.document()
+            for attempt in 0..<4 {
+                let start = attempt == 0 ? 0 : Int(random.next() % UInt64(document.count))
+                let initial = notes_json_scan_state(
+                    mode: attempt == 0 ? 0 : Int64(random.next() % 3), token_bytes: Int64(random.next() % 80),
+                    token_start: random.next() % 2 == 0 ? -1 : 0, depth: Int64(random.next() % 12),
+                    carried_token_end: -1)
+                var answers: [(position: Int64, state: notes_json_scan_state)] = []
+                for classifier in 0...wide {
+                    var state = initial
+                    let position = document.withUnsafeBufferPointer {
+                        notes_json_scan_blocks(
+                            $0.baseAddress!, Int64($0.count), Int64(start), 300, 12, classifier, &state)
+                    }
+                    answers.append((position, state))
+                }
+                if answers[0].position > Int64(start) + 64 && answers[0].position + 64 <= Int64(document.count) {
+                    stoppedInside += 1
+                }
+                for answer in answers.dropFirst() {
+                    let (first, other) = (answers[0].state, answer.state)
+                    #expect(
+                        answer.position == answers[0].position && other.mode == first.mode
+                            && other.token_bytes == first.token_bytes && other.token_start == first.token_start
+                            && other.depth == first.depth && other.carried_token_end == first.carried_token_end,
+                        "document \(index), from \(start): \(answers.map { $0.position })")
+                }
+            }
+        }
+        // Blocks were taken, and the loop stopped at a block that was not clean, many times.
+        #expect(stoppedInside > 100, "\(stoppedInside)")
+    }
+
     @Test(
         "Random documents, valid and broken, give the same outcome whole (blocks) and in small chunks (bytes)",
         arguments: [64, 100, 300]

@@ -210,4 +210,22 @@ notes_json_block notes_json_classify_avx2(const uint8_t *bytes);
 notes_json_utf8 notes_json_utf8_avx512(const uint8_t *bytes);
 notes_json_utf8 notes_json_utf8_avx2(const uint8_t *bytes);
 
+// What JSONScanner's loop over whole blocks reads and leaves: its mode (JSONScanner.Mode's raw value), the
+// bytes of the token open so far, where that token began (-1: in an earlier buffer), the nesting depth,
+// and, when a token begun in an earlier buffer ends in a clean block, the index just past it (else left
+// as it was). `token_bytes` and `token_start` are written only when a token is open at the end.
+typedef struct {
+    int64_t mode;
+    int64_t token_bytes;
+    int64_t token_start;
+    int64_t depth;
+    int64_t carried_token_end;
+} notes_json_scan_state;
+
+// JSONScanner.scanBlocks: scans the whole 64-byte blocks of `bytes[start..<count]` for as long as each is
+// clean, with the classifier notes_json_wide_classifier gave, and returns where byte-by-byte scanning goes
+// on (see JSONScanner.swift).
+int64_t notes_json_scan_blocks(const uint8_t *bytes, int64_t count, int64_t start, int64_t max_token_bytes,
+                               int64_t max_depth, int classifier, notes_json_scan_state *state);
+
 #endif
