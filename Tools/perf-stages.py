@@ -26,7 +26,7 @@ import tempfile
 STAGES = [
     ("yajl (tokens)", r"^libyajl|yajl_"),
     ("scanner (caps, UTF-8, strings, before yajl)",
-     r"JSONScanner|PieceScanner|\$s9NotesJSON5ASCII|json_blocks|notes_json_(classify|utf8|wide)"),
+     r"JSONScanner|PieceScanner|\$s9NotesJSON5ASCII|json_blocks|notes_json_(classify|utf8|wide|scan)| scan_(avx2|avx512|narrow)$"),
     ("event hand-off between threads (recording, replay)",
      r"PipelineCore|yajlCallbacks|notes_json_record|EventRing|EventBlock|JSONPipeline|WorkerThread"),
     ("assembly (records, fields, contract)", r"9NotesPage0B5State|PageAssembler|NotePaths|PathMask|9NotesPage5Stack|PageDecoder|9NotesPage0B9Assembler"),

@@ -193,7 +193,8 @@ static inline notes_json_utf8 notes_json_utf8_check(const uint8_t *bytes) {
 }
 
 // The widest classifier this processor and its operating system can run: 2 for AVX-512BW, 1 for AVX2, 0
-// for none (the inline classifier above). Asked once (cpuid, xgetbv); always 0 off x86-64.
+// for none (the inline classifier above); 1 and 2 also ask for POPCNT, LZCNT, BMI1 and PCLMULQDQ, which
+// the block loops built for them use. Asked once (cpuid, xgetbv); always 0 off x86-64.
 int notes_json_wide_classifier(void);
 
 // notes_json_classify and notes_json_utf8_check, not inlined: a caller's loop that inlined them would hold
