@@ -228,10 +228,12 @@ int notes_json_wide_classifier(void) {
         int ymm = (low & 0x6) == 0x6, zmm = (low & 0xE6) == 0xE6;
         if (__get_cpuid_count(7, 0, &eax, &ebx, &ecx, &edx)) {
             // The block loops compiled for AVX2 or AVX-512 count and find bits with POPCNT, LZCNT and BMI1,
-            // and take the prefix XOR with PCLMULQDQ: every processor with AVX2 has them, but ask.
+            // and take the prefix XOR with PCLMULQDQ in its VEX form (AVX): every processor with AVX2 has
+            // them, but ask.
             unsigned int extended = 0, unused;
             if (__get_cpuid(0x80000001, &unused, &unused, &extended, &unused) == 0) extended = 0;
-            int companions = (leaf1 & bit_POPCNT) && (leaf1 & bit_PCLMUL) && (ebx & bit_BMI) && (extended & bit_LZCNT);
+            int companions = (leaf1 & bit_AVX) && (leaf1 & bit_POPCNT) && (leaf1 & bit_PCLMUL) && (ebx & bit_BMI)
+                             && (extended & bit_LZCNT);
             if (companions && ymm && (ebx & bit_AVX2)) found = 1;
             if (companions && zmm && (ebx & bit_AVX512F) && (ebx & bit_AVX512BW)) found = 2;
         }
