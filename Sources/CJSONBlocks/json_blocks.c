@@ -7,78 +7,6 @@
 
 // MARK: - The loop over whole blocks
 
-// The value of a hex digit, or -1.
-static inline int hex_value(uint8_t byte) {
-    if (byte >= '0' && byte <= '9') return byte - '0';
-    uint8_t folded = byte | 0x20;
-    if (folded >= 'a' && folded <= 'f') return folded - 'a' + 10;
-    return -1;
-}
-
-// The code unit of the `\uXXXX` escape at `i`, or -1 when a digit is not hex or the text ends.
-static inline int32_t code_unit(const uint8_t *bytes, int64_t count, int64_t i) {
-    if (i + 6 > count) return -1;
-    int32_t unit = 0;
-    for (int k = 2; k < 6; k++) {
-        int digit = hex_value(bytes[i + k]);
-        if (digit < 0) return -1;
-        unit = unit << 4 | digit;
-    }
-    return unit;
-}
-
-// JSONScanner.escapeLength: the length of the valid escape at `i` (a backslash), 2, 6 or 12 (a surrogate
-// pair); 0 when it is invalid, a lone surrogate, or cut by the end of the text.
-__attribute__((always_inline)) static inline int64_t escape_length(const uint8_t *bytes, int64_t count, int64_t i) {
-    if (i + 1 >= count) return 0;
-    switch (bytes[i + 1]) {
-    case '"': case '\\': case '/': case 'b': case 'f': case 'n': case 'r': case 't':
-        return 2;
-    case 'u': {
-        int32_t unit = code_unit(bytes, count, i);
-        if (unit < 0 || (unit >= 0xDC00 && unit <= 0xDFFF)) return 0;
-        if (unit < 0xD800 || unit > 0xDBFF) return 6;
-        if (!(i + 7 < count && bytes[i + 6] == '\\' && bytes[i + 7] == 'u')) return 0;
-        int32_t low = code_unit(bytes, count, i + 6);
-        return low >= 0xDC00 && low <= 0xDFFF ? 12 : 0;
-    }
-    default:
-        return 0;
-    }
-}
-
-// JSONScanner.utf8Length: the length of the valid UTF-8 sequence whose lead byte is at `i` (RFC 3629),
-// or 0 when it is invalid or cut by the end of the text.
-__attribute__((always_inline)) static inline int64_t utf8_length(const uint8_t *bytes, int64_t count, int64_t i) {
-    uint8_t lead = bytes[i], low = 0x80, high = 0xBF;
-    int64_t length;
-    if (lead >= 0xC2 && lead <= 0xDF) {
-        length = 2;
-    } else if (lead >= 0xE0 && lead <= 0xEF) {
-        length = 3;
-        if (lead == 0xE0) low = 0xA0;
-        if (lead == 0xED) high = 0x9F;
-    } else if (lead >= 0xF0 && lead <= 0xF4) {
-        length = 4;
-        if (lead == 0xF0) low = 0x90;
-        if (lead == 0xF4) high = 0x8F;
-    } else {
-        return 0;
-    }
-    if (i + length > count) return 0;
-    if (bytes[i + 1] < low || bytes[i + 1] > high) return 0;
-    for (int64_t k = 2; k < length; k++) {
-        if ((bytes[i + k] & 0xC0) != 0x80) return 0;
-    }
-    return length;
-}
-
-// JSONScanner.endsBareToken: whether `byte` ends a number or literal.
-static inline int ends_bare_token(uint8_t byte) {
-    uint8_t folded = byte | 0x20;  // [ and { fold to {, ] and } to }
-    return byte <= 0x20 || byte == ',' || byte == ':' || byte == '"' || folded == '{' || folded == '}';
-}
-
 // Bit i set where an odd number of the bits 0...i of `bits` are: with `bits` the quotes, the bytes inside a
 // string (its opening quote included, its closing one not).
 static inline uint64_t prefix_xor_shifts(uint64_t bits) {
@@ -110,7 +38,7 @@ __attribute__((always_inline)) static inline int64_t scan_blocks(
     // Where the current token's bytes begin (after the quote for a string); negative in an earlier buffer.
     int64_t token_begin = start - state->token_bytes;
     int carried = mode != between && state->token_start < 0;
-    int previous_is_delimiter = start > 0 ? ends_bare_token(bytes[start - 1]) : mode != bare;
+    int previous_is_delimiter = start > 0 ? notes_json_ends_bare_token(bytes[start - 1]) : mode != bare;
     while (i + 64 <= count) {
         notes_json_block block = classify(bytes + i);
         uint64_t keep = ~UINT64_C(0) << skip;
@@ -121,7 +49,7 @@ __attribute__((always_inline)) static inline int64_t scan_blocks(
         int64_t next_skip = 0;
         while (escapes != 0) {
             int64_t position = trailing_zeros(escapes);
-            int64_t length = escape_length(bytes, count, i + position);
+            int64_t length = notes_json_escape_length(bytes, count, i + position);
             if (length == 0) goto done;
             if (bytes[i + position + 1] == '"') escaped_quotes |= UINT64_C(2) << position;
             string_only |= UINT64_C(1) << position;
@@ -140,7 +68,7 @@ __attribute__((always_inline)) static inline int64_t scan_blocks(
             if (utf8.error & keep) goto done;
             if (utf8.open != 0) {
                 int64_t position = trailing_zeros(utf8.open);
-                int64_t length = utf8_length(bytes, count, i + position);
+                int64_t length = notes_json_utf8_length(bytes, count, i + position);
                 if (length == 0) goto done;
                 next_skip = position + length - 64;
             }

@@ -192,6 +192,89 @@ static inline notes_json_utf8 notes_json_utf8_check(const uint8_t *bytes) {
 #endif
 }
 
+// MARK: - Strict text, one piece at a time (the block loop's and JSONScanner's byte-by-byte path's)
+
+// The value of a hex digit, or -1.
+static inline int notes_json_hex_digit(uint8_t byte) {
+    if (byte >= '0' && byte <= '9') return byte - '0';
+    uint8_t folded = byte | 0x20;
+    if (folded >= 'a' && folded <= 'f') return folded - 'a' + 10;
+    return -1;
+}
+
+// The code unit of the `\uXXXX` escape at `i`, or -1 when a digit is not hex or the text ends.
+static inline int32_t notes_json_code_unit(const uint8_t *bytes, int64_t count, int64_t i) {
+    if (i + 6 > count) return -1;
+    int32_t unit = 0;
+    for (int k = 2; k < 6; k++) {
+        int digit = notes_json_hex_digit(bytes[i + k]);
+        if (digit < 0) return -1;
+        unit = unit << 4 | digit;
+    }
+    return unit;
+}
+
+// The length of the valid escape at `i` (a backslash): 2, 6 for `\uXXXX`, or 12 for a surrogate pair; 0
+// when it is invalid, a lone surrogate (RFC 8259), or cut by the end of the text.
+__attribute__((always_inline)) static inline int64_t notes_json_escape_length(
+    const uint8_t *bytes, int64_t count, int64_t i) {
+    if (i + 1 >= count) return 0;
+    switch (bytes[i + 1]) {
+    case '"': case '\\': case '/': case 'b': case 'f': case 'n': case 'r': case 't':
+        return 2;
+    case 'u': {
+        int32_t unit = notes_json_code_unit(bytes, count, i);
+        if (unit < 0 || (unit >= 0xDC00 && unit <= 0xDFFF)) return 0;
+        if (unit < 0xD800 || unit > 0xDBFF) return 6;
+        if (!(i + 7 < count && bytes[i + 6] == '\\' && bytes[i + 7] == 'u')) return 0;
+        int32_t low = notes_json_code_unit(bytes, count, i + 6);
+        return low >= 0xDC00 && low <= 0xDFFF ? 12 : 0;
+    }
+    default:
+        return 0;
+    }
+}
+
+// What a lead byte of a multi-byte UTF-8 sequence asks of the bytes after it (RFC 3629, table 3-7 of
+// Unicode): its continuation bytes (0 when it cannot lead one), and the range of the first in `low` and
+// `high`.
+static inline int notes_json_utf8_lead(uint8_t lead, uint8_t *low, uint8_t *high) {
+    *low = 0x80;
+    *high = 0xBF;
+    if (lead >= 0xC2 && lead <= 0xDF) return 1;
+    if (lead >= 0xE0 && lead <= 0xEF) {
+        if (lead == 0xE0) *low = 0xA0;
+        if (lead == 0xED) *high = 0x9F;
+        return 2;
+    }
+    if (lead >= 0xF0 && lead <= 0xF4) {
+        if (lead == 0xF0) *low = 0x90;
+        if (lead == 0xF4) *high = 0x8F;
+        return 3;
+    }
+    return 0;
+}
+
+// The length of the valid UTF-8 sequence whose lead byte is at `i`, or 0 when it is invalid or cut by the
+// end of the text.
+__attribute__((always_inline)) static inline int64_t notes_json_utf8_length(
+    const uint8_t *bytes, int64_t count, int64_t i) {
+    uint8_t low, high;
+    int64_t length = notes_json_utf8_lead(bytes[i], &low, &high) + 1;
+    if (length == 1 || i + length > count) return 0;
+    if (bytes[i + 1] < low || bytes[i + 1] > high) return 0;
+    for (int64_t k = 2; k < length; k++) {
+        if ((bytes[i + k] & 0xC0) != 0x80) return 0;
+    }
+    return length;
+}
+
+// Whether `byte` ends a number or literal.
+static inline int notes_json_ends_bare_token(uint8_t byte) {
+    uint8_t folded = byte | 0x20;  // [ and { fold to {, ] and } to }
+    return byte <= 0x20 || byte == ',' || byte == ':' || byte == '"' || folded == '{' || folded == '}';
+}
+
 // The widest classifier this processor and its operating system can run: 2 for AVX-512BW, 1 for AVX2, 0
 // for none (the inline classifier above); 1 and 2 also ask for POPCNT, LZCNT, BMI1 and PCLMULQDQ, which
 // the block loops built for them use. Asked once (cpuid, xgetbv); always 0 off x86-64.
