@@ -1,8 +1,7 @@
 // The inline classifiers live in include/json_blocks.h; this file holds the wider x86-64 ones, compiled
-// for their instruction sets alone and called only once notes_json_wide_classifier has found them, the
-// inline ones out of line (the narrow ones), and JSONScanner's loop over whole blocks, compiled once for
-// each classifier so that the classifier, the checks of escapes and sequences and the bit counts are one
-// loop of the processor's own instructions.
+// for their instruction sets alone and called only once notes_json_wide_classifier has found them, and
+// JSONScanner's loop over whole blocks, compiled once for each classifier so that the classifier, the
+// checks of escapes and sequences and the bit counts are one loop of the processor's own instructions.
 #include "json_blocks.h"
 
 // MARK: - The loop over whole blocks
@@ -297,6 +296,3 @@ int64_t notes_json_scan_blocks(const uint8_t *bytes, int64_t count, int64_t star
 }
 
 #endif
-
-notes_json_block notes_json_classify_narrow(const uint8_t *bytes) { return notes_json_classify(bytes); }
-notes_json_utf8 notes_json_utf8_narrow(const uint8_t *bytes) { return notes_json_utf8_check(bytes); }

@@ -22,12 +22,12 @@ struct BlockScanTests {
                         : UInt8(truncatingIfNeeded: random.next())
                 })
         }
-        // The path this machine compiles (SSE2 or NEON) inline and out of line (as the scanner calls it),
+        // The path this machine compiles (SSE2 or NEON), which the narrow block loop inlines,
         // the plain C one every other machine uses, and the wider ones this processor runs (the scanner
         // takes the widest).
         let wide = notes_json_wide_classifier()
         var classifiers: [(UnsafePointer<UInt8>) -> notes_json_block] = [
-            notes_json_classify, notes_json_classify_narrow, notes_json_classify_portable,
+            notes_json_classify, notes_json_classify_portable,
         ]
         if wide >= 1 { classifiers.append(notes_json_classify_avx2) }
         if wide >= 2 { classifiers.append(notes_json_classify_avx512) }
@@ -66,7 +66,7 @@ struct BlockScanTests {
         }
         let wide = notes_json_wide_classifier()
         var checks: [(UnsafePointer<UInt8>) -> notes_json_utf8] = [
-            notes_json_utf8_check, notes_json_utf8_narrow, notes_json_utf8_portable,
+            notes_json_utf8_check, notes_json_utf8_portable,
         ]
         if wide >= 1 { checks.append(notes_json_utf8_avx2) }
         if wide >= 2 { checks.append(notes_json_utf8_avx512) }

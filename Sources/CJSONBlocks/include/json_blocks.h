@@ -280,13 +280,6 @@ static inline int notes_json_ends_bare_token(uint8_t byte) {
 // the block loops built for them use. Asked once (cpuid, xgetbv); always 0 off x86-64.
 int notes_json_wide_classifier(void);
 
-// notes_json_classify and notes_json_utf8_check, not inlined: a caller's loop that inlined them would hold
-// their constants in vector registers and load them all again after every call it makes, whichever
-// classifier the processor runs (no vector register survives a call on x86-64; on arm64 only the low
-// halves of eight do).
-notes_json_block notes_json_classify_narrow(const uint8_t *bytes);
-notes_json_utf8 notes_json_utf8_narrow(const uint8_t *bytes);
-
 // The same masks as notes_json_classify, from 64-byte (AVX-512BW) or two 32-byte (AVX2) vectors. Call
 // only what notes_json_wide_classifier says the processor has.
 notes_json_block notes_json_classify_avx512(const uint8_t *bytes);
