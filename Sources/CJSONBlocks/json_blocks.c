@@ -272,15 +272,6 @@ notes_json_block notes_json_classify_avx2(const uint8_t *bytes) { return classif
 notes_json_utf8 notes_json_utf8_avx512(const uint8_t *bytes) { return utf8_avx512(bytes); }
 notes_json_utf8 notes_json_utf8_avx2(const uint8_t *bytes) { return utf8_avx2(bytes); }
 
-int64_t notes_json_scan_blocks(const uint8_t *bytes, int64_t count, int64_t start, int64_t max_token_bytes,
-                               int64_t max_depth, int classifier, notes_json_scan_state *state) {
-    switch (classifier) {
-    case 2: return scan_avx512(bytes, count, start, max_token_bytes, max_depth, state);
-    case 1: return scan_avx2(bytes, count, start, max_token_bytes, max_depth, state);
-    default: return scan_narrow(bytes, count, start, max_token_bytes, max_depth, state);
-    }
-}
-
 #else
 
 int notes_json_wide_classifier(void) { return 0; }
@@ -289,10 +280,14 @@ notes_json_block notes_json_classify_avx2(const uint8_t *bytes) { return notes_j
 notes_json_utf8 notes_json_utf8_avx512(const uint8_t *bytes) { return notes_json_utf8_check(bytes); }
 notes_json_utf8 notes_json_utf8_avx2(const uint8_t *bytes) { return notes_json_utf8_check(bytes); }
 
+#endif
+
 int64_t notes_json_scan_blocks(const uint8_t *bytes, int64_t count, int64_t start, int64_t max_token_bytes,
                                int64_t max_depth, int classifier, notes_json_scan_state *state) {
-    (void)classifier;
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+    if (classifier == 2) return scan_avx512(bytes, count, start, max_token_bytes, max_depth, state);
+    if (classifier == 1) return scan_avx2(bytes, count, start, max_token_bytes, max_depth, state);
+#endif
+    (void)classifier;  // always 0 elsewhere
     return scan_narrow(bytes, count, start, max_token_bytes, max_depth, state);
 }
-
-#endif

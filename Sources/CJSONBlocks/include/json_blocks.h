@@ -276,8 +276,8 @@ static inline int notes_json_ends_bare_token(uint8_t byte) {
 }
 
 // The widest classifier this processor and its operating system can run: 2 for AVX-512BW, 1 for AVX2, 0
-// for none (the inline classifier above); 1 and 2 also ask for POPCNT, LZCNT, BMI1 and PCLMULQDQ, which
-// the block loops built for them use. Asked once (cpuid, xgetbv); always 0 off x86-64.
+// for none (the inline classifier above); 1 and 2 also ask for AVX, POPCNT, LZCNT, BMI1 and PCLMULQDQ,
+// which the block loops built for them use. Asked once (cpuid, xgetbv); always 0 off x86-64.
 int notes_json_wide_classifier(void);
 
 // The same masks as notes_json_classify, from 64-byte (AVX-512BW) or two 32-byte (AVX2) vectors. Call
