@@ -100,10 +100,12 @@ struct RealServerTests {
         let times = Self.arrivals(log).map(\.time).sorted()
         #expect(times.count == 6, "\(log)")
         // The client spaces the starts by 200 ms (tested exactly in process, FetchPageTests); what the server
-        // logs also carries each request's own way there (a new connection's set-up, a busy machine), so one
-        // gap may look shorter by that much, while over the run the spacing adds up.
-        for (earlier, later) in zip(times, times.dropFirst()) { #expect(later - earlier >= 100, "\(times)") }
-        #expect(times.last! - times.first! >= 5 * 200 - 20, "\(times)")
+        // logs also carries each request's own way there (a new connection's set-up, a busy machine), up to
+        // `way` ms here. A gap may look shorter by that much, and so may the whole run, when the first request
+        // was the slow one: 1,000 ms of spacing is at least 900 at the server, where no limit would give ~0.
+        let way = 100
+        for (earlier, later) in zip(times, times.dropFirst()) { #expect(later - earlier >= 200 - way, "\(times)") }
+        #expect(times.last! - times.first! >= 5 * 200 - way, "\(times)")
     }
 
     @Test("A gzip page is inflated, counted as decoded bytes, and the summary says the bytes on the wire")

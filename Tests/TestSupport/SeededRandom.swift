@@ -1,5 +1,5 @@
 #if canImport(NotesGen)
-    public import NotesGen
+    import NotesGen
 #endif
 
 /// Random numbers a test can replay: NotesGen's ``SplitMix64`` (the project's one generator) as a
