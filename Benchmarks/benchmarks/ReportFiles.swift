@@ -1,3 +1,4 @@
+import BenchmarkPairs
 import Foundation
 
 /// `text` with the five characters XML reserves escaped, for text and attribute values.
@@ -57,4 +58,31 @@ func loadThresholds(in directory: String) throws -> Thresholds {
         return Thresholds(defaults: .init(ratio: 1.15, peakResident: 1.2), benchmarks: [:])
     }
     return try JSONDecoder().decode(Thresholds.self, from: Data(contentsOf: URL(fileURLWithPath: path)))
+}
+
+/// yajl's own decode (`decode/yajl-noop`, p50) in each baseline in `directory` that `run` can be compared
+/// with: the same processor and core count, the same notes, quick or not alike. What `--save` judges the
+/// machine's speed by (``MachineSpeed``).
+func usualSpeeds(in directory: String, like run: Baseline, excluding excluded: String) -> [(
+    id: String, seconds: Double
+)] {
+    savedBaselines(in: directory, excluding: excluded).sources.compactMap { source in
+        let baseline = source.baseline
+        guard baseline.isComparable(with: run), baseline.notes == run.notes, (baseline.quick ?? false) == run.quick,
+            let yajl = baseline.results["decode/yajl-noop"]
+        else { return nil }
+        return (source.id, yajl.wallP50)
+    }
+}
+
+/// Why a run whose yajl took `seconds` is not saved as a baseline, or nil when it ran at the usual speed.
+func tooSlowToSave(_ seconds: Double, usual: [(id: String, seconds: Double)]) -> String? {
+    guard let slowdown = MachineSpeed.slowdown(seconds, saved: usual.map(\.seconds)),
+        let fastest = usual.min(by: { $0.seconds < $1.seconds })
+    else { return nil }
+    let times = { (value: Double) in String(format: "%.3f s", value) }
+    return
+        "yajl's own decode took \(times(seconds)), \(String(format: "%.2f", slowdown)) × the \(times(fastest.seconds))"
+        + " of \(fastest.id) on this processor (at most \(MachineSpeed.mostSlowdown) ×): other work is slowing"
+        + " the machine, and ratios measured on a busy machine drift"
 }

@@ -1,4 +1,5 @@
 import ArgumentParsing
+import BenchmarkPairs
 import Foundation
 
 // `swift run -c release benchmarks`: throughput and peak memory of the decoder, the id set, notes-gen and
@@ -173,6 +174,15 @@ let selected = Benchmark.all(inputs).filter { benchmark in
 }
 var results: [String: Figures] = [:]
 var skipped: [String: String] = [:]
+// With --save, the machine's speed is judged by yajl's: warned of as soon as yajl has run, so that a run on
+// a busy machine can be stopped, and again at the end, where a run too slow is written aside, not saved.
+let saveName = parsed.value("--save")
+var usual: [(id: String, seconds: Double)] = []
+if let saveName {
+    var like = Baseline(results: [:])
+    (like.machine, like.notes, like.quick) = (machine(), count, quick)
+    usual = usualSpeeds(in: baselines, like: like, excluding: saveName)
+}
 for benchmark in selected {
     if let reason = benchmark.unavailable(inputs) {
         FileHandle.standardError.write(Data("skipping \(benchmark.name): \(reason)\n".utf8))
@@ -188,6 +198,18 @@ for benchmark in selected {
     let (runs, ceilingRuns) = harness.measure(benchmark, pairedWith: ceilings)
     let ceilingTimes = zip(ceilings, ceilingRuns).map { ceiling, runs in runs.map { harness.time($0, of: ceiling) } }
     results[benchmark.name] = harness.figures(benchmark, runs: runs, ceilingTimes: ceilingTimes)
+    if saveName != nil, benchmark.name == "decode/yajl-noop",
+        let reason = tooSlowToSave(results[benchmark.name]!.wallP50, usual: usual)
+    {
+        FileHandle.standardError.write(Data("warning: \(reason); this run will not be saved as a baseline\n".utf8))
+    }
+}
+// yajl once more, as the last benchmark: the slower of its two times judges the run.
+var slowReason: String?
+if saveName != nil, let yajl = Benchmark.all(inputs).first(where: { $0.name == "decode/yajl-noop" }) {
+    FileHandle.standardError.write(Data("running \(yajl.name) again: the machine's speed at the end\n".utf8))
+    let again = Pairing.median(harness.measure(yajl).runs.map { harness.time($0, of: yajl) })
+    slowReason = tooSlowToSave(max(results[yajl.name]?.wallP50 ?? 0, again), usual: usual)
 }
 inputs.stop()
 
@@ -234,11 +256,24 @@ thisRun.commit = commit() ?? "unknown"
 thisRun.quick = quick
 thisRun.notes = count
 thisRun.skipped = skipped.isEmpty ? nil : skipped
-if let name = parsed.value("--save") {
+if let name = saveName {
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-    try encoder.encode(thisRun).write(to: URL(fileURLWithPath: "\(baselines)/\(name).json"))
-    print("Saved \(baselines)/\(name).json")
+    let aside = URL(fileURLWithPath: inputs.directory).deletingLastPathComponent().appendingPathComponent(
+        "\(name).json")
+    let path = slowReason == nil ? "\(baselines)/\(name).json" : aside.path
+    try encoder.encode(thisRun).write(to: URL(fileURLWithPath: path))
+    if let slowReason {
+        FileHandle.standardError.write(
+            Data(
+                """
+                Error: not saved as a baseline: \(slowReason). Measure again when the machine is quiet. The figures \
+                are in \(path); moved into \(baselines)/, they would be a baseline all the same.
+
+                """.utf8))
+    } else {
+        print("Saved \(path)")
+    }
 }
 
 /// Writes the HTML report of `sources` to `path`, saying where on standard error.
@@ -264,7 +299,7 @@ func writeReport(to path: String, sources: [ReportSource], unreadable: [String])
 }
 
 if let reportPath {
-    let saved = parsed.value("--save")
+    let saved = slowReason == nil ? saveName : nil
     let (sources, unreadable) = savedBaselines(in: baselines, excluding: saved)
     let label = saved.map { "this run (saved as \($0))" } ?? "this run"
     let current = ReportSource(id: "current", label: label, baseline: thisRun)
@@ -285,3 +320,4 @@ if let name = parsed.value("--compare") {
     print(text, terminator: "")
     if worse { exit(1) }
 }
+if slowReason != nil { exit(1) }
