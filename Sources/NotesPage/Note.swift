@@ -84,6 +84,16 @@ public struct Note: Sendable, Hashable {
     }
 }
 
+extension Note: CustomStringConvertible {
+    /// The note's id, title and JSON (when kept) as Swift string literals, e.g.
+    /// `Note(id: "a1", title: "Groceries", json: "{\"id\":\"a1\"}")`: this note's own bytes, never those of
+    /// the notes that share its buffer.
+    public var description: String {
+        let json = self.json.map { ", json: " + String(decoding: $0, as: UTF8.self).debugDescription } ?? ""
+        return "Note(id: \(id.debugDescription), title: \(title.debugDescription)\(json))"
+    }
+}
+
 /// The notes finished since the decoder's caller last took them: their bytes gathered in one growing
 /// buffer, then copied into one array that the notes taken together share (``take(into:)``).
 struct NoteBatch: ~Copyable {

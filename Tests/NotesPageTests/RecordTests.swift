@@ -87,6 +87,23 @@ struct RecordTests {
         #expect(made.id == "é" && made.title == "" && made.json.map { Array($0) } == Array("{}".utf8))
     }
 
+    @Test("A note prints as its own id, title and JSON, not the buffer it shares with the notes beside it")
+    func printed() throws {
+        var configuration = PageConfiguration()
+        configuration.keepsJSON = true
+        var decoder = PageDecoder(configuration: configuration)
+        var notes: [Note] = []
+        let body = #"{"notes":[{"id":"a\"1","title":"x"},{"id":"b","title":"y\n","n":1}]}"#
+        try decoder.feed(Array(body.utf8)[...], into: &notes)
+        _ = try decoder.finish(into: &notes)
+        #expect(
+            notes.map(String.init(describing:)) == [
+                #"Note(id: "a\"1", title: "x", json: "{\"id\":\"a\\\"1\",\"title\":\"x\"}")"#,
+                #"Note(id: "b", title: "y\n", json: "{\"id\":\"b\",\"title\":\"y\\n\",\"n\":1}")"#,
+            ])
+        #expect("\(Note(id: "c", title: ""))" == #"Note(id: "c", title: "")"#, "no JSON kept, none printed")
+    }
+
     @Test(
         "An id of any other type is a contract error naming it",
         arguments: [
