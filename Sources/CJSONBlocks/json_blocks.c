@@ -137,7 +137,14 @@ static int64_t scan_narrow(const uint8_t *bytes, int64_t count, int64_t start, i
                        notes_json_utf8_check, prefix_xor_shifts);
 }
 
+// The wide loops: x86-64, with compilers that take per-function target attributes and have <cpuid.h>.
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define NOTES_JSON_WIDE_LOOPS 1
+#else
+#define NOTES_JSON_WIDE_LOOPS 0
+#endif
+
+#if NOTES_JSON_WIDE_LOOPS
 #include <cpuid.h>
 #include <immintrin.h>
 
@@ -284,7 +291,7 @@ notes_json_utf8 notes_json_utf8_avx2(const uint8_t *bytes) { return notes_json_u
 
 int64_t notes_json_scan_blocks(const uint8_t *bytes, int64_t count, int64_t start, int64_t max_token_bytes,
                                int64_t max_depth, int classifier, notes_json_scan_state *state) {
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#if NOTES_JSON_WIDE_LOOPS
     if (classifier == 2) return scan_avx512(bytes, count, start, max_token_bytes, max_depth, state);
     if (classifier == 1) return scan_avx2(bytes, count, start, max_token_bytes, max_depth, state);
 #endif
