@@ -63,7 +63,7 @@ func loadThresholds(in directory: String) throws -> Thresholds {
 /// yajl's own decode (`decode/yajl-noop`, p50) in each baseline in `directory` that `run` can be compared
 /// with: the same processor and core count, the same notes, quick or not alike. What `--save` judges the
 /// machine's speed by (``MachineSpeed``).
-func usualSpeeds(in directory: String, like run: Baseline, excluding excluded: String) -> [(
+func usualSpeeds(in directory: String, like run: Baseline, excluding excluded: String?) -> [(
     id: String, seconds: Double
 )] {
     savedBaselines(in: directory, excluding: excluded).sources.compactMap { source in
@@ -75,8 +75,9 @@ func usualSpeeds(in directory: String, like run: Baseline, excluding excluded: S
     }
 }
 
-/// Why a run whose yajl took `seconds` is not saved as a baseline, or nil when it ran at the usual speed.
-func tooSlowToSave(_ seconds: Double, usual: [(id: String, seconds: Double)]) -> String? {
+/// Why the machine reads as busy when yajl took `seconds` (and a run is not saved as a baseline), or nil when
+/// it ran at the usual speed.
+func busyMachine(_ seconds: Double, usual: [(id: String, seconds: Double)]) -> String? {
     guard let slowdown = MachineSpeed.slowdown(seconds, saved: usual.map(\.seconds)),
         let fastest = usual.min(by: { $0.seconds < $1.seconds })
     else { return nil }

@@ -174,15 +174,13 @@ let selected = Benchmark.all(inputs).filter { benchmark in
 }
 var results: [String: Figures] = [:]
 var skipped: [String: String] = [:]
-// With --save, the machine's speed is judged by yajl's: warned of as soon as yajl has run, so that a run on
-// a busy machine can be stopped, and again at the end, where a run too slow is written aside, not saved.
+// The machine's speed, judged by yajl's against the saved runs of this processor (``MachineSpeed``): a busy
+// machine is said before the targets; with --save, as soon as yajl has run, so that the run can be stopped,
+// and again at the end, where a run too slow is written aside, not saved.
 let saveName = parsed.value("--save")
-var usual: [(id: String, seconds: Double)] = []
-if let saveName {
-    var like = Baseline(results: [:])
-    (like.machine, like.notes, like.quick) = (machine(), count, quick)
-    usual = usualSpeeds(in: baselines, like: like, excluding: saveName)
-}
+var like = Baseline(results: [:])
+(like.machine, like.notes, like.quick) = (machine(), count, quick)
+let usual = usualSpeeds(in: baselines, like: like, excluding: saveName)
 for benchmark in selected {
     if let reason = benchmark.unavailable(inputs) {
         FileHandle.standardError.write(Data("skipping \(benchmark.name): \(reason)\n".utf8))
@@ -199,7 +197,7 @@ for benchmark in selected {
     let ceilingTimes = zip(ceilings, ceilingRuns).map { ceiling, runs in runs.map { harness.time($0, of: ceiling) } }
     results[benchmark.name] = harness.figures(benchmark, runs: runs, ceilingTimes: ceilingTimes)
     if saveName != nil, benchmark.name == "decode/yajl-noop",
-        let reason = tooSlowToSave(results[benchmark.name]!.wallP50, usual: usual)
+        let reason = busyMachine(results[benchmark.name]!.wallP50, usual: usual)
     {
         FileHandle.standardError.write(Data("warning: \(reason); this run will not be saved as a baseline\n".utf8))
     }
@@ -209,7 +207,7 @@ var slowReason: String?
 if saveName != nil, let yajl = Benchmark.all(inputs).first(where: { $0.name == "decode/yajl-noop" }) {
     FileHandle.standardError.write(Data("running \(yajl.name) again: the machine's speed at the end\n".utf8))
     let again = Pairing.median(harness.measure(yajl).runs.map { harness.time($0, of: yajl) })
-    slowReason = tooSlowToSave(max(results[yajl.name]?.wallP50 ?? 0, again), usual: usual)
+    slowReason = busyMachine(max(results[yajl.name]?.wallP50 ?? 0, again), usual: usual)
 }
 inputs.stop()
 
@@ -219,6 +217,9 @@ let title =
 print(render(order, results, format: format, title: title), terminator: "")
 if format != .json {
     print(peers(order, results, skipped: skipped, format: format), terminator: "")
+    if let yajl = results["decode/yajl-noop"], let reason = busyMachine(yajl.wallP50, usual: usual) {
+        print("\nNote: \(reason). The targets below may read worse than the code is.")
+    }
     print(targets(results), terminator: "")
 }
 
