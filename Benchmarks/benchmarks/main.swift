@@ -178,9 +178,12 @@ var skipped: [String: String] = [:]
 // machine is said before the targets; with --save, as soon as yajl has run, so that the run can be stopped,
 // and again at the end, where a run too slow is written aside, not saved.
 let saveName = parsed.value("--save")
-var like = Baseline(results: [:])
-(like.machine, like.notes, like.quick) = (machine(), count, quick)
-let usual = usualSpeeds(in: baselines, like: like, excluding: saveName)
+// This run's figures with where they were measured; its results, date, toolchain and commit come at the end.
+var thisRun = Baseline(results: [:])
+thisRun.machine = machine()
+thisRun.quick = quick
+thisRun.notes = count
+let usual = usualSpeeds(in: baselines, like: thisRun, excluding: saveName)
 for benchmark in selected {
     if let reason = benchmark.unavailable(inputs) {
         FileHandle.standardError.write(Data("skipping \(benchmark.name): \(reason)\n".utf8))
@@ -249,13 +252,10 @@ func commit() -> String? {
 
 let toolchain = spawn(["swift", "--version"], mergeStandardError: true).output.split(separator: "\n")
     .first { $0.contains("Swift version") }.map(String.init)
-var thisRun = Baseline(results: results)
+thisRun.results = results
 thisRun.date = ISO8601DateFormatter().string(from: Date())
-thisRun.machine = machine()
 thisRun.toolchain = toolchain ?? "unknown"
 thisRun.commit = commit() ?? "unknown"
-thisRun.quick = quick
-thisRun.notes = count
 thisRun.skipped = skipped.isEmpty ? nil : skipped
 if let name = saveName {
     let encoder = JSONEncoder()
